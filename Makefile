@@ -1,0 +1,53 @@
+# stockbench: `make bench` runs the default matrix, `make test` the tests. Both set up what
+# they need: a Redis image for the Docker engine (built locally when none can be pulled),
+# or redis-server for the process target.
+
+GO      ?= go
+BIN     := bin/stockbench
+ARGS    ?=
+# Ryuk, testcontainers' reaper, needs an image from a registry; the harness removes its
+# own containers instead.
+export TESTCONTAINERS_RYUK_DISABLED ?= true
+
+# The image the Docker engine has or can get, printed by scripts/redis-image.sh; empty
+# when no engine answers (the harness then runs redis-server as a process).
+REDIS_ENV = img=$$(scripts/redis-image.sh) && export STOCKBENCH_REDIS_IMAGE=$${img:-$${STOCKBENCH_REDIS_IMAGE:-redis:7}}
+
+.PHONY: build bench run test vet fmt-check redis-image redis-server clean clean-containers
+
+build:
+	$(GO) build -o $(BIN) ./bench
+
+## bench: run every lock through the default scenarios; pass more flags with ARGS="..."
+bench: build
+	@$(REDIS_ENV) && ./$(BIN) matrix $(ARGS)
+
+## run: one scenario, e.g. make run ARGS="--lock set-nx-ex --buyers 200000 --stock 500"
+run: build
+	@$(REDIS_ENV) && ./$(BIN) run $(ARGS)
+
+## test: gofmt, vet and the race-enabled tests against a real Redis
+test: redis-server fmt-check vet
+	@$(REDIS_ENV) && $(GO) test -race -count=1 ./...
+
+vet:
+	$(GO) vet ./...
+
+fmt-check:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	if [ -n "$$out" ]; then echo "gofmt needed: $$out"; exit 1; fi
+
+## redis-image: make sure the Docker engine has a Redis image (pull, or build from Debian's)
+redis-image:
+	@scripts/redis-image.sh
+
+## redis-server: make sure redis-server is on PATH (Debian's package when apt-get is here)
+redis-server:
+	@scripts/ensure-redis-server.sh
+
+clean:
+	rm -rf bin
+
+## clean-containers: remove every container a stockbench run started, running or not
+clean-containers:
+	@ids=$$(docker ps -aq --filter label=org.stockbench=true); [ -z "$$ids" ] || docker rm -f $$ids

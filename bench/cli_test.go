@@ -1,0 +1,373 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/moby/moby/client"
+	"github.com/testcontainers/testcontainers-go"
+
+	"github.com/stockbench/stockbench/results"
+)
+
+var binary string
+
+// TestMain builds the command once: these tests run it as a user would, in its own
+// process, so that exit codes, signals and what is left behind are the real ones.
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "stockbench-cli-")
+	if err != nil {
+		panic(err)
+	}
+	binary = filepath.Join(dir, "stockbench")
+	if out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput(); err != nil {
+		panic("build: " + err.Error() + "\n" + string(out))
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// stockbench runs the command and returns its exit code, stdout and stderr.
+func stockbench(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	cmd := exec.Command(binary, args...)
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	var exit *exec.ExitError
+	if err != nil && !errors.As(err, &exit) {
+		t.Fatal(err)
+	}
+	return cmd.ProcessState.ExitCode(), stdout.String(), stderr.String()
+}
+
+func TestBadInput(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want string // in the one line on stderr
+	}{
+		{"unknown lock", []string{"run", "--lock", "redlock-ish"}, `unknown lock "redlock-ish"`},
+		{"negative stock", []string{"run", "--lock", "lua", "--stock", "-5"}, "stock must not be negative"},
+		{"no buyers", []string{"run", "--lock", "lua", "--buyers", "0"}, "--buyers must be positive"},
+		{"no lock", []string{"run"}, "--lock or --queue is required"},
+		{"unknown flag", []string{"run", "--lock", "lua", "--stonks", "3"}, "flag provided but not defined: -stonks"},
+		{"bad number", []string{"run", "--lock", "lua", "--buyers", "many"}, `invalid value "many"`},
+		{"bad think", []string{"run", "--lock", "lua", "--think", "gaussian:1ms"}, `unknown distribution "gaussian"`},
+		{"unknown scenario", []string{"matrix", "--scenarios", "black-friday"}, `unknown scenario "black-friday"`},
+		{"unknown command", []string{"bench"}, `unknown command "bench"`},
+		{"unknown redis mode", []string{"run", "--lock", "lua", "--redis", "cloud"}, `unknown redis mode "cloud"`},
+		{"unreachable redis", []string{"run", "--lock", "lua", "--redis-url", "redis://127.0.0.1:1"}, "127.0.0.1:1 does not answer"},
+		{"unknown fault", []string{"run", "--lock", "lua", "--fault", "meteor"}, `unknown fault "meteor"`},
+		{"bad fault setting", []string{"run", "--lock", "token", "--fault", "redis-pause:for=-1s"}, "must be positive"},
+		{"server fault on own redis", []string{"run", "--lock", "token", "--fault", "redis-restart", "--redis-url", "redis://127.0.0.1:1"}, "cannot run with --redis-url"},
+		{"queue fault on a lock", []string{"run", "--lock", "token", "--fault", "worker-crash"}, "applies to queues, not locks"},
+		{"lock fault on a queue", []string{"run", "--queue", "stream", "--fault", "client-pause"}, "does not apply to a queue"},
+		{"unknown queue", []string{"run", "--queue", "kafka"}, `unknown queue "kafka"`},
+		{"bad fulfil", []string{"run", "--queue", "stream", "--fulfil", "twice"}, `unknown fulfil "twice"`},
+		{"lock and queue", []string{"run", "--queue", "stream", "--lock", "token"}, "exclude each other"},
+		{"redlock on own redis", []string{"matrix", "--locks", "redlock", "--faults", "none", "--redis-url", "redis://127.0.0.1:1"}, "needs 5 independent Redis servers"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			out := filepath.Join(t.TempDir(), "runs")
+			code, _, stderr := stockbench(t, append(tt.args, "--out", out)...)
+			if code != exitUsage {
+				t.Errorf("exit code: want %d, got %d", exitUsage, code)
+			}
+			lines := strings.Split(strings.TrimSpace(stderr), "\n")
+			if len(lines) != 1 || !strings.HasPrefix(lines[0], "stockbench: ") || !strings.Contains(lines[0], tt.want) {
+				t.Errorf("want one line with %q, got:\n%s", tt.want, stderr)
+			}
+			if _, err := os.Stat(out); !os.IsNotExist(err) {
+				t.Errorf("bad input must not create %s", out)
+			}
+		})
+	}
+}
+
+func TestList(t *testing.T) {
+	code, stdout, _ := stockbench(t, "list")
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	for _, name := range []string{"seed-setnx", "setnx-expire", "set-nx-ex", "lua", "flash-sale", "slow-holder", "rush",
+		"stream", "reliable-list", "worker-crash", "queue-sale"} {
+		if !strings.Contains(stdout, name) {
+			t.Errorf("list does not name %s", name)
+		}
+	}
+}
+
+// TestRun is the happy path: one sale, a results directory with everything in it.
+func TestRun(t *testing.T) {
+	out := t.TempDir()
+	code, stdout, stderr := stockbench(t, "run", "--lock", "lua", "--buyers", "300", "--stock", "50", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d:\n%s", code, stderr)
+	}
+	f := readOnlyRun(t, out)
+	if !f.Complete || len(f.Runs) != 1 || f.Runs[0].Verdict != "SAFE" || f.Runs[0].Oracle.Bought != 50 {
+		t.Errorf("want one complete SAFE run selling 50, got %+v", f)
+	}
+	if !strings.Contains(stdout, "flash-sale  lua") || !strings.Contains(stderr, "redis: ") {
+		t.Errorf("want the table on stdout and the target on stderr; stdout:\n%s\nstderr:\n%s", stdout, stderr)
+	}
+	leftBehind(t, f)
+}
+
+// TestInterrupt: Ctrl-C, or Redis dying, in the middle of a sale still writes what was
+// measured, marked incomplete, and leaves no Redis behind, for each embedded target.
+func TestInterrupt(t *testing.T) {
+	tests := []struct {
+		mode, cause string
+		exit        int
+		reason      string // in incomplete_reason
+	}{
+		{"process", "ctrl-c", exitInterrupted, "interrupted"},
+		{"container", "ctrl-c", exitInterrupted, "interrupted"},
+		{"process", "redis crash", exitFailed, "failed"},
+		{"container", "redis crash", exitFailed, "failed"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.mode+" "+tt.cause, func(t *testing.T) {
+			if tt.mode == "container" {
+				needDocker(t)
+			}
+			out := t.TempDir()
+			cmd := exec.Command(binary, "run", "--lock", "set-nx-ex", "--buyers", "50", "--stock", "100",
+				"--think", "200ms", "--redis", tt.mode, "--out", out)
+			stderr, err := cmd.StderrPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			var redisLine string
+			lines := bufio.NewScanner(stderr)
+			for lines.Scan() && !strings.Contains(lines.Text(), "[1/1]") {
+				if strings.Contains(lines.Text(), "redis: ") {
+					redisLine = lines.Text()
+				}
+			}
+			time.Sleep(time.Second) // a few sales in
+			if tt.cause == "ctrl-c" {
+				cmd.Process.Signal(syscall.SIGINT)
+			} else {
+				crash(t, redisLine)
+			}
+			for lines.Scan() {
+			}
+			cmd.Wait()
+			if exp, got := tt.exit, cmd.ProcessState.ExitCode(); exp != got {
+				t.Errorf("exit code: want %d, got %d", exp, got)
+			}
+			f := readOnlyRun(t, out)
+			if f.Complete || len(f.Runs) != 1 || f.Runs[0].Complete || !strings.Contains(f.Incomplete, tt.reason) {
+				t.Errorf("want one incomplete run, %s, got complete=%v reason=%q", tt.reason, f.Complete, f.Incomplete)
+			}
+			if len(f.Runs) == 1 && f.Runs[0].Oracle.Bought == 0 {
+				t.Error("want the sales made before the end recorded")
+			}
+			leftBehind(t, f)
+		})
+	}
+}
+
+// crash kills the Redis that the harness's "redis:" line names, as a crash would.
+func crash(t *testing.T, redisLine string) {
+	t.Helper()
+	if m := regexp.MustCompile(`\(pid (\d+)\)`).FindStringSubmatch(redisLine); m != nil {
+		pid, _ := strconv.Atoi(m[1])
+		syscall.Kill(pid, syscall.SIGKILL)
+		return
+	}
+	m := regexp.MustCompile(`\(container ([0-9a-f]+)`).FindStringSubmatch(redisLine)
+	if m == nil {
+		t.Fatalf("no pid or container in %q", redisLine)
+	}
+	cli, err := testcontainers.NewDockerClientWithOpts(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cli.Close()
+	if _, err := cli.ContainerKill(context.Background(), m[1], client.ContainerKillOptions{Signal: "KILL"}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// readOnlyRun reads the single run directory under out.
+func readOnlyRun(t *testing.T, out string) *results.File {
+	t.Helper()
+	return readRun(t, out, "latency-flash-sale.png")
+}
+
+// readRun reads the single run directory under out and checks it holds summary.md and
+// the named plot.
+func readRun(t *testing.T, out, plot string) *results.File {
+	t.Helper()
+	dirs, _ := filepath.Glob(filepath.Join(out, "*", "results.json"))
+	if len(dirs) != 1 {
+		t.Fatalf("want one run directory under %s, got %v", out, dirs)
+	}
+	f, err := results.Read(dirs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"summary.md", plot} {
+		if _, err := os.Stat(filepath.Join(filepath.Dir(dirs[0]), name)); err != nil {
+			t.Errorf("run directory lacks %s", name)
+		}
+	}
+	return f
+}
+
+// leftBehind fails if the Redis the run started still exists.
+func leftBehind(t *testing.T, f *results.File) {
+	t.Helper()
+	if pid := f.Target.PID; pid != 0 {
+		if err := syscall.Kill(pid, 0); err == nil {
+			t.Errorf("redis-server pid %d still runs", pid)
+		}
+	}
+	if id := f.Target.ContainerID; id != "" {
+		cli, err := testcontainers.NewDockerClientWithOpts(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer cli.Close()
+		if _, err := cli.ContainerInspect(context.Background(), id, client.ContainerInspectOptions{}); err == nil {
+			t.Errorf("container %s still exists", id[:12])
+		}
+	}
+}
+
+func needDocker(t *testing.T) {
+	t.Helper()
+	cli, err := testcontainers.NewDockerClientWithOpts(context.Background())
+	if err == nil {
+		defer cli.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_, err = cli.Ping(ctx, client.PingOptions{})
+	}
+	if err != nil {
+		t.Skipf("no Docker engine answers: %v", err)
+	}
+}
+
+func TestRedactArgs(t *testing.T) {
+	got := redactArgs([]string{"--redis-url", "redis://u:hunter2@h:1", "--redis-url=redis://:hunter2@h:1", "--stock", "5"})
+	for _, a := range got {
+		if strings.Contains(a, "hunter2") {
+			t.Errorf("password left in %q", a)
+		}
+	}
+	if got[3] != "--stock" || got[4] != "5" {
+		t.Errorf("other args changed: %q", got)
+	}
+}
+
+// TestFaultRun: a run under a server fault and with Redlock, which need servers beyond
+// the shared one, reports the fault's verdict and leaves none of them behind.
+func TestFaultRun(t *testing.T) {
+	for _, mode := range []string{"process", "container"} {
+		t.Run(mode, func(t *testing.T) {
+			if mode == "container" {
+				needDocker(t)
+			}
+			out := t.TempDir()
+			cmd := exec.Command(binary, "matrix", "--locks", "token,redlock", "--faults", "redis-restart,failover", "--queues", "",
+				"--scenarios", "fault-sale", "--check-linearizable", "--redis", mode, "--out", out)
+			var stderr strings.Builder
+			cmd.Stderr = &stderr
+			if err := cmd.Run(); err != nil {
+				t.Fatalf("%v:\n%s", err, stderr.String())
+			}
+			f := readRun(t, out, "latency-fault-sale-redis-restart.png")
+			if len(f.Runs) != 4 {
+				t.Fatalf("want 4 runs, got %d", len(f.Runs))
+			}
+			if exp, got := "OVERSOLD", f.Runs[2].Class; string(got) != exp {
+				t.Errorf("token under failover: want %s, got %s", exp, f.Runs[2].Cell)
+			}
+			token := f.Runs[0]
+			if token.Class != "OVERSOLD" || len(token.Events) == 0 || token.Linearizability == nil ||
+				token.Linearizability.Verdict != "not linearizable" {
+				t.Errorf("token under redis-restart: want OVERSOLD, the restart recorded and a linearizability violation; got %s, %+v, %+v",
+					token.Cell, token.Events, token.Linearizability)
+			}
+			if mode == "container" {
+				if n := ownContainers(t, cmd.Process.Pid); n != 0 {
+					t.Errorf("%d containers left behind", n)
+				}
+				if n := ownNetworks(t, cmd.Process.Pid); n != 0 {
+					t.Errorf("%d networks left behind", n)
+				}
+			}
+		})
+	}
+}
+
+// ownContainers counts the containers a stockbench process with pid started that still exist.
+func ownContainers(t *testing.T, pid int) int {
+	t.Helper()
+	cli, err := testcontainers.NewDockerClientWithOpts(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cli.Close()
+	list, err := cli.ContainerList(context.Background(), client.ContainerListOptions{
+		All: true, Filters: make(client.Filters).Add("label", "org.stockbench.pid="+strconv.Itoa(pid)),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(list.Items)
+}
+
+// ownNetworks counts the networks a stockbench process with pid created that still exist.
+func ownNetworks(t *testing.T, pid int) int {
+	t.Helper()
+	cli, err := testcontainers.NewDockerClientWithOpts(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cli.Close()
+	list, err := cli.NetworkList(context.Background(), client.NetworkListOptions{
+		Filters: make(client.Filters).Add("label", "org.stockbench.pid="+strconv.Itoa(pid)),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(list.Items)
+}
+
+// TestQueueRun: a queue sale through the command, with its backlog plot.
+func TestQueueRun(t *testing.T) {
+	out := t.TempDir()
+	code, stdout, stderr := stockbench(t, "run", "--queue", "list", "--fault", "worker-crash", "--workers", "3", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d:\n%s", code, stderr)
+	}
+	f := readRun(t, out, "backlog-queue-sale-naive-worker-crash.png")
+	if r := f.Runs[0]; r.Kind != "queue" || r.Cell != "LOST 3" || r.Queue == nil || r.Queue.Lost != 3 || len(r.Backlog) == 0 {
+		t.Errorf("want list to lose the 3 crashed workers' tasks, with a backlog; got %s, %+v", r.Cell, r.Queue)
+	}
+	if !strings.Contains(stdout, "queue-sale (naive fulfil)") {
+		t.Errorf("want the queue row in the table:\n%s", stdout)
+	}
+}

@@ -1,0 +1,232 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/stockbench/stockbench/faults"
+	"github.com/stockbench/stockbench/lockimpl"
+	"github.com/stockbench/stockbench/queueimpl"
+	"github.com/stockbench/stockbench/scenarios"
+)
+
+// runCommand is `stockbench run`: one preset with one lock or queue, under one fault plan.
+func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("run", "run (--lock NAME | --queue NAME) [--scenario NAME] [--fault PLAN] [flags]")
+	var c common
+	var o overrides
+	var q queueOverrides
+	c.bind(fs)
+	o.bind(fs)
+	q.bind(fs)
+	lock := fs.String("lock", "", "lock implementation (stockbench list names them)")
+	queue := fs.String("queue", "", "queue implementation (stockbench list names them)")
+	scenario := fs.String("scenario", "", "preset whose settings the other flags override (default flash-sale, or queue-sale with --queue)")
+	fault := fs.String("fault", "none", "what goes wrong: a fault, or several joined by +, as client-pause or redis-pause:for=3s+net-latency")
+	set, help, err := parse(fs, args, stdout)
+	if help || err != nil {
+		return report(stderr, err)
+	}
+	var p plan
+	switch {
+	case *lock != "" && *queue != "":
+		return report(stderr, usageError(fmt.Errorf("run: --lock and --queue exclude each other")))
+	case *lock != "":
+		p = plan{locks: []string{*lock}, scenarios: []string{or(*scenario, "flash-sale")}, faults: []string{*fault}}
+	case *queue != "":
+		p = plan{queues: []string{*queue}, queueScenarios: []string{or(*scenario, "queue-sale")}, queueFaults: []string{*fault},
+			fulfils: []string{or(q.fulfil, string(scenarios.Naive))}}
+	default:
+		return report(stderr, usageError(fmt.Errorf("run: --lock or --queue is required (locks: %s; queues: %s)",
+			joinNames(lockimpl.Names()), joinNames(queueimpl.Names()))))
+	}
+	jobs, err := p.jobs(&o, &q, set, &c)
+	if err != nil {
+		return report(stderr, err)
+	}
+	return execute(ctx, &c, jobs, args, stdout, stderr)
+}
+
+// matrixCommand is `stockbench matrix`: every named lock under every named fault plan on
+// every named preset, then every named queue likewise.
+func matrixCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("matrix", "matrix [--locks a,b] [--faults x,y] [--queues q] [--queue-faults z] [flags]")
+	var c common
+	var o overrides
+	var q queueOverrides
+	c.bind(fs)
+	o.bind(fs)
+	q.bind(fs)
+	var p plan
+	locks := fs.String("locks", joinNames(lockimpl.Names()), "comma-separated lock implementations (empty: none)")
+	faultList := fs.String("faults", "none,"+joinNames(kindNames(faults.Kinds)), "comma-separated fault plans for the locks")
+	scens := fs.String("scenarios", joinNames(scenarios.DefaultMatrix), "comma-separated lock presets")
+	queues := fs.String("queues", joinNames(queueimpl.Names()), "comma-separated queue implementations (empty: none)")
+	queueFaults := fs.String("queue-faults", "none,"+joinNames(kindNames(faults.QueueKinds)), "comma-separated fault plans for the queues")
+	queueScens := fs.String("queue-scenarios", joinNames(scenarios.DefaultQueueMatrix), "comma-separated queue presets")
+	fulfils := fs.String("fulfils", "naive,idempotent", "comma-separated queue fulfils")
+	set, help, err := parse(fs, args, stdout)
+	if help || err != nil {
+		return report(stderr, err)
+	}
+	p = plan{
+		locks: splitList(*locks), scenarios: splitList(*scens), faults: splitList(*faultList),
+		queues: splitList(*queues), queueScenarios: splitList(*queueScens), queueFaults: splitList(*queueFaults),
+		fulfils: splitList(*fulfils),
+	}
+	jobs, err := p.jobs(&o, &q, set, &c)
+	if err != nil {
+		return report(stderr, err)
+	}
+	return execute(ctx, &c, jobs, args, stdout, stderr)
+}
+
+// plan is what a command was asked to run, by name.
+type plan struct {
+	locks, scenarios, faults                     []string
+	queues, queueScenarios, queueFaults, fulfils []string
+}
+
+// jobs checks every name and setting before anything starts, so that bad input never
+// leaves a Redis behind or a results directory without results.
+func (p plan) jobs(o *overrides, q *queueOverrides, set map[string]bool, c *common) ([]job, error) {
+	lockJobs, err := p.lockJobs(o, set, c)
+	if err != nil {
+		return nil, usageError(err)
+	}
+	queueJobs, err := p.queueJobs(q, o, set, c)
+	if err != nil {
+		return nil, usageError(err)
+	}
+	jobs := append(lockJobs, queueJobs...)
+	if len(jobs) == 0 {
+		return nil, usageError(fmt.Errorf("nothing to run: name at least one lock or queue, with a scenario and a fault plan"))
+	}
+	return jobs, nil
+}
+
+func (p plan) lockJobs(o *overrides, set map[string]bool, c *common) ([]job, error) {
+	impls := make([]lockimpl.Impl, len(p.locks))
+	for i, l := range p.locks {
+		impl, err := lockimpl.Lookup(l)
+		if err != nil {
+			return nil, err
+		}
+		impls[i] = impl
+	}
+	plans, err := parsePlans(p.faults)
+	if err != nil {
+		return nil, err
+	}
+	var jobs []job
+	for _, name := range p.scenarios {
+		if len(impls) == 0 {
+			break
+		}
+		sale, err := scenarios.Lookup(name)
+		if err != nil {
+			return nil, err
+		}
+		if sale, err = o.apply(sale, set); err != nil {
+			return nil, err
+		}
+		sale.Seed, sale.CheckLinearizable = c.seed, c.linear
+		for _, fp := range plans {
+			sale.Faults = fp
+			if err := sale.Validate(); err != nil {
+				return nil, err
+			}
+			for _, impl := range impls {
+				if err := fitsExternal(c, fp, impl.LockNodes(), impl.Name); err != nil {
+					return nil, err
+				}
+				jobs = append(jobs, lockJob{sale, impl})
+			}
+		}
+	}
+	return jobs, nil
+}
+
+func (p plan) queueJobs(q *queueOverrides, o *overrides, set map[string]bool, c *common) ([]job, error) {
+	impls := make([]queueimpl.Impl, len(p.queues))
+	for i, name := range p.queues {
+		impl, err := queueimpl.Lookup(name)
+		if err != nil {
+			return nil, err
+		}
+		impls[i] = impl
+	}
+	plans, err := parsePlans(p.queueFaults)
+	if err != nil {
+		return nil, err
+	}
+	var jobs []job
+	for _, name := range p.queueScenarios {
+		if len(impls) == 0 {
+			break
+		}
+		base, err := scenarios.LookupQueue(name)
+		if err != nil {
+			return nil, err
+		}
+		if base, err = q.apply(base, set, o); err != nil {
+			return nil, err
+		}
+		base.Seed = c.seed
+		for _, f := range p.fulfils {
+			for _, fp := range plans {
+				sale := base
+				sale.Fulfil, sale.Faults = scenarios.Fulfil(f), fp
+				if err := sale.Validate(); err != nil {
+					return nil, err
+				}
+				for _, impl := range impls {
+					if err := fitsExternal(c, fp, 1, impl.Name); err != nil {
+						return nil, err
+					}
+					jobs = append(jobs, queueJob{sale, impl})
+				}
+			}
+		}
+	}
+	return jobs, nil
+}
+
+func parsePlans(specs []string) ([]faults.Plan, error) {
+	plans := make([]faults.Plan, len(specs))
+	for i, spec := range specs {
+		fp, err := faults.Parse(spec)
+		if err != nil {
+			return nil, err
+		}
+		plans[i] = fp
+	}
+	return plans, nil
+}
+
+// fitsExternal refuses, before anything starts, what the user's own Redis cannot do:
+// the harness starts no servers beside it, and acts on none.
+func fitsExternal(c *common, fp faults.Plan, nodes int, design string) error {
+	if c.redis.URL == "" && c.redis.Mode != "external" {
+		return nil
+	}
+	n := fp.Needs()
+	switch {
+	case n.Owned || n.SeparateStock || n.Replica:
+		return fmt.Errorf("fault %s acts on Redis servers the harness starts; it cannot run with --redis-url", fp)
+	case nodes > 1:
+		return fmt.Errorf("%s needs %d independent Redis servers the harness starts; it cannot run with --redis-url", design, nodes)
+	}
+	return nil
+}
+
+func joinNames(names []string) string { return strings.Join(names, ",") }
+
+func or(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}

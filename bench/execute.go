@@ -1,0 +1,162 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/stockbench/stockbench/internal/rig"
+	"github.com/stockbench/stockbench/internal/target"
+	"github.com/stockbench/stockbench/results"
+)
+
+// execute starts Redis, runs the jobs in order and writes the run directory after each
+// one. Ctrl-C or a failing run stops the sequence; what ran is still written, marked
+// incomplete, and Redis is stopped either way.
+func execute(ctx context.Context, c *common, jobs []job, args []string, stdout, stderr io.Writer) int {
+	e, code := start(ctx, c, stderr)
+	if e == nil {
+		return code
+	}
+	defer e.stop(stderr)
+
+	id := runID()
+	out, err := results.Create(c.out, id)
+	if err != nil {
+		return report(stderr, err)
+	}
+	file := &results.File{
+		SchemaVersion: results.SchemaVersion, Tool: "stockbench " + version(), Args: redactArgs(args), ID: id,
+		StartedAt: time.Now().UTC(), Target: e.shared.Info,
+		Host: results.Host{OS: runtime.GOOS, Arch: runtime.GOARCH, CPUs: runtime.NumCPU(), GoVersion: runtime.Version()},
+	}
+	code = e.runAll(ctx, jobs, id, out, file, stderr)
+	file.Complete = file.Incomplete == "" && len(file.Runs) == len(jobs)
+	file.FinishedAt = time.Now().UTC()
+	if err := out.Write(file); err != nil {
+		fmt.Fprintln(stderr, "stockbench: write results:", oneLine(err.Error()))
+		if code == exitOK {
+			code = exitFailed
+		}
+	}
+	fmt.Fprintln(stdout)
+	results.WriteReport(stdout, file.Runs)
+	if !file.Complete {
+		fmt.Fprintf(stdout, "\nINCOMPLETE: %s\n", file.Incomplete)
+	}
+	fmt.Fprintf(stdout, "\nresults: %s\n", out.Dir)
+	return code
+}
+
+// env is the Redis a run uses: the shared server and a pool for the servers some sales
+// need beside it.
+type env struct {
+	shared *target.Target
+	pool   *rig.Pool
+}
+
+// start starts the shared server and the pool; on failure it reports and returns the
+// exit code.
+func start(ctx context.Context, c *common, stderr io.Writer) (*env, int) {
+	provider, err := c.redis.Provider()
+	if err != nil {
+		return nil, report(stderr, usageError(err))
+	}
+	t, err := provider.Start(ctx)
+	if err != nil {
+		if ctx.Err() != nil {
+			fmt.Fprintln(stderr, "stockbench: interrupted before Redis was up; nothing ran")
+			return nil, exitInterrupted
+		}
+		return nil, report(stderr, usageError(fmt.Errorf("redis: %w", err)))
+	}
+	pool, err := rig.NewPool(ctx, t, c.redis)
+	if err != nil {
+		closeAll(stderr, t.Close)
+		return nil, report(stderr, err)
+	}
+	fmt.Fprintln(stderr, "stockbench: redis:", t.Info)
+	return &env{t, pool}, exitOK
+}
+
+// stop stops every server the run started.
+func (e *env) stop(stderr io.Writer) { closeAll(stderr, e.pool.Close, e.shared.Close) }
+
+func closeAll(stderr io.Writer, closers ...func(context.Context) error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for _, close := range closers {
+		if err := close(ctx); err != nil {
+			fmt.Fprintln(stderr, "stockbench: stop redis:", oneLine(err.Error()))
+		}
+	}
+}
+
+// runAll runs the jobs, recording each in file, until one fails or ctx ends; it returns
+// the exit code so far.
+func (e *env) runAll(ctx context.Context, jobs []job, id string, out *results.Output, file *results.File, stderr io.Writer) int {
+	for i, j := range jobs {
+		step := fmt.Sprintf("stockbench: [%d/%d]", i+1, len(jobs))
+		fmt.Fprintf(stderr, "%s %s\n", step, j.describe())
+		run, err := e.runJob(ctx, j, fmt.Sprintf("{stockbench:%s:%d}", id, i))
+		if err != nil && run.Scenario == "" {
+			file.Incomplete = fmt.Sprintf("%s could not start: %s", j.design(), oneLine(err.Error()))
+			return exitFailed
+		}
+		if run.Commands != nil && !e.shared.Info.Owned {
+			run.Commands.Shared = true
+		}
+		file.Runs = append(file.Runs, run)
+		fmt.Fprintf(stderr, "%s %s (%s) in %s\n", step, run.Cell, run.Verdict, run.Duration.Round(time.Millisecond))
+		if err := out.Progress(file); err != nil {
+			fmt.Fprintln(stderr, "stockbench: write results:", oneLine(err.Error()))
+		}
+		if err != nil {
+			file.Incomplete = fmt.Sprintf("%s with %s failed: %s", run.Subject(), j.design(), oneLine(err.Error()))
+			return exitFailed
+		}
+		if ctx.Err() != nil {
+			file.Incomplete = fmt.Sprintf("interrupted during %s with %s", run.Subject(), j.design())
+			return exitInterrupted
+		}
+	}
+	return exitOK
+}
+
+// runJob runs one sale on the shared server and whatever more servers it needs.
+func (e *env) runJob(ctx context.Context, j job, prefix string) (results.Run, error) {
+	r, err := rig.Start(ctx, e.shared, e.pool, j.nodes(), j.faults())
+	if err != nil {
+		return results.Run{}, err
+	}
+	defer r.Close(context.WithoutCancel(ctx))
+	return j.run(ctx, prefix, r.Redis(j.conns()))
+}
+
+// runID names a run directory: sortable by time, unique across hosts.
+func runID() string {
+	b := make([]byte, 3)
+	rand.Read(b)
+	return time.Now().UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b)
+}
+
+// redactArgs returns args with the password of any --redis-url hidden.
+func redactArgs(args []string) []string {
+	out := slices.Clone(args)
+	for i, a := range out {
+		switch {
+		case (a == "--redis-url" || a == "-redis-url") && i+1 < len(out):
+			out[i+1] = target.RedactURL(out[i+1])
+		case strings.HasPrefix(a, "--redis-url=") || strings.HasPrefix(a, "-redis-url="):
+			name, u, _ := strings.Cut(a, "=")
+			out[i] = name + "=" + target.RedactURL(u)
+		}
+	}
+	return out
+}

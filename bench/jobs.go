@@ -1,0 +1,65 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/stockbench/stockbench/faults"
+	"github.com/stockbench/stockbench/lockimpl"
+	"github.com/stockbench/stockbench/queueimpl"
+	"github.com/stockbench/stockbench/results"
+	"github.com/stockbench/stockbench/scenarios"
+)
+
+// job is one sale with one design.
+type job interface {
+	// describe is the progress line's account of the job.
+	describe() string
+	// design names the design, for messages.
+	design() string
+	faults() faults.Plan
+	// nodes is how many lock servers the design uses.
+	nodes() int
+	conns() int
+	run(ctx context.Context, prefix string, r scenarios.Redis) (results.Run, error)
+}
+
+// lockJob is a flash sale through a lock design.
+type lockJob struct {
+	sale scenarios.FlashSale
+	impl lockimpl.Impl
+}
+
+func (j lockJob) describe() string {
+	return fmt.Sprintf("%s with %s, faults %s: %d buyers, stock %d", j.sale.Name, j.impl.Name, j.sale.Faults, j.sale.Buyers, j.sale.Stock)
+}
+func (j lockJob) design() string      { return j.impl.Name }
+func (j lockJob) faults() faults.Plan { return j.sale.Faults }
+func (j lockJob) nodes() int          { return j.impl.LockNodes() }
+func (j lockJob) conns() int          { return j.sale.WithDefaults().Conns }
+func (j lockJob) run(ctx context.Context, prefix string, r scenarios.Redis) (results.Run, error) {
+	s := j.sale
+	s.Prefix = prefix
+	return s.Run(ctx, r, j.impl)
+}
+
+// queueJob is a sale through a queue design.
+type queueJob struct {
+	sale scenarios.QueueSale
+	impl queueimpl.Impl
+}
+
+func (j queueJob) describe() string {
+	s := j.sale.WithDefaults()
+	return fmt.Sprintf("%s with %s (%s fulfil), faults %s: %d buyers, %d workers, stock %d",
+		s.Name, j.impl.Name, s.Fulfil, s.Faults, s.Buyers, s.Workers, s.Stock)
+}
+func (j queueJob) design() string      { return j.impl.Name }
+func (j queueJob) faults() faults.Plan { return j.sale.Faults }
+func (j queueJob) nodes() int          { return 1 }
+func (j queueJob) conns() int          { return j.sale.WithDefaults().Conns }
+func (j queueJob) run(ctx context.Context, prefix string, r scenarios.Redis) (results.Run, error) {
+	s := j.sale
+	s.Prefix = prefix
+	return s.Run(ctx, r, j.impl)
+}

@@ -1,0 +1,121 @@
+// Command stockbench puts Redis locks under a flash sale and reports whether they oversell
+// and what they cost. It composes the library packages: internal/target for Redis,
+// scenarios for the sale, results for the output.
+//
+//	stockbench list                          implementations and scenarios
+//	stockbench run --lock NAME [flags]       one scenario with one lock
+//	stockbench matrix [flags]                every lock x the default scenarios
+//
+// Exit codes: 0 done, 1 a run failed (Redis died, say), 2 bad input or no Redis,
+// 130 interrupted. Interrupted and failed runs still write what they measured.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"strings"
+	"syscall"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// Exit codes.
+const (
+	exitOK          = 0
+	exitFailed      = 1
+	exitUsage       = 2
+	exitInterrupted = 130
+)
+
+const usage = `stockbench: does your Redis lock oversell a flash sale, and what does it cost?
+
+Usage:
+  stockbench list                       name the lock implementations and scenarios
+  stockbench run --lock NAME [flags]    run one scenario with one lock
+  stockbench matrix [flags]             run every lock x the default scenarios
+  stockbench version
+
+Run 'stockbench run -h' or 'stockbench matrix -h' for their flags.
+`
+
+// quietRedis drops go-redis's own log lines: every failure it logs reaches the user as
+// an error, once, on one line.
+type quietRedis struct{}
+
+func (quietRedis) Printf(context.Context, string, ...any) {}
+
+func main() {
+	redis.SetLogger(quietRedis{})
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-ctx.Done()
+		stop() // a second Ctrl-C kills at once
+	}()
+	os.Exit(cli(ctx, os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// cli runs one command line and returns the exit code.
+func cli(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return exitUsage
+	}
+	var err error
+	switch args[0] {
+	case "list":
+		err = list(stdout)
+	case "run":
+		return runCommand(ctx, args[1:], stdout, stderr)
+	case "matrix":
+		return matrixCommand(ctx, args[1:], stdout, stderr)
+	case "version":
+		fmt.Fprintln(stdout, "stockbench", version())
+	case "help", "-h", "-help", "--help":
+		fmt.Fprint(stdout, usage)
+	default:
+		err = usageError(fmt.Errorf("unknown command %q (commands: list, run, matrix, version)", args[0]))
+	}
+	return report(stderr, err)
+}
+
+// errUsage marks errors that are the user's input, not the run's: exit code 2.
+var errUsage = errors.New("usage")
+
+func usageError(err error) error { return fmt.Errorf("%w: %w", errUsage, err) }
+
+// report prints err on one line and returns its exit code.
+func report(stderr io.Writer, err error) int {
+	if err == nil {
+		return exitOK
+	}
+	msg := strings.TrimPrefix(err.Error(), errUsage.Error()+": ")
+	fmt.Fprintln(stderr, "stockbench:", oneLine(msg))
+	if errors.Is(err, errUsage) {
+		return exitUsage
+	}
+	return exitFailed
+}
+
+// oneLine folds a joined error onto one line.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", "; ")), " ")
+}
+
+func version() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "unknown"
+	}
+	v := info.Main.Version
+	for _, s := range info.Settings {
+		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
+			v += " " + s.Value[:12]
+		}
+	}
+	return v
+}

@@ -1,0 +1,120 @@
+package faults
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParse(t *testing.T) {
+	tests := []struct {
+		in   string
+		want string // the plan's written form; "" when Parse must fail
+		err  string
+	}{
+		{"none", "none", ""},                             // no faults
+		{"", "none", ""},                                 // same
+		{"client-pause", "client-pause", ""},             // defaults stay implicit
+		{"redis-pause:for=3s", "redis-pause:for=3s", ""}, // a setting
+		{"slow-work:nth=2+net-latency:latency=5ms:jitter=1ms", "slow-work:nth=2+net-latency:latency=5ms:jitter=1ms", ""}, // combined
+		{"meteor", "", `unknown fault "meteor"`},         // not a fault
+		{"client-pause+client-pause", "", "named twice"}, // twice
+		{"client-pause:nth=0", "", "at least 1"},         // no holder zero
+		{"redis-pause:for=-1s", "", "must be positive"},  // negative duration
+		{"redis-pause:for", "", "not key=value"},         // malformed
+		{"redis-pause:speed=3", "", "unknown setting"},   // unknown key
+	}
+	for _, tt := range tests {
+		p, err := Parse(tt.in)
+		if tt.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("Parse(%q): want an error with %q, got %v", tt.in, tt.err, err)
+			}
+			continue
+		}
+		if err != nil || p.String() != tt.want {
+			t.Errorf("Parse(%q): want %q, got %q, %v", tt.in, tt.want, p, err)
+		}
+	}
+}
+
+func TestNeeds(t *testing.T) {
+	tests := []struct {
+		plan string
+		want Needs
+	}{
+		{"client-pause", Needs{}},                                            // the client alone
+		{"redis-restart", Needs{SeparateStock: true, Owned: true}},           // acts on the lock server
+		{"failover", Needs{SeparateStock: true, Replica: true, Owned: true}}, // and its replica
+		{"net-latency", Needs{Proxy: true}},                                  // through toxiproxy
+		{"net-timeout", Needs{SeparateStock: true, Proxy: true}},             // cuts the lock server only
+		{"evict", Needs{Owned: true}},                                        // reconfigures the server
+		{"evict+net-latency", Needs{Owned: true, Proxy: true}},               // combined
+	}
+	for _, tt := range tests {
+		p, err := Parse(tt.plan)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := p.Needs(); got != tt.want {
+			t.Errorf("%s: want %+v, got %+v", tt.plan, tt.want, got)
+		}
+	}
+}
+
+func TestLasting(t *testing.T) {
+	if exp, got := 1500*time.Millisecond, (Fault{}).lasting(time.Second); exp != got {
+		t.Errorf("default: want %s, got %s", exp, got)
+	}
+	if exp, got := 3*time.Second, (Fault{For: 3 * time.Second}).lasting(time.Second); exp != got {
+		t.Errorf("set: want %s, got %s", exp, got)
+	}
+}
+
+func TestEveryKindSummarized(t *testing.T) {
+	for _, k := range Kinds {
+		if Summary[k] == "" {
+			t.Errorf("%s has no summary", k)
+		}
+	}
+}
+
+// TestInjectorRefuses: server faults need servers the harness controls.
+func TestInjectorRefuses(t *testing.T) {
+	for _, plan := range []string{"redis-pause", "failover", "net-latency", "evict"} {
+		p, _ := Parse(plan)
+		if _, err := New(p, Servers{}, time.Second, "{x}"); err == nil {
+			t.Errorf("%s without servers: want an error", plan)
+		}
+	}
+}
+
+// TestVictim: the Nth holder is the victim, and only it.
+func TestVictim(t *testing.T) {
+	p, _ := Parse("slow-work:nth=3:for=50ms+crash-holder:nth=4")
+	in, err := New(p, Servers{}, time.Second, "{x}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	in.started = time.Now()
+	for n := 1; n <= 5; n++ {
+		v := in.Held(t.Context())
+		switch n {
+		case 3:
+			if v.Until.IsZero() || v.Crash {
+				t.Errorf("holder 3: want slow work, got %+v", v)
+			}
+		case 4:
+			if !v.Crash {
+				t.Errorf("holder 4: want a crash, got %+v", v)
+			}
+		default:
+			if v != (Victim{}) {
+				t.Errorf("holder %d: want nothing, got %+v", n, v)
+			}
+		}
+	}
+	if len(in.Events()) != 2 {
+		t.Errorf("want 2 events, got %+v", in.Events())
+	}
+}

@@ -1,0 +1,92 @@
+// Package redistest starts Redis for tests the way the harness does: by target.Config,
+// read from the same environment variables the CLI reads (STOCKBENCH_REDIS,
+// STOCKBENCH_REDIS_IMAGE, STOCKBENCH_REDIS_SERVER), so auto picks a container when a Docker
+// engine answers and a redis-server process otherwise.
+package redistest
+
+import (
+	"context"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/stockbench/stockbench/internal/target"
+)
+
+// Config is the target configuration tests use.
+func Config() target.Config {
+	return target.Config{
+		Mode:   os.Getenv("STOCKBENCH_REDIS"),
+		Image:  os.Getenv("STOCKBENCH_REDIS_IMAGE"),
+		Binary: os.Getenv("STOCKBENCH_REDIS_SERVER"),
+	}
+}
+
+// Start starts a Redis server for tb and stops it when tb ends. It fails the test when no
+// server can be started.
+func Start(tb testing.TB) *target.Target {
+	tb.Helper()
+	p, err := Config().Provider()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	t, err := p.Start(ctx)
+	if err != nil {
+		tb.Fatalf("start redis: %v", err)
+	}
+	tb.Cleanup(func() {
+		if err := t.Close(context.Background()); err != nil {
+			tb.Errorf("stop redis: %v", err)
+		}
+	})
+	tb.Logf("redis: %s", t.Info)
+	return t
+}
+
+var shared struct {
+	once sync.Once
+	t    *target.Target
+	err  error
+}
+
+// Shared returns one Redis server for the whole test binary, started on first use; the
+// package's TestMain must call Main so that it is stopped. Tests sharing it use their own
+// keys.
+func Shared(tb testing.TB) *target.Target {
+	tb.Helper()
+	shared.once.Do(func() {
+		p, err := Config().Provider()
+		if err != nil {
+			shared.err = err
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		shared.t, shared.err = p.Start(ctx)
+	})
+	if shared.err != nil {
+		tb.Fatalf("start redis: %v", shared.err)
+	}
+	return shared.t
+}
+
+// quiet drops go-redis's own log lines, which faults provoke by the hundred; tests see
+// the errors themselves.
+type quiet struct{}
+
+func (quiet) Printf(context.Context, string, ...any) {}
+
+// Main runs the tests and then stops the shared server.
+func Main(m *testing.M) {
+	redis.SetLogger(quiet{})
+	code := m.Run()
+	if shared.t != nil {
+		shared.t.Close(context.Background())
+	}
+	os.Exit(code)
+}

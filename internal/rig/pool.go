@@ -1,0 +1,94 @@
+package rig
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/stockbench/stockbench/internal/target"
+)
+
+// Pool starts the servers sales need beyond the shared one, and keeps those that no fault
+// touched for the next sale: a matrix then starts Redlock's extra servers once, not once
+// per sale.
+type Pool struct {
+	more target.Provider // nil: no server may be started (the user's own Redis)
+	net  *target.Network // the containers' private network, if they are containers
+	mu   sync.Mutex
+	idle []*target.Target
+}
+
+// NewPool returns a pool that starts servers of the kind shared is, as cfg describes
+// them; containers join a private network of their own, which Close removes.
+func NewPool(ctx context.Context, shared *target.Target, cfg target.Config) (*Pool, error) {
+	p := &Pool{}
+	name := ""
+	if shared.Info.Kind == target.KindContainer {
+		n, err := target.NewNetwork(ctx)
+		if err != nil {
+			return nil, err
+		}
+		p.net, name = n, n.Name()
+	}
+	p.more = cfg.More(shared.Info.Kind, name)
+	return p, nil
+}
+
+// get returns n servers, idle ones first, starting the rest at once.
+func (p *Pool) get(ctx context.Context, n int, what string) ([]*target.Target, error) {
+	if n == 0 {
+		return nil, nil
+	}
+	if p.more == nil {
+		return nil, fmt.Errorf("%s: the harness must start servers itself for this (not with --redis-url)", what)
+	}
+	p.mu.Lock()
+	k := min(n, len(p.idle))
+	got := append([]*target.Target(nil), p.idle[len(p.idle)-k:]...)
+	p.idle = p.idle[:len(p.idle)-k]
+	p.mu.Unlock()
+
+	fresh := make([]*target.Target, n-k)
+	errs := make([]error, n-k)
+	var wg sync.WaitGroup
+	for i := range fresh {
+		wg.Go(func() { fresh[i], errs[i] = p.more.Start(ctx) })
+	}
+	wg.Wait()
+	for _, t := range fresh {
+		if t != nil {
+			got = append(got, t)
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		p.put(got...)
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	return got, nil
+}
+
+// put keeps servers for later sales.
+func (p *Pool) put(ts ...*target.Target) {
+	p.mu.Lock()
+	p.idle = append(p.idle, ts...)
+	p.mu.Unlock()
+}
+
+// Close stops every idle server.
+func (p *Pool) Close(ctx context.Context) error {
+	p.mu.Lock()
+	idle := p.idle
+	p.idle = nil
+	p.mu.Unlock()
+	errs := make([]error, len(idle))
+	var wg sync.WaitGroup
+	for i, t := range idle {
+		wg.Go(func() { errs[i] = t.Close(ctx) })
+	}
+	wg.Wait()
+	if p.net != nil {
+		errs = append(errs, p.net.Remove(ctx))
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,174 @@
+// Package rig starts the Redis servers one sale needs, beside a shared one, and wires the
+// sale's clients and faults to them.
+package rig
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/stockbench/stockbench/faults"
+	"github.com/stockbench/stockbench/internal/target"
+	"github.com/stockbench/stockbench/scenarios"
+)
+
+// Rig is the servers of one sale: the stock store, the lock servers and a standby, each
+// either the shared server or one from the pool.
+type Rig struct {
+	Stock   *target.Target
+	Locks   []*target.Target
+	Replica *target.Target
+
+	pool    *Pool
+	faulted []*target.Target // what the faults act on: reset, or stopped if dead, by Close
+	spare   []*target.Target // the other servers taken from the pool
+	links   map[*target.Target]*link
+	clients []redis.UniversalClient
+}
+
+// Start assembles the servers for a sale with nodes lock servers under plan: shared where
+// it can, from pool where it must.
+func Start(ctx context.Context, shared *target.Target, pool *Pool, nodes int, plan faults.Plan) (*Rig, error) {
+	r := &Rig{pool: pool, links: make(map[*target.Target]*link)}
+	err := r.assemble(ctx, shared, max(nodes, 1), plan.Needs())
+	if err == nil && plan.Needs().Proxy {
+		err = r.proxy()
+	}
+	if err != nil {
+		return nil, errors.Join(err, r.Close(context.WithoutCancel(ctx)))
+	}
+	return r, nil
+}
+
+func (r *Rig) assemble(ctx context.Context, shared *target.Target, nodes int, needs faults.Needs) error {
+	// Faults act on the first lock server (and the replica): those come fresh and go when
+	// the sale ends. The other lock servers are only ever used, and can be reused.
+	faulted := 0
+	if needs.SeparateStock || needs.Owned {
+		faulted = 1
+	}
+	if needs.Replica {
+		faulted++
+	}
+	spent, err := r.pool.get(ctx, faulted, "servers for the faults")
+	if err != nil {
+		return err
+	}
+	r.faulted = spent
+	spare, err := r.pool.get(ctx, nodes-1, fmt.Sprintf("%d more lock servers", nodes-1))
+	if err != nil {
+		return err
+	}
+	r.spare = spare
+
+	r.Stock = shared
+	switch {
+	case needs.SeparateStock:
+		r.Locks = []*target.Target{spent[0]} // the stock stays out of the fault's way
+	case needs.Owned:
+		r.Stock = spent[0] // the fault reconfigures the one server: the sale gets its own
+		r.Locks = []*target.Target{spent[0]}
+	default:
+		r.Locks = []*target.Target{shared}
+	}
+	r.Locks = append(r.Locks, spare...)
+	if needs.Replica {
+		r.Replica = spent[len(spent)-1]
+		return r.Replica.ReplicaOf(ctx, r.Locks[0])
+	}
+	return nil
+}
+
+// Redis returns the sale's view of the rig, with buyer clients of conns connections each.
+func (r *Rig) Redis(conns int) scenarios.Redis {
+	var red scenarios.Redis
+	buyers := make(map[*target.Target]redis.UniversalClient)
+	admins := make(map[*target.Target]redis.UniversalClient)
+	// One client per server and role: a server that is both stock store and lock server
+	// is one server, to the sale and to its command counts.
+	get := func(m map[*target.Target]redis.UniversalClient, t *target.Target, mk func() redis.UniversalClient) redis.UniversalClient {
+		if c, ok := m[t]; ok {
+			return c
+		}
+		c := mk()
+		r.clients = append(r.clients, c)
+		m[t] = c
+		return c
+	}
+	red.Stock = get(buyers, r.Stock, func() redis.UniversalClient { return r.client(r.Stock, conns) })
+	red.StockAdmin = get(admins, r.Stock, func() redis.UniversalClient { return r.Stock.Client(4) })
+	for _, l := range r.Locks {
+		red.Locks = append(red.Locks, get(buyers, l, func() redis.UniversalClient { return r.client(l, conns) }))
+		red.LockAdmins = append(red.LockAdmins, get(admins, l, func() redis.UniversalClient { return l.Client(4) }))
+	}
+	red.Servers = r.servers(red.LockAdmins[0])
+	return red
+}
+
+// client is a buyer client of t: through its proxy when there is one.
+func (r *Rig) client(t *target.Target, conns int) redis.UniversalClient {
+	if l, ok := r.links[t]; ok {
+		return t.ClientVia(conns, l.Listen())
+	}
+	return t.Client(conns)
+}
+
+// servers is what the faults act on; nil servers for those the harness did not start.
+func (r *Rig) servers(admin redis.UniversalClient) faults.Servers {
+	s := faults.Servers{Admin: admin}
+	if r.Locks[0].Info.Owned {
+		s.Lock = r.Locks[0]
+	}
+	if r.Replica != nil {
+		s.Replica = r.Replica
+	}
+	if l, ok := r.links[r.Locks[0]]; ok {
+		s.LockLink = l
+	}
+	for _, l := range r.links {
+		s.Links = append(s.Links, l)
+	}
+	return s
+}
+
+// Close closes the clients and proxies, stops the servers a fault killed and gives the
+// others back to the pool, their settings reset; the shared server stays.
+func (r *Rig) Close(ctx context.Context) error {
+	for _, c := range r.clients {
+		c.Close()
+	}
+	for _, l := range r.links {
+		l.close()
+	}
+	errs := make([]error, len(r.faulted))
+	var wg sync.WaitGroup
+	for i, t := range r.faulted {
+		wg.Go(func() {
+			if t.Dead() {
+				errs[i] = t.Close(ctx)
+			} else if errs[i] = reset(ctx, t); errs[i] == nil {
+				r.pool.put(t)
+			} else {
+				t.Close(ctx)
+			}
+		})
+	}
+	wg.Wait()
+	r.pool.put(r.spare...)
+	return errors.Join(errs...)
+}
+
+// reset undoes what a fault may have set on a server that lived through it.
+func reset(ctx context.Context, t *target.Target) error {
+	c := t.Client(1)
+	defer c.Close()
+	for _, kv := range [][2]string{{"maxmemory", "0"}, {"maxmemory-policy", "noeviction"}} {
+		if err := c.ConfigSet(ctx, kv[0], kv[1]).Err(); err != nil {
+			return fmt.Errorf("reset %s: %w", t.Addr(), err)
+		}
+	}
+	return c.FlushAll(ctx).Err() // a server of the harness's own, used by no one else
+}

@@ -1,0 +1,5 @@
+package target
+
+import "syscall"
+
+func childAttrs() *syscall.SysProcAttr { return nil }

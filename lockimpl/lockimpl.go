@@ -1,0 +1,127 @@
+// Package lockimpl holds the lock designs stockbench puts under load: ways to keep two buyers
+// out of a flash sale's critical section, and lock-free designs that make the purchase safe
+// without one.
+//
+// A lock design is a [Locker]: one attempt to take a lock, returning a [Lease] that is later
+// released. Leases may have optional abilities, each its own interface: a fencing token
+// ([Fenced]), renewals that a stop-the-world pause freezes ([Freezer], [Renewer]). A
+// design whose acquire takes two commands can also show what a holder that died between
+// them leaves behind ([HalfLocker]). The retry loop around a design is a value, [Retry],
+// so the same design can be driven with the classic "try, sleep, give up" loop or any
+// other policy. A lock-free design is a [Purchaser]: it buys one unit of a [Stock] by
+// itself.
+//
+// Designs are looked up by name in a registry ([Lookup], [All]); users add their own with
+// [Register] and run them through the same scenarios.
+package lockimpl
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+var (
+	// ErrNotAcquired is returned when the lock is held by someone else, and by
+	// [Retry.Acquire] when its timeout passes before the lock is free.
+	ErrNotAcquired = errors.New("lockimpl: not acquired")
+
+	// ErrAbandoned is returned by [Retry.Acquire] when its Abandon hook stops the wait.
+	ErrAbandoned = errors.New("lockimpl: abandoned")
+
+	// ErrSoldOut is returned by a [Purchaser] when no unit is left.
+	ErrSoldOut = errors.New("lockimpl: sold out")
+
+	// ErrNotHeld is returned by Release when the lock was no longer the caller's: it
+	// expired, or was taken, before the release.
+	ErrNotHeld = errors.New("lockimpl: not held")
+
+	// ErrStale is returned by the fenced stock operations when a newer fencing token has
+	// already been seen: the caller's lock was lost.
+	ErrStale = errors.New("lockimpl: stale fencing token")
+)
+
+// Locker is a lock design. TryLock makes a single attempt to take the lock named key for
+// ttl; it returns ErrNotAcquired when another holder has it.
+//
+// What a design does with ttl is part of the design: some round it up to whole seconds,
+// and the seed port misuses it on purpose.
+type Locker interface {
+	TryLock(ctx context.Context, key string, ttl time.Duration) (Lease, error)
+}
+
+// Lease is a lock that TryLock granted.
+type Lease interface {
+	// Release gives the lock up. Designs with an owner check return ErrNotHeld when the
+	// lock was lost; designs without one delete the key whoever holds it now, which is one
+	// of the flaws the benchmark exists to show.
+	Release(ctx context.Context) error
+}
+
+// Fenced is a lease that carries a fencing token: a number that grows with every grant,
+// which the stock store checks (see [FencedRead] and [FencedWrite]) so that a holder whose
+// lock was lost cannot write.
+type Fenced interface {
+	Lease
+	Token() int64
+}
+
+// Freezer is a lease that keeps itself alive in the background. Freeze stops that work
+// until the given time, as a stop-the-world pause of the holder's process would; the zero
+// time stops it for good, as the process dying would.
+type Freezer interface {
+	Lease
+	Freeze(until time.Time)
+}
+
+// Renewer is a lease that renews itself; Renewals reports how many renewals it sent, and
+// how many of them after its release began (a watchdog that outlives its lock).
+type Renewer interface {
+	Lease
+	Renewals() (total, afterRelease int)
+}
+
+// HalfLocker is a design whose acquire takes two commands. HalfLock sends only the first,
+// for key, and reports whether it succeeded: what a holder that crashed between the two
+// leaves behind.
+type HalfLocker interface {
+	HalfLock(ctx context.Context, key string, ttl time.Duration) (bool, error)
+}
+
+// Stock names the Redis keys of one item on sale.
+type Stock struct {
+	// Key holds the units left, as an integer.
+	Key string
+	// Orders is a list with one entry (the buyer's id) per confirmed order.
+	Orders string
+	// Fence holds the highest fencing token the store has seen.
+	Fence string
+	// Stale counts the reads and writes the store refused for a stale token.
+	Stale string
+}
+
+// NewStock names the keys of an item under prefix (which should hold a hash tag, so that
+// the keys share a cluster slot).
+func NewStock(prefix string) Stock {
+	return Stock{Key: prefix + ":stock", Orders: prefix + ":orders", Fence: prefix + ":fence", Stale: prefix + ":stale"}
+}
+
+// Keys lists every key of s.
+func (s Stock) Keys() []string { return []string{s.Key, s.Orders, s.Fence, s.Stale} }
+
+// Purchaser is a lock-free design: Purchase buys one unit of s for buyer and returns the
+// units left after it, or ErrSoldOut. think is the work a buyer does between reading the
+// stock and writing it; designs that read and write in one step cannot include it.
+type Purchaser interface {
+	Purchase(ctx context.Context, s Stock, buyer string, think time.Duration) (left int64, err error)
+}
+
+// wholeSeconds rounds ttl up to whole seconds, at least one, for designs that use EX or
+// EXPIRE: a 1.5s TTL must not silently become 1s.
+func wholeSeconds(ttl time.Duration) time.Duration {
+	s := (ttl + time.Second - 1) / time.Second
+	if s < 1 {
+		s = 1
+	}
+	return s * time.Second
+}

@@ -1,0 +1,203 @@
+package oracle
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Report is what the oracles found in one sale.
+type Report struct {
+	Buyers      int `json:"buyers"`
+	Bought      int `json:"bought"`
+	SoldOut     int `json:"sold_out"`
+	GaveUp      int `json:"gave_up"`
+	Failed      int `json:"failed"`
+	Interrupted int `json:"interrupted"`
+	Crashed     int `json:"crashed"`
+	Rejected    int `json:"rejected"`
+	Pending     int `json:"pending"`
+
+	InitialStock int64 `json:"initial_stock"`
+	// FinalUnknown is set when Redis could not be read after the sale; the checks that
+	// need the final state (negative stock, lost updates, order mismatch) are then skipped.
+	FinalUnknown bool  `json:"final_unknown,omitempty"`
+	FinalStock   int64 `json:"final_stock"`
+	// OrdersRecorded is the number of orders Redis holds.
+	OrdersRecorded int64 `json:"orders_recorded"`
+
+	// Oversold is how many more orders were confirmed than there was stock.
+	Oversold int64 `json:"oversold"`
+	// NegativeStock is set when the counter ended below zero.
+	NegativeStock bool `json:"negative_stock"`
+	// LostUpdates is confirmed orders minus units taken off the counter: a positive value
+	// means decrements were overwritten (two buyers wrote the same new value).
+	LostUpdates int64 `json:"lost_updates"`
+	// OrderMismatch is orders recorded in Redis minus orders confirmed to buyers.
+	OrderMismatch int64 `json:"order_mismatch"`
+
+	// Overlaps counts holds that began while an earlier hold was still open.
+	Overlaps int `json:"overlaps"`
+	// LongestOverlap is the longest time two holds were open together.
+	LongestOverlap time.Duration `json:"longest_overlap_ns"`
+
+	// SellOut is when the counter reached zero, measured from the start; zero when it
+	// never did.
+	SellOut time.Duration `json:"sell_out_ns"`
+	// GaveUpWithStock counts buyers who gave up before the sell-out (all who gave up when
+	// there was none): the lock kept them from stock that was there.
+	GaveUpWithStock int `json:"gave_up_with_stock"`
+	// LastSale is when the last confirmed purchase finished.
+	LastSale time.Duration `json:"last_sale_ns"`
+
+	// Stuck is set when a lock was left that outlives any buyer's wait: no TTL, or a TTL
+	// past the horizon.
+	Stuck bool `json:"stuck"`
+	// LockTTL is the lock's remaining TTL at the end (negative: none).
+	LockTTL time.Duration `json:"lock_ttl_ns"`
+	// StaleRejected counts reads and writes the stock store refused for a stale fencing
+	// token: the fence at work, not a failure.
+	StaleRejected int64 `json:"stale_rejected"`
+	// RenewalsAfterRelease counts watchdog renewals sent after their lease's release
+	// began: a watchdog that outlives its lock.
+	RenewalsAfterRelease int `json:"renewals_after_release"`
+}
+
+// Check runs every oracle over l and the final state f; f is nil when Redis could not be
+// read after the sale.
+func Check(l *Ledger, f *Final) Report {
+	r := Report{Buyers: len(l.Entries), InitialStock: l.InitialStock, FinalUnknown: f == nil}
+	for i := range l.Entries {
+		e := &l.Entries[i]
+		switch e.Outcome {
+		case Bought:
+			r.Bought++
+			r.LastSale = max(r.LastSale, e.Done)
+			if e.Left <= 0 && (r.SellOut == 0 || e.Done < r.SellOut) {
+				r.SellOut = e.Done
+			}
+		case SoldOut:
+			r.SoldOut++
+		case GaveUp:
+			r.GaveUp++
+		case Failed:
+			r.Failed++
+		case Interrupted:
+			r.Interrupted++
+		case Crashed:
+			r.Crashed++
+		case Rejected:
+			r.Rejected++
+		default:
+			r.Pending++
+		}
+	}
+	for i := range l.Entries {
+		if e := &l.Entries[i]; e.Outcome == GaveUp && (r.SellOut == 0 || e.Done < r.SellOut) {
+			r.GaveUpWithStock++
+		}
+	}
+	r.Oversold = max(0, int64(r.Bought)-l.InitialStock)
+	if f != nil {
+		r.FinalStock, r.OrdersRecorded = f.Stock, f.Orders
+		r.NegativeStock = f.Stock < 0
+		r.LostUpdates = int64(r.Bought) - (l.InitialStock - f.Stock)
+		r.OrderMismatch = f.Orders - int64(r.Bought)
+		r.StaleRejected = f.StaleRejected
+		r.LockTTL = f.LockTTL
+		r.Stuck = f.LockTTL < 0 || f.LockTTL > f.Horizon
+		r.RenewalsAfterRelease = f.RenewalsAfterRelease
+	}
+	r.Overlaps, r.LongestOverlap = overlaps(l.Entries)
+	return r
+}
+
+// overlaps sweeps the holds in order of entry, keeping the latest leave seen so far: a
+// hold that enters before it overlaps at least one earlier hold.
+func overlaps(entries []Entry) (count int, longest time.Duration) {
+	type hold struct{ enter, leave time.Duration }
+	holds := make([]hold, 0, len(entries)/4)
+	for i := range entries {
+		if e := &entries[i]; e.Held {
+			holds = append(holds, hold{e.Enter, e.Leave})
+		}
+	}
+	slices.SortFunc(holds, func(a, b hold) int { return cmp.Compare(a.enter, b.enter) })
+	var open time.Duration = -1
+	for i, h := range holds {
+		if i > 0 && h.enter < open {
+			count++
+			longest = max(longest, min(h.leave, open)-h.enter)
+		}
+		open = max(open, h.leave)
+	}
+	return count, longest
+}
+
+// Findings lists what went wrong, most severe first, each as a short upper-case verdict
+// with its number: "OVERSOLD 3", "LOST-UPDATE 5", "OVERLAP 12".
+func (r Report) Findings() []string {
+	var f []string
+	if r.Oversold > 0 {
+		f = append(f, fmt.Sprintf("OVERSOLD %d", r.Oversold))
+	}
+	if r.NegativeStock {
+		f = append(f, fmt.Sprintf("NEGATIVE %d", r.FinalStock))
+	}
+	if r.LostUpdates != 0 {
+		f = append(f, fmt.Sprintf("LOST-UPDATE %d", r.LostUpdates))
+	}
+	if r.OrderMismatch != 0 {
+		f = append(f, fmt.Sprintf("ORDERS %+d", r.OrderMismatch))
+	}
+	if r.Overlaps > 0 {
+		f = append(f, fmt.Sprintf("OVERLAP %d", r.Overlaps))
+	}
+	if r.Stuck {
+		f = append(f, "STUCK")
+	}
+	if r.GaveUpWithStock > 0 {
+		f = append(f, fmt.Sprintf("GAVE-UP %d", r.GaveUpWithStock))
+	}
+	if r.RenewalsAfterRelease > 0 {
+		f = append(f, fmt.Sprintf("RENEWED-AFTER-RELEASE %d", r.RenewalsAfterRelease))
+	}
+	return f
+}
+
+// Cell is the verdict as one matrix cell: the class with its number, as in
+// "OVERSOLD 3", "LOST 5", "OVERLAP 12", "STUCK" or "SAFE".
+func (r Report) Cell() string {
+	switch c := r.Class(); c {
+	case ClassOversold:
+		return fmt.Sprintf("%s %d", c, r.Oversold)
+	case ClassLost:
+		return fmt.Sprintf("%s %d", c, max(abs(r.LostUpdates), abs(r.OrderMismatch)))
+	case ClassOverlap:
+		return fmt.Sprintf("%s %d", c, r.Overlaps)
+	default:
+		return string(c)
+	}
+}
+
+func abs(n int64) int64 {
+	if n < 0 {
+		return -n
+	}
+	return n
+}
+
+// Verdict is "SAFE" when nothing was found, else the findings joined. Without the final
+// state nothing can be called safe: it is then "UNKNOWN" unless something was found.
+func (r Report) Verdict() string {
+	f := r.Findings()
+	switch {
+	case len(f) > 0:
+		return strings.Join(f, " ")
+	case r.FinalUnknown:
+		return "UNKNOWN"
+	}
+	return "SAFE"
+}

@@ -1,0 +1,36 @@
+package oracle
+
+// Class is a verdict reduced to its kind, for stating what a design is expected to earn
+// and comparing it with what it earned.
+type Class string
+
+// The classes, most severe first.
+const (
+	ClassOversold Class = "OVERSOLD" // more orders confirmed than stock
+	ClassLost     Class = "LOST"     // updates or orders lost, or orders not matching, without an oversell
+	// ClassDuplicated: an order's effect applied more than once.
+	ClassDuplicated Class = "DUPLICATED"
+	// ClassReordered: a task handed out before one that was waiting ahead of it.
+	ClassReordered Class = "REORDERED"
+	ClassOverlap   Class = "OVERLAP" // two holders at once, stock intact
+	ClassStuck     Class = "STUCK"   // a lock left held for good, or buyers kept from stock
+	ClassSafe      Class = "SAFE"    // nothing found
+	ClassUnknown   Class = "UNKNOWN" // the final state could not be read
+)
+
+// Class returns the most severe class of r.
+func (r Report) Class() Class {
+	switch {
+	case r.Oversold > 0 || r.NegativeStock:
+		return ClassOversold
+	case r.LostUpdates != 0 || r.OrderMismatch != 0:
+		return ClassLost
+	case r.Overlaps > 0:
+		return ClassOverlap
+	case r.Stuck || r.GaveUpWithStock > 0:
+		return ClassStuck
+	case r.FinalUnknown:
+		return ClassUnknown
+	}
+	return ClassSafe
+}

@@ -1,0 +1,81 @@
+// Package oracle judges a flash sale from its ledger: oversold units, lost updates,
+// overlapping lock holds and buyers who gave up while stock remained.
+//
+// The ledger is what buyers wrote about themselves while the sale ran, one [Entry] per
+// buyer, with times on the harness's single monotonic clock; [Check] reads it together
+// with the final state of Redis ([Final]) and returns a [Report].
+package oracle
+
+import "time"
+
+// Outcome is how a buyer's attempt ended.
+type Outcome uint8
+
+// The outcomes. Pending means the buyer never finished, which only an interrupted run
+// leaves behind.
+const (
+	Pending     Outcome = iota
+	Bought              // the buyer was told its order is confirmed
+	SoldOut             // the buyer saw no stock left
+	GaveUp              // the buyer's retry timeout passed before it got the lock
+	Failed              // a Redis command failed
+	Interrupted         // the run was stopped while the buyer was busy
+	Crashed             // a fault stopped the buyer for good, holding what it held
+	Rejected            // the stock store refused the buyer's stale fencing token
+)
+
+var outcomeNames = [...]string{"pending", "bought", "sold-out", "gave-up", "failed", "interrupted", "crashed", "rejected"}
+
+func (o Outcome) String() string {
+	if int(o) < len(outcomeNames) {
+		return outcomeNames[o]
+	}
+	return "unknown"
+}
+
+// Entry is one buyer's record. Times are offsets from the ledger's start.
+type Entry struct {
+	Outcome Outcome
+	// Held is true when the buyer held the lock; Enter and Leave are then the moments it
+	// got the lock back from Redis and the moment it began to release it, so the recorded
+	// hold lies inside the real one and an overlap seen here really happened.
+	Held         bool
+	Enter, Leave time.Duration
+	// Start is when the buyer began.
+	Start time.Duration
+	// Done is when the buyer finished, whatever the outcome.
+	Done time.Duration
+	// Left is the stock the buyer's purchase left behind, as the buyer saw it; meaningful
+	// when Outcome is Bought.
+	Left int64
+}
+
+// Ledger is the record of one sale. Entries has one element per buyer; buyer i writes only
+// Entries[i], so recording takes no lock and no allocation.
+type Ledger struct {
+	InitialStock int64
+	Entries      []Entry
+}
+
+// NewLedger returns a ledger for buyers buyers.
+func NewLedger(buyers int, initialStock int64) *Ledger {
+	return &Ledger{InitialStock: initialStock, Entries: make([]Entry, buyers)}
+}
+
+// Final is the state of Redis after the sale.
+type Final struct {
+	// Stock is the stock counter's final value.
+	Stock int64
+	// Orders is the number of orders recorded in Redis.
+	Orders int64
+	// StaleRejected is how many reads and writes the stock store refused for a stale
+	// fencing token.
+	StaleRejected int64
+	// LockTTL is the lock's remaining time to live once every buyer was done: zero when
+	// no lock was left, negative when one was left that never expires.
+	LockTTL time.Duration
+	// Horizon is how long a buyer waits for the lock; a lock left for longer is stuck.
+	Horizon time.Duration
+	// RenewalsAfterRelease counts lease renewals sent after the lease's release began.
+	RenewalsAfterRelease int
+}

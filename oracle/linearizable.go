@@ -1,0 +1,152 @@
+package oracle
+
+import (
+	"cmp"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/anishathalye/porcupine"
+)
+
+// Linearizability is what porcupine says of the confirmed purchases: could they have
+// happened one at a time, in an order that respects real time, each taking one unit off
+// the counter?
+type Linearizability struct {
+	// Verdict is "linearizable", "not linearizable", or "unknown" when a check timed out.
+	Verdict string `json:"verdict"`
+	// Exact is set when the whole history was checked against the counter itself; else
+	// Windows windows of consecutive purchases were checked against a weaker model (each
+	// purchase leaves less than the one before), which never reports a false violation.
+	Exact   bool `json:"exact"`
+	Windows int  `json:"windows"`
+	Ops     int  `json:"ops"`
+	// FirstViolation is the earliest window that could not be linearized.
+	FirstViolation *Window `json:"first_violation,omitempty"`
+}
+
+// Window is a stretch of the history, by the time its purchases began; Index counts
+// windows of its size from the start.
+type Window struct {
+	Index int           `json:"index"`
+	From  time.Duration `json:"from_ns"`
+	To    time.Duration `json:"to_ns"`
+	Ops   int           `json:"ops"`
+}
+
+// Defaults for CheckLinearizable.
+const (
+	// ExactUpTo is the largest history checked whole.
+	ExactUpTo = 1000
+	// WindowOps is the size of a window in a larger history.
+	WindowOps = 200
+)
+
+// CheckLinearizable checks the confirmed purchases in l with porcupine, giving each check
+// at most timeout. A lock purchase spans its hold (the read and the write are inside it);
+// a lock-free one spans the whole purchase.
+func CheckLinearizable(l *Ledger, timeout time.Duration) Linearizability {
+	ops := purchases(l)
+	res := Linearizability{Verdict: "linearizable", Ops: len(ops)}
+	if len(ops) <= ExactUpTo {
+		res.Exact, res.Windows = true, 1
+		if v := check(counter(l.InitialStock), ops, timeout); v != porcupine.Ok {
+			res.Verdict = verdict(v)
+			if v == porcupine.Illegal {
+				res.FirstViolation = locate(ops, timeout)
+			}
+		}
+		return res
+	}
+	for i := 0; i < len(ops); i += WindowOps {
+		w := ops[i:min(i+WindowOps, len(ops))]
+		res.Windows++
+		switch check(decreasing(), w, timeout) {
+		case porcupine.Illegal:
+			res.Verdict = "not linearizable"
+			res.FirstViolation = window(i/WindowOps, w)
+			return res
+		case porcupine.Unknown:
+			res.Verdict = "unknown"
+		}
+	}
+	return res
+}
+
+// locate narrows a violation of the whole history down to the first short window that
+// shows it on its own; the whole history when none does.
+func locate(ops []porcupine.Operation, timeout time.Duration) *Window {
+	const short = 20
+	for i := 0; i < len(ops); i += short {
+		w := ops[i:min(i+short, len(ops))]
+		if check(decreasing(), w, timeout) == porcupine.Illegal {
+			return window(i/short, w)
+		}
+	}
+	return window(0, ops)
+}
+
+func verdict(r porcupine.CheckResult) string {
+	if r == porcupine.Illegal {
+		return "not linearizable"
+	}
+	return "unknown"
+}
+
+func check(m porcupine.Model, ops []porcupine.Operation, timeout time.Duration) porcupine.CheckResult {
+	return porcupine.CheckOperationsTimeout(m, ops, timeout)
+}
+
+// purchases are the confirmed purchases as operations whose output is the stock left,
+// in order of their start.
+func purchases(l *Ledger) []porcupine.Operation {
+	var ops []porcupine.Operation
+	for i := range l.Entries {
+		e := &l.Entries[i]
+		if e.Outcome != Bought {
+			continue
+		}
+		call, ret := e.Start, e.Done
+		if e.Held {
+			call, ret = e.Enter, e.Leave
+		}
+		ops = append(ops, porcupine.Operation{ClientId: i, Call: int64(call), Return: int64(ret), Output: e.Left})
+	}
+	slices.SortFunc(ops, func(a, b porcupine.Operation) int { return cmp.Compare(a.Call, b.Call) })
+	return ops
+}
+
+func window(i int, ops []porcupine.Operation) *Window {
+	w := &Window{Index: i, From: time.Duration(ops[0].Call), Ops: len(ops)}
+	for _, op := range ops {
+		w.To = max(w.To, time.Duration(op.Return))
+	}
+	return w
+}
+
+// counter is the stock counter: a purchase leaves exactly one unit less.
+func counter(initial int64) porcupine.Model {
+	return porcupine.Model{
+		Init: func() any { return initial },
+		Step: func(state, _, output any) (bool, any) {
+			left := output.(int64)
+			return state.(int64)-1 == left, left
+		},
+	}
+}
+
+// unknown is the state before a window's first purchase.
+const unknown = math.MinInt64
+
+// decreasing is the weaker model for a window of a longer history: purchases outside the
+// window may fall between those inside, so each may leave any amount less than the one
+// before, but never as much or more.
+func decreasing() porcupine.Model {
+	return porcupine.Model{
+		Init: func() any { return int64(unknown) },
+		Step: func(state, _, output any) (bool, any) {
+			left := output.(int64)
+			return state.(int64) == unknown || left < state.(int64), left
+		},
+	}
+}

@@ -1,0 +1,224 @@
+package oracle
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+)
+
+// TakeResult is what a worker made of a task it took.
+type TakeResult uint8
+
+// The results of a take.
+const (
+	TakeFailed    TakeResult = iota // a Redis command failed
+	TakeFulfilled                   // the order's effect was applied
+	TakeRefused                     // no stock was left for it
+	TakeRepeat                      // an idempotent fulfil found it done already
+	TakeCrashed                     // a fault stopped the worker holding it
+)
+
+// Enqueued is one buyer's order, as the buyer saw it.
+type Enqueued struct {
+	ID string
+	// Accepted is set when the enqueue succeeded.
+	Accepted bool
+	// Done is when the enqueue returned.
+	Done time.Duration
+}
+
+// Take is one delivery of a task to a worker.
+type Take struct {
+	ID  string
+	Seq int64
+	// Begin and End bound the dequeue call that delivered it.
+	Begin, End time.Duration
+	// Fulfilled is when the fulfil returned.
+	Fulfilled time.Duration
+	Result    TakeResult
+}
+
+// QueueLedger is what a queue sale's buyers and workers recorded.
+type QueueLedger struct {
+	InitialStock int64
+	Orders       []Enqueued
+	Takes        []Take
+}
+
+// QueueFinal is the state of Redis after a queue sale.
+type QueueFinal struct {
+	Stock int64
+	// Effects lists the order ids whose effect was applied, once per application.
+	Effects []string
+	// Refused lists the order ids refused for want of stock, once per refusal.
+	Refused []string
+}
+
+// QueueReport is what the oracles found in a queue sale.
+type QueueReport struct {
+	Buyers   int `json:"buyers"`
+	Accepted int `json:"accepted"`
+	// Fulfilled and Refused count distinct orders.
+	Fulfilled int `json:"fulfilled"`
+	Refused   int `json:"refused"`
+	// Lost counts accepted orders neither fulfilled nor refused; LostIDs names a few.
+	Lost    int      `json:"lost"`
+	LostIDs []string `json:"lost_ids,omitempty"`
+	// Phantom counts effects of orders no buyer saw accepted.
+	Phantom int `json:"phantom"`
+	// DuplicatedEffects counts applications beyond one per order, refusals included.
+	DuplicatedEffects int `json:"duplicated_effects"`
+	// Deliveries counts takes; Redeliveries those of a task taken before.
+	Deliveries   int `json:"deliveries"`
+	Redeliveries int `json:"redeliveries"`
+	// OutOfOrder counts first deliveries handed out after a take that began later and
+	// got a task from behind them, where the design promises an order.
+	OutOfOrder int `json:"out_of_order"`
+	Crashed    int `json:"crashed"`
+
+	InitialStock  int64 `json:"initial_stock"`
+	FinalStock    int64 `json:"final_stock"`
+	Oversold      int64 `json:"oversold"`
+	NegativeStock bool  `json:"negative_stock"`
+}
+
+// CheckQueue runs the queue oracles over l and f; ordered says whether the design
+// promises to hand tasks out in Seq order.
+func CheckQueue(l *QueueLedger, f QueueFinal, ordered bool) QueueReport {
+	r := QueueReport{Buyers: len(l.Orders), Deliveries: len(l.Takes), InitialStock: l.InitialStock, FinalStock: f.Stock}
+	accepted := make(map[string]bool, len(l.Orders))
+	for _, o := range l.Orders {
+		if o.Accepted {
+			accepted[o.ID] = true
+			r.Accepted++
+		}
+	}
+	done := make(map[string]int)
+	for _, ids := range [][]string{f.Effects, f.Refused} {
+		for _, id := range ids {
+			done[id]++
+			if !accepted[id] {
+				r.Phantom++
+			}
+		}
+	}
+	r.Fulfilled, r.Refused = distinct(f.Effects), distinct(f.Refused)
+	for _, n := range done {
+		r.DuplicatedEffects += n - 1
+	}
+	for _, o := range l.Orders {
+		if o.Accepted && done[o.ID] == 0 {
+			r.Lost++
+			if len(r.LostIDs) < 10 {
+				r.LostIDs = append(r.LostIDs, o.ID)
+			}
+		}
+	}
+	takes := slices.Clone(l.Takes)
+	slices.SortStableFunc(takes, func(a, b Take) int { return cmp.Compare(a.Begin, b.Begin) })
+	seen := make(map[string]bool, len(takes))
+	var first []Take
+	for _, t := range takes {
+		if t.Result == TakeCrashed {
+			r.Crashed++
+		}
+		if seen[t.ID] {
+			r.Redeliveries++
+			continue
+		}
+		seen[t.ID] = true
+		first = append(first, t)
+	}
+	if ordered {
+		r.OutOfOrder = outOfOrder(first, l.Orders)
+	}
+	r.Oversold = max(0, int64(r.Fulfilled)-l.InitialStock)
+	r.NegativeStock = f.Stock < 0
+	return r
+}
+
+func distinct(ids []string) int {
+	set := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		set[id] = true
+	}
+	return len(set)
+}
+
+// outOfOrder counts first deliveries b for which an earlier, finished take a returned a
+// task behind b although b had been enqueued before a began: the queue skipped b. takes
+// are in order of Begin.
+func outOfOrder(takes []Take, orders []Enqueued) int {
+	enqueued := make(map[string]time.Duration, len(orders))
+	for _, o := range orders {
+		enqueued[o.ID] = o.Done
+	}
+	n := 0
+	for j, b := range takes {
+		for _, a := range takes[:j] {
+			if a.End < b.Begin && b.Seq < a.Seq && enqueued[b.ID] < a.Begin {
+				n++
+				break
+			}
+		}
+	}
+	return n
+}
+
+// Class is the most severe kind of finding.
+func (r QueueReport) Class() Class {
+	switch {
+	case r.Oversold > 0 || r.NegativeStock:
+		return ClassOversold
+	case r.Lost > 0 || r.Phantom > 0:
+		return ClassLost
+	case r.DuplicatedEffects > 0:
+		return ClassDuplicated
+	case r.OutOfOrder > 0:
+		return ClassReordered
+	}
+	return ClassSafe
+}
+
+// Cell is the class with its number, as a matrix cell shows it.
+func (r QueueReport) Cell() string {
+	switch c := r.Class(); c {
+	case ClassOversold:
+		return fmt.Sprintf("%s %d", c, r.Oversold)
+	case ClassLost:
+		return fmt.Sprintf("%s %d", c, r.Lost+r.Phantom)
+	case ClassDuplicated:
+		return fmt.Sprintf("%s %d", c, r.DuplicatedEffects)
+	case ClassReordered:
+		return fmt.Sprintf("%s %d", c, r.OutOfOrder)
+	default:
+		return string(c)
+	}
+}
+
+// Findings lists what went wrong, most severe first.
+func (r QueueReport) Findings() []string {
+	f := []string{}
+	add := func(cond bool, format string, args ...any) {
+		if cond {
+			f = append(f, fmt.Sprintf(format, args...))
+		}
+	}
+	add(r.Oversold > 0, "OVERSOLD %d", r.Oversold)
+	add(r.NegativeStock, "NEGATIVE %d", r.FinalStock)
+	add(r.Lost > 0, "LOST %d", r.Lost)
+	add(r.Phantom > 0, "PHANTOM %d", r.Phantom)
+	add(r.DuplicatedEffects > 0, "DUPLICATED %d", r.DuplicatedEffects)
+	add(r.OutOfOrder > 0, "REORDERED %d", r.OutOfOrder)
+	return f
+}
+
+// Verdict is "SAFE" or the findings joined.
+func (r QueueReport) Verdict() string {
+	if f := r.Findings(); len(f) > 0 {
+		return strings.Join(f, " ")
+	}
+	return "SAFE"
+}

@@ -1,0 +1,92 @@
+package oracle
+
+import (
+	"testing"
+	"time"
+)
+
+// orders are accepted orders "0".."n-1", enqueued at 0.
+func orders(n int) []Enqueued {
+	o := make([]Enqueued, n)
+	for i := range o {
+		o[i] = Enqueued{ID: itoa(i), Accepted: true}
+	}
+	return o
+}
+
+func itoa(i int) string { return string(rune('0' + i)) }
+
+// take is a delivery of order id with seq, its dequeue over [begin, end] ms.
+func take(id string, seq, begin, end int64) Take {
+	return Take{ID: id, Seq: seq, Begin: time.Duration(begin) * time.Millisecond, End: time.Duration(end) * time.Millisecond, Result: TakeFulfilled}
+}
+
+func TestCheckQueue(t *testing.T) {
+	tests := []struct {
+		name    string
+		l       *QueueLedger
+		f       QueueFinal
+		ordered bool
+		cell    string
+		check   func(r QueueReport) bool
+	}{
+		{
+			// Every order fulfilled once, in order.
+			name: "clean", ordered: true,
+			l: &QueueLedger{InitialStock: 3, Orders: orders(3), Takes: []Take{take("0", 0, 0, 1), take("1", 1, 2, 3), take("2", 2, 4, 5)}},
+			f: QueueFinal{Stock: 0, Effects: []string{"0", "1", "2"}}, cell: "SAFE",
+			check: func(r QueueReport) bool { return r.Fulfilled == 3 && r.Lost == 0 },
+		},
+		{
+			// Order 1 was taken by a worker that died: lost, exactly one.
+			name: "lost",
+			l:    &QueueLedger{InitialStock: 3, Orders: orders(3), Takes: []Take{take("0", 0, 0, 1), {ID: "1", Result: TakeCrashed}, take("2", 2, 4, 5)}},
+			f:    QueueFinal{Stock: 1, Effects: []string{"0", "2"}}, cell: "LOST 1",
+			check: func(r QueueReport) bool { return r.Lost == 1 && r.LostIDs[0] == "1" && r.Crashed == 1 },
+		},
+		{
+			// Order 1 delivered twice and applied twice; a refusal counts as settled.
+			name: "duplicated",
+			l:    &QueueLedger{InitialStock: 2, Orders: orders(3), Takes: []Take{take("0", 0, 0, 1), take("1", 1, 2, 3), take("1", 1, 6, 7), take("2", 2, 8, 9)}},
+			f:    QueueFinal{Stock: 0, Effects: []string{"0", "1", "1"}, Refused: []string{"2"}}, cell: "DUPLICATED 1",
+			check: func(r QueueReport) bool { return r.Redeliveries == 1 && r.Refused == 1 && r.Lost == 0 },
+		},
+		{
+			// Task 2 was handed out by a take that finished before another began, which
+			// then got task 1, waiting all along: out of order.
+			name: "reordered", ordered: true,
+			l: &QueueLedger{InitialStock: 3, Orders: orders(3), Takes: []Take{take("0", 0, 0, 1), take("2", 2, 2, 3), take("1", 1, 4, 5)}},
+			f: QueueFinal{Effects: []string{"0", "2", "1"}}, cell: "REORDERED 1",
+			check: func(r QueueReport) bool { return r.OutOfOrder == 1 },
+		},
+		{
+			// Overlapping takes may come back in either order.
+			name: "concurrent takes", ordered: true,
+			l: &QueueLedger{InitialStock: 3, Orders: orders(2), Takes: []Take{take("1", 1, 0, 5), take("0", 0, 1, 3)}},
+			f: QueueFinal{Effects: []string{"0", "1"}}, cell: "SAFE",
+			check: func(r QueueReport) bool { return r.OutOfOrder == 0 },
+		},
+		{
+			// A redelivery is out of order by nature, and not counted as such.
+			name: "redelivered", ordered: true,
+			l: &QueueLedger{InitialStock: 3, Orders: orders(3), Takes: []Take{take("0", 0, 0, 1), take("1", 1, 2, 3), take("2", 2, 4, 5), take("0", 0, 10, 11)}},
+			f: QueueFinal{Effects: []string{"0", "1", "2"}}, cell: "SAFE",
+			check: func(r QueueReport) bool { return r.Redeliveries == 1 && r.OutOfOrder == 0 },
+		},
+		{
+			// Effects beyond the stock: oversold.
+			name: "oversold",
+			l:    &QueueLedger{InitialStock: 1, Orders: orders(2), Takes: []Take{take("0", 0, 0, 1), take("1", 1, 2, 3)}},
+			f:    QueueFinal{Stock: -1, Effects: []string{"0", "1"}}, cell: "OVERSOLD 1",
+			check: func(r QueueReport) bool { return r.NegativeStock },
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := CheckQueue(tt.l, tt.f, tt.ordered)
+			if r.Cell() != tt.cell || !tt.check(r) {
+				t.Errorf("want %s, got %s: %+v", tt.cell, r.Cell(), r)
+			}
+		})
+	}
+}

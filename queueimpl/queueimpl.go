@@ -1,0 +1,92 @@
+// Package queueimpl holds the queue designs stockbench puts under load: buyers enqueue
+// orders, workers take them and fulfil them, and each design promises something about
+// what a worker that dies or stalls leaves behind (nothing, the task again, or a race).
+//
+// A design is a [Queue]: Enqueue an [Order], Dequeue a [Task], Ack it where the design
+// has acknowledgement. Designs that hand a silent worker's task to another worker after a
+// visibility timeout either do it inside Dequeue or are a [Reaper] the caller runs.
+package queueimpl
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// ErrEmpty is returned by Dequeue when no task came within the wait.
+var ErrEmpty = errors.New("queueimpl: empty")
+
+// Order is what a buyer enqueues.
+type Order struct {
+	// ID names the order; unique per order.
+	ID string
+	// Seq is the order's place in line: the score of the sorted-set designs, the entry id
+	// of a stream (set by Redis), the arrival number the buyer drew otherwise.
+	Seq int64
+}
+
+// Queue is a queue design.
+type Queue interface {
+	// Enqueue adds o.
+	Enqueue(ctx context.Context, o Order) error
+	// Dequeue gives worker the next task, waiting up to wait for one; ErrEmpty if none.
+	Dequeue(ctx context.Context, worker string, wait time.Duration) (Task, error)
+	// Len is how many tasks are waiting or taken and not yet acknowledged.
+	Len(ctx context.Context) (int64, error)
+}
+
+// Task is an order a worker took.
+type Task interface {
+	Order() Order
+	// Ack marks the task done; a design without acknowledgement does nothing.
+	Ack(ctx context.Context) error
+}
+
+// Reaper is a design whose tasks, taken by a worker that then went silent for longer
+// than the visibility timeout, go back in line when Reap runs.
+type Reaper interface {
+	Reap(ctx context.Context) (requeued int, err error)
+}
+
+// Keys names a queue's Redis keys under a prefix (which should hold a hash tag).
+type Keys struct {
+	Queue, Processing, Taken, Lock string
+}
+
+// NewKeys names the keys under prefix.
+func NewKeys(prefix string) Keys {
+	return Keys{Queue: prefix + ":queue", Processing: prefix + ":processing", Taken: prefix + ":taken", Lock: prefix + ":qlock"}
+}
+
+// All lists every key.
+func (k Keys) All() []string { return []string{k.Queue, k.Processing, k.Taken, k.Lock} }
+
+// entry encodes an order as a list element: "seq:id".
+func entry(o Order) string { return strconv.FormatInt(o.Seq, 10) + ":" + o.ID }
+
+func parseEntry(s string) (Order, error) {
+	seq, id, ok := strings.Cut(s, ":")
+	n, err := strconv.ParseInt(seq, 10, 64)
+	if !ok || err != nil {
+		return Order{}, fmt.Errorf("queueimpl: malformed entry %q", s)
+	}
+	return Order{ID: id, Seq: n}, nil
+}
+
+// noAck is a task of a design without acknowledgement.
+type noAck struct{ o Order }
+
+func (t noAck) Order() Order              { return t.o }
+func (t noAck) Ack(context.Context) error { return nil }
+
+// blocking sends a blocking command whose last argument is a timeout in seconds, which
+// Redis reads to the millisecond; go-redis's typed commands round it up to a second,
+// which would keep a worker waiting that long after the sale ends.
+func blocking(ctx context.Context, c redis.UniversalClient, wait time.Duration, args ...any) *redis.Cmd {
+	return c.Do(ctx, append(args, strconv.FormatFloat(wait.Seconds(), 'f', 3, 64))...)
+}

@@ -1,0 +1,134 @@
+package queueimpl
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stockbench/stockbench/internal/redistest"
+)
+
+func TestMain(m *testing.M) { redistest.Main(m) }
+
+// build makes impl on the package's Redis under keys of the test's own.
+func build(t *testing.T, impl Impl, visibility time.Duration) (Queue, Keys) {
+	t.Helper()
+	c := redistest.Shared(t).Client(8)
+	t.Cleanup(func() { c.Close() })
+	k := NewKeys(fmt.Sprintf("{test:%s}", t.Name()))
+	c.Del(context.Background(), k.All()...)
+	q := impl.New(Env{Client: c, Keys: k, Visibility: visibility})
+	if s, ok := q.(Setupper); ok {
+		if err := s.Setup(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return q, k
+}
+
+// TestQueues is the conformance suite: what goes in comes out once, in order where the
+// design promises it, and an empty queue says so within the wait.
+func TestQueues(t *testing.T) {
+	ctx := context.Background()
+	for _, impl := range All() {
+		t.Run(impl.Name, func(t *testing.T) {
+			q, _ := build(t, impl, time.Second)
+			for i := range 3 {
+				if err := q.Enqueue(ctx, Order{ID: fmt.Sprint(i), Seq: int64(i)}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if n, err := q.Len(ctx); err != nil || n != 3 {
+				t.Errorf("Len: want 3, got %d, %v", n, err)
+			}
+			for i := range 3 {
+				task, err := q.Dequeue(ctx, "w1", 100*time.Millisecond)
+				if err != nil {
+					t.Fatalf("dequeue %d: %v", i, err)
+				}
+				if exp, got := fmt.Sprint(i), task.Order().ID; exp != got {
+					t.Errorf("dequeue %d: want order %s, got %s", i, exp, got)
+				}
+				if err := task.Ack(ctx); err != nil {
+					t.Fatal(err)
+				}
+			}
+			began := time.Now()
+			if _, err := q.Dequeue(ctx, "w1", 100*time.Millisecond); !errors.Is(err, ErrEmpty) {
+				t.Errorf("empty queue: want ErrEmpty, got %v", err)
+			}
+			if waited := time.Since(began); waited > 600*time.Millisecond {
+				t.Errorf("empty queue kept the worker %s for a 100ms wait", waited)
+			}
+			if n, _ := q.Len(ctx); n != 0 {
+				t.Errorf("Len after acks: want 0, got %d", n)
+			}
+		})
+	}
+}
+
+// TestRedelivery: an at-least-once design hands a task not acked within the visibility
+// timeout to another worker, and an acked one never.
+func TestRedelivery(t *testing.T) {
+	ctx := context.Background()
+	for _, name := range []string{"reliable-list", "stream"} {
+		t.Run(name, func(t *testing.T) {
+			impl, _ := Lookup(name)
+			q, _ := build(t, impl, 100*time.Millisecond)
+			q.Enqueue(ctx, Order{ID: "a", Seq: 1})
+			q.Enqueue(ctx, Order{ID: "b", Seq: 2})
+			a, _ := q.Dequeue(ctx, "dies", 100*time.Millisecond) // never acked
+			b, _ := q.Dequeue(ctx, "lives", 100*time.Millisecond)
+			b.Ack(ctx)
+			time.Sleep(200 * time.Millisecond)
+			if r, ok := q.(Reaper); ok {
+				if n, err := r.Reap(ctx); err != nil || n != 1 {
+					t.Fatalf("reap: want 1 requeued, got %d, %v", n, err)
+				}
+			}
+			again, err := q.Dequeue(ctx, "lives", 100*time.Millisecond)
+			if err != nil || again.Order().ID != a.Order().ID {
+				t.Fatalf("want %s again, got %v, %v", a.Order().ID, again, err)
+			}
+			again.Ack(ctx)
+			if _, err := q.Dequeue(ctx, "lives", 100*time.Millisecond); !errors.Is(err, ErrEmpty) {
+				t.Errorf("after both acks: want ErrEmpty, got %v", err)
+			}
+		})
+	}
+}
+
+// TestAtMostOnce: a task taken and never acked is gone.
+func TestAtMostOnce(t *testing.T) {
+	ctx := context.Background()
+	for _, name := range []string{"list", "zpopmin"} {
+		t.Run(name, func(t *testing.T) {
+			impl, _ := Lookup(name)
+			q, _ := build(t, impl, 50*time.Millisecond)
+			q.Enqueue(ctx, Order{ID: "a", Seq: 1})
+			q.Dequeue(ctx, "dies", 100*time.Millisecond)
+			time.Sleep(100 * time.Millisecond)
+			if _, err := q.Dequeue(ctx, "lives", 100*time.Millisecond); !errors.Is(err, ErrEmpty) {
+				t.Errorf("want the task gone, got %v", err)
+			}
+		})
+	}
+}
+
+// TestZPopMinPriority: lowest Seq first, whatever the order of arrival.
+func TestZPopMinPriority(t *testing.T) {
+	ctx := context.Background()
+	impl, _ := Lookup("zpopmin")
+	q, _ := build(t, impl, time.Second)
+	for _, seq := range []int64{5, 1, 3} {
+		q.Enqueue(ctx, Order{ID: fmt.Sprint(seq), Seq: seq})
+	}
+	for _, want := range []string{"1", "3", "5"} {
+		task, err := q.Dequeue(ctx, "w", 100*time.Millisecond)
+		if err != nil || task.Order().ID != want {
+			t.Fatalf("want %s, got %v, %v", want, task, err)
+		}
+	}
+}

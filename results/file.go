@@ -1,0 +1,193 @@
+package results
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/stockbench/stockbench/faults"
+	"github.com/stockbench/stockbench/internal/target"
+	"github.com/stockbench/stockbench/oracle"
+)
+
+// SchemaVersion is the version of results.json. It changes when a field changes meaning or
+// goes away; added fields do not change it.
+const SchemaVersion = 1
+
+// File is results.json: one invocation of the harness and every scenario it ran.
+type File struct {
+	SchemaVersion int       `json:"schema_version"`
+	Tool          string    `json:"tool"`
+	Args          []string  `json:"args"`
+	ID            string    `json:"id"`
+	StartedAt     time.Time `json:"started_at"`
+	FinishedAt    time.Time `json:"finished_at"`
+	// Complete is false when the run was interrupted or failed before every scenario ran
+	// to its end; Incomplete then says why.
+	Complete   bool        `json:"complete"`
+	Incomplete string      `json:"incomplete_reason,omitempty"`
+	Target     target.Info `json:"target"`
+	Host       Host        `json:"host"`
+	Runs       []Run       `json:"runs"`
+	// Verdicts is the matrix of cells, scenario -> lock -> fault plan -> cell, as the
+	// terminal and summary.md show it; Runs has the detail.
+	Verdicts map[string]map[string]map[string]string `json:"verdicts"`
+}
+
+// Host describes the machine that generated the load.
+type Host struct {
+	OS        string `json:"os"`
+	Arch      string `json:"arch"`
+	CPUs      int    `json:"cpus"`
+	GoVersion string `json:"go_version"`
+}
+
+// Run is one scenario run with one implementation.
+type Run struct {
+	Scenario string `json:"scenario"`
+	Impl     string `json:"impl"`
+	Params   Params `json:"params"`
+	// Complete is false when the run was cut short; its figures cover what happened
+	// until then.
+	Complete bool          `json:"complete"`
+	Error    string        `json:"error,omitempty"`
+	Started  time.Time     `json:"started_at"`
+	Duration time.Duration `json:"duration_ns"`
+
+	// Verdict lists every finding; Class is the most severe kind of finding and Cell the
+	// class with its number, as the matrix shows it.
+	// Kind is "lock" for a flash sale through a lock design, "queue" for one through a
+	// queue design.
+	Kind     string        `json:"kind"`
+	Verdict  string        `json:"verdict"`
+	Class    oracle.Class  `json:"class"`
+	Cell     string        `json:"cell"`
+	Findings []string      `json:"findings"`
+	Oracle   oracle.Report `json:"oracle"`
+	// Expected is the classes the implementation documents for this fault plan; empty
+	// when it documents none. AsExpected says whether Class is one of them.
+	Expected   []oracle.Class `json:"expected,omitempty"`
+	AsExpected *bool          `json:"as_expected,omitempty"`
+	// Queue is what the queue oracles found, for a queue sale.
+	Queue *oracle.QueueReport `json:"queue,omitempty"`
+	// Backlog is the queue's length over time, for a queue sale.
+	Backlog []Sample `json:"backlog,omitempty"`
+	// Linearizability is porcupine's verdict on the purchases, when it was asked for.
+	Linearizability *oracle.Linearizability `json:"linearizability,omitempty"`
+	// Events is what the faults did, when.
+	Events []faults.Event `json:"fault_events,omitempty"`
+	// Errors counts the Redis errors buyers met; FirstError is the first of them. Under
+	// faults that act on servers they are expected and do not end the run.
+	Errors     int    `json:"errors"`
+	FirstError string `json:"first_error,omitempty"`
+
+	// SalesPerSec is confirmed orders over the time to the last confirmed order.
+	SalesPerSec float64            `json:"sales_per_sec"`
+	Latency     map[string]Latency `json:"latency"`
+	Commands    *Commands          `json:"redis_commands,omitempty"`
+}
+
+// Params are the settings a scenario ran with; durations as Go duration strings.
+type Params struct {
+	Buyers        int     `json:"buyers"`
+	Stock         int64   `json:"stock"`
+	Critical      string  `json:"critical"`
+	Think         string  `json:"think"`
+	TTL           string  `json:"ttl"`
+	RetryInterval string  `json:"retry_interval"`
+	RetryTimeout  string  `json:"retry_timeout"`
+	RetryJitter   float64 `json:"retry_jitter"`
+	Conns         int     `json:"conns"`
+	Seed          uint64  `json:"seed"`
+	Faults        string  `json:"faults"`
+	// Queue sales only.
+	Workers    int     `json:"workers,omitempty"`
+	Fulfil     string  `json:"fulfil,omitempty"`
+	Visibility string  `json:"visibility,omitempty"`
+	Rate       float64 `json:"rate,omitempty"`
+}
+
+// Sample is a value at a moment of a run.
+type Sample struct {
+	At time.Duration `json:"at_ns"`
+	N  int64         `json:"n"`
+}
+
+// Read loads a results.json, refusing one of another schema version.
+func Read(path string) (*File, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("results: %w", err)
+	}
+	var f File
+	if err := json.Unmarshal(b, &f); err != nil {
+		return nil, fmt.Errorf("results: %s is not a results file: %w", path, err)
+	}
+	if f.SchemaVersion != SchemaVersion {
+		return nil, fmt.Errorf("results: %s has schema_version %d; this stockbench reads %d", path, f.SchemaVersion, SchemaVersion)
+	}
+	return &f, nil
+}
+
+// writeJSON writes f to path through a temporary file, so that a reader (or a crash)
+// never sees half a file.
+func writeJSON(path string, f *File) error {
+	f.Verdicts = verdicts(f.Runs)
+	b, err := json.MarshalIndent(f, "", "  ")
+	if err != nil {
+		return fmt.Errorf("results: encode: %w", err)
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
+		return fmt.Errorf("results: write %s: %w", tmp, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return errors.Join(fmt.Errorf("results: rename %s: %w", tmp, err), os.Remove(tmp))
+	}
+	return nil
+}
+
+// FaultPlan is the fault plan the run ran under, "none" for none.
+func (r *Run) FaultPlan() string {
+	if r.Params.Faults == "" {
+		return "none"
+	}
+	return r.Params.Faults
+}
+
+// verdicts arranges the runs' cells by scenario, lock and fault plan.
+func verdicts(runs []Run) map[string]map[string]map[string]string {
+	v := make(map[string]map[string]map[string]string)
+	for _, m := range Matrices(runs) {
+		v[m.Scenario] = make(map[string]map[string]string)
+		for _, l := range m.Locks {
+			v[m.Scenario][l] = make(map[string]string)
+			for _, f := range m.Faults {
+				if c := m.Cell(l, f); c != "-" {
+					v[m.Scenario][l][f] = c
+				}
+			}
+		}
+	}
+	return v
+}
+
+// Subject is what a matrix or a plot groups the run under: its scenario, and for a queue
+// sale the fulfil, since the same designs behave differently with each.
+func (r *Run) Subject() string {
+	if r.Kind == "queue" && r.Params.Fulfil != "" {
+		return r.Scenario + " (" + r.Params.Fulfil + " fulfil)"
+	}
+	return r.Scenario
+}
+
+// mainLatency is the latency the table and the plots show: the whole purchase, or for a
+// queue sale an order's time from enqueue to fulfilment.
+func (r *Run) mainLatency() (Phase, Latency) {
+	if l, ok := r.Latency[Purchase.String()]; ok {
+		return Purchase, l
+	}
+	return Queue, r.Latency[Queue.String()]
+}

@@ -1,0 +1,106 @@
+package results
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"text/tabwriter"
+)
+
+// Matrix is the runs of one scenario laid out as implementations by fault plans, each cell
+// a verdict.
+type Matrix struct {
+	Scenario      string
+	Locks, Faults []string
+	cells         map[[2]string]*Run
+}
+
+// Matrices lays out runs, one matrix per scenario.
+func Matrices(runs []Run) []Matrix {
+	var ms []Matrix
+	for i := range runs {
+		r := &runs[i]
+		k := slices.IndexFunc(ms, func(m Matrix) bool { return m.Scenario == r.Subject() })
+		if k < 0 {
+			ms = append(ms, Matrix{Scenario: r.Subject(), cells: make(map[[2]string]*Run)})
+			k = len(ms) - 1
+		}
+		m := &ms[k]
+		if !slices.Contains(m.Locks, r.Impl) {
+			m.Locks = append(m.Locks, r.Impl)
+		}
+		if !slices.Contains(m.Faults, r.FaultPlan()) {
+			m.Faults = append(m.Faults, r.FaultPlan())
+		}
+		m.cells[[2]string{r.Impl, r.FaultPlan()}] = r
+	}
+	return ms
+}
+
+// Cell is the verdict of lock under faults, marked "!" when it is not what the lock
+// documents, and "-" when that sale did not run.
+func (m Matrix) Cell(lock, faults string) string {
+	r, ok := m.cells[[2]string{lock, faults}]
+	if !ok {
+		return "-"
+	}
+	c := r.Cell
+	if r.AsExpected != nil && !*r.AsExpected {
+		c += "!"
+	}
+	if !r.Complete {
+		c += "?"
+	}
+	return c
+}
+
+// MatrixLegend explains the marks in a matrix.
+const MatrixLegend = "Cells: SAFE, OVERLAP n (two holders at once, stock intact), STUCK (a lock left for good, " +
+	"or buyers kept from stock), LOST n (lost updates; for a queue, orders never fulfilled nor refused), " +
+	"DUPLICATED n (an order applied more than once), REORDERED n (a task handed out ahead of one waiting longer), " +
+	"OVERSOLD n (orders beyond the stock). ! = not the verdict the design documents for that fault; " +
+	"? = the sale did not finish."
+
+// WriteText writes m as an aligned text grid.
+func (m Matrix) WriteText(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "%s: DESIGN \\ FAULT\t%s\n", m.Scenario, strings.Join(m.Faults, "\t"))
+	for _, l := range m.Locks {
+		cells := make([]string, len(m.Faults))
+		for i, f := range m.Faults {
+			cells[i] = m.Cell(l, f)
+		}
+		fmt.Fprintf(tw, "%s\t%s\n", l, strings.Join(cells, "\t"))
+	}
+	return tw.Flush()
+}
+
+// WriteMarkdown writes m as a Markdown table.
+func (m Matrix) WriteMarkdown(w io.Writer) {
+	fmt.Fprintf(w, "| %s: design \\ fault | %s |\n|---|%s\n", m.Scenario, strings.Join(m.Faults, " | "), strings.Repeat("---|", len(m.Faults)))
+	for _, l := range m.Locks {
+		cells := make([]string, len(m.Faults))
+		for i, f := range m.Faults {
+			cells[i] = m.Cell(l, f)
+		}
+		fmt.Fprintf(w, "| %s | %s |\n", l, strings.Join(cells, " | "))
+	}
+}
+
+// Surprises lists, one line each, the runs whose verdict is not what their
+// implementation documents.
+func Surprises(runs []Run) []string {
+	var out []string
+	for _, r := range runs {
+		if r.AsExpected != nil && !*r.AsExpected {
+			want := make([]string, len(r.Expected))
+			for i, c := range r.Expected {
+				want[i] = string(c)
+			}
+			out = append(out, fmt.Sprintf("%s with %s under %s: %s, documented %s",
+				r.Subject(), r.Impl, r.FaultPlan(), r.Cell, strings.Join(want, " or ")))
+		}
+	}
+	return out
+}

@@ -1,0 +1,198 @@
+package results
+
+import (
+	"bytes"
+	"image/png"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stockbench/stockbench/oracle"
+)
+
+const commandstats = `# Commandstats
+cmdstat_get:calls=120,usec=300,usec_per_call=2.50,rejected_calls=0,failed_calls=0
+cmdstat_set:calls=7,usec=20,usec_per_call=2.86,rejected_calls=0,failed_calls=0
+cmdstat_info:calls=3,usec=90,usec_per_call=30.00,rejected_calls=0,failed_calls=0
+cmdstat_client|setname:calls=2,usec=1,usec_per_call=0.50,rejected_calls=0,failed_calls=0
+`
+
+func TestCommandStats(t *testing.T) {
+	got := CommandStats(commandstats)
+	want := map[string]int64{"get": 120, "set": 7, "info": 3, "client|setname": 2}
+	if len(got) != len(want) {
+		t.Fatalf("want %v, got %v", want, got)
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s: want %d, got %d", k, v, got[k])
+		}
+	}
+}
+
+func TestNewCommands(t *testing.T) {
+	before := map[string]int64{"get": 10, "info": 1}
+	after := map[string]int64{"get": 110, "set": 50, "info": 2}
+	c := NewCommands(before, after, 50)
+	if exp, got := int64(150), c.Total; exp != got {
+		t.Errorf("total: want %d (INFO left out), got %d", exp, got)
+	}
+	if exp, got := 3.0, c.PerSale; exp != got {
+		t.Errorf("per sale: want %v, got %v", exp, got)
+	}
+	if _, ok := c.ByName["info"]; ok {
+		t.Error("the harness's own INFO must not count")
+	}
+}
+
+func TestRecorder(t *testing.T) {
+	r := NewRecorder(4)
+	for i := range 1000 {
+		r.Record(i, Purchase, time.Duration(i+1)*time.Millisecond)
+	}
+	r.Record(0, Acquire, -time.Second) // clamped to 0
+	r.Record(0, Acquire, 10*time.Hour) // clamped to the top of the range
+	h := r.Histogram(Purchase)
+	if exp, got := int64(1000), h.TotalCount(); exp != got {
+		t.Fatalf("count: want %d, got %d", exp, got)
+	}
+	if p50 := h.ValueAtQuantile(50); p50 < 499_000 || p50 > 501_000 {
+		t.Errorf("p50: want about 500ms in µs, got %d", p50)
+	}
+	if exp, got := int64(2), r.Histogram(Acquire).TotalCount(); exp != got {
+		t.Errorf("out-of-range values: want %d recorded, got %d", exp, got)
+	}
+}
+
+func TestRecordDoesNotAllocate(t *testing.T) {
+	r := NewRecorder(4)
+	if n := testing.AllocsPerRun(1000, func() { r.Record(3, Critical, 1234*time.Microsecond) }); n != 0 {
+		t.Errorf("Record allocates %v times per call", n)
+	}
+}
+
+func BenchmarkRecord(b *testing.B) {
+	r := NewRecorder(8)
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		i := 0
+		for pb.Next() {
+			r.Record(i, Purchase, time.Duration(i%5000)*time.Microsecond)
+			i++
+		}
+	})
+}
+
+func TestSummarizeRoundTrip(t *testing.T) {
+	r := NewRecorder(1)
+	for i := range 100 {
+		r.Record(0, Purchase, time.Duration(i)*time.Millisecond)
+	}
+	l, err := Summarize(r.Histogram(Purchase))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := l.Histogram()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if exp, got := l.Count, h.TotalCount(); exp != got {
+		t.Errorf("decoded count: want %d, got %d", exp, got)
+	}
+	if exp, got := l.P99Us, h.ValueAtQuantile(99); exp != got {
+		t.Errorf("decoded p99: want %d, got %d", exp, got)
+	}
+}
+
+// sampleFile is a results file with two runs of one scenario.
+func sampleFile(t *testing.T) *File {
+	t.Helper()
+	var runs []Run
+	for _, impl := range []string{"lua", "set-nx-ex"} {
+		r := NewRecorder(1)
+		for i := range 500 {
+			r.Record(0, Purchase, time.Duration(100+i*10)*time.Microsecond)
+		}
+		l, err := Summarize(r.Histogram(Purchase))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep := oracle.Report{Bought: 10, InitialStock: 10}
+		runs = append(runs, Run{Scenario: "flash-sale", Impl: impl, Complete: true, Verdict: rep.Verdict(), Cell: rep.Cell(),
+			Oracle: rep, Latency: map[string]Latency{"purchase": l}})
+	}
+	return &File{SchemaVersion: SchemaVersion, ID: "test", Complete: false, Incomplete: "interrupted", Runs: runs}
+}
+
+func TestOutputWrite(t *testing.T) {
+	out, err := Create(t.TempDir(), "run1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := sampleFile(t)
+	if err := out.Write(f); err != nil {
+		t.Fatal(err)
+	}
+	back, err := Read(filepath.Join(out.Dir, "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.Complete || back.Incomplete != "interrupted" || len(back.Runs) != 2 {
+		t.Errorf("round trip lost the incomplete mark or runs: %+v", back)
+	}
+	if exp, got := "SAFE", back.Verdicts["flash-sale"]["set-nx-ex"]["none"]; exp != got {
+		t.Errorf("verdicts matrix: want %q, got %q in %v", exp, got, back.Verdicts)
+	}
+	summary, _ := os.ReadFile(filepath.Join(out.Dir, "summary.md"))
+	for _, want := range []string{"**Incomplete**: interrupted", "| flash-sale | set-nx-ex | none | SAFE |", "latency-flash-sale.png"} {
+		if !bytes.Contains(summary, []byte(want)) {
+			t.Errorf("summary.md lacks %q:\n%s", want, summary)
+		}
+	}
+	pf, err := os.Open(filepath.Join(out.Dir, "latency-flash-sale.png"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pf.Close()
+	img, err := png.Decode(pf)
+	if err != nil {
+		t.Fatalf("plot is not a PNG: %v", err)
+	}
+	if b := img.Bounds(); b.Dx() < 600 || b.Dy() < 300 {
+		t.Errorf("plot is %v, want a readable size", b)
+	}
+	if _, err := Create(filepath.Dir(out.Dir), "run1"); err == nil {
+		t.Error("Create must refuse an existing run directory")
+	}
+}
+
+func TestReadRejects(t *testing.T) {
+	dir := t.TempDir()
+	for name, body := range map[string]string{
+		"old.json":     `{"schema_version": 0, "runs": []}`,
+		"garbage.json": `not json`,
+	} {
+		path := filepath.Join(dir, name)
+		os.WriteFile(path, []byte(body), 0o644)
+		if _, err := Read(path); err == nil {
+			t.Errorf("%s: want an error", name)
+		}
+	}
+	_, err := Read(filepath.Join(dir, "old.json"))
+	if err == nil || !strings.Contains(err.Error(), "schema_version 0") {
+		t.Errorf("want an error naming the schema version, got %v", err)
+	}
+}
+
+func TestFmtDuration(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		850 * time.Microsecond: "850µs", 1234 * time.Microsecond: "1.23ms",
+		45600 * time.Microsecond: "45.6ms", 999 * time.Millisecond: "999ms", 1200 * time.Millisecond: "1.20s",
+	} {
+		if got := fmtDuration(d); got != want {
+			t.Errorf("fmtDuration(%s): want %s, got %s", d, want, got)
+		}
+	}
+}

@@ -1,0 +1,154 @@
+package results
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// columns of the terminal table and summary.md, with what each cell shows.
+var columns = []struct {
+	head string
+	cell func(r *Run) string
+}{
+	{"SCENARIO", func(r *Run) string { return r.Subject() }},
+	{"DESIGN", func(r *Run) string { return r.Impl }},
+	{"FAULTS", func(r *Run) string { return r.FaultPlan() }},
+	{"VERDICT", func(r *Run) string {
+		if !r.Complete {
+			return r.Verdict + " (incomplete)"
+		}
+		return r.Verdict
+	}},
+	{"SOLD/STOCK", func(r *Run) string { return fmt.Sprintf("%d/%d", r.Oracle.Bought, r.Oracle.InitialStock) }},
+	{"FINAL", func(r *Run) string {
+		if r.Oracle.FinalUnknown {
+			return "?"
+		}
+		return fmt.Sprint(r.Oracle.FinalStock)
+	}},
+	{"OVERLAPS", func(r *Run) string { return fmt.Sprint(r.Oracle.Overlaps) }},
+	{"GAVE UP*", func(r *Run) string { return fmt.Sprint(r.Oracle.GaveUpWithStock) }},
+	{"SELL-OUT", func(r *Run) string {
+		if r.Oracle.SellOut == 0 {
+			return "-"
+		}
+		return fmtDuration(r.Oracle.SellOut)
+	}},
+	{"SALES/S", func(r *Run) string {
+		if r.SalesPerSec < 100 {
+			return fmt.Sprintf("%.1f", r.SalesPerSec)
+		}
+		return fmt.Sprintf("%.0f", r.SalesPerSec)
+	}},
+	{"P50", func(r *Run) string { _, l := r.mainLatency(); return fmtUs(l.P50Us) }},
+	{"P99", func(r *Run) string { _, l := r.mainLatency(); return fmtUs(l.P99Us) }},
+	{"P99.9", func(r *Run) string { _, l := r.mainLatency(); return fmtUs(l.P999Us) }},
+	{"CMDS/SALE", func(r *Run) string {
+		if r.Commands == nil {
+			return "-"
+		}
+		return fmt.Sprintf("%.1f", r.Commands.PerSale)
+	}},
+}
+
+// Legend explains the columns that need it.
+const Legend = "GAVE UP* = buyers whose retry timeout passed while stock remained. " +
+	"P50/P99/P99.9 = whole purchase, from the buyer's start to its confirmed order (for a queue: enqueue to fulfilment). " +
+	"CMDS/SALE = commands Redis ran (INFO commandstats delta) per confirmed order."
+
+// WriteTable writes runs as an aligned text table.
+func WriteTable(w io.Writer, runs []Run) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for i, c := range columns {
+		fmt.Fprint(tw, sep(i, "\t"), c.head)
+	}
+	fmt.Fprintln(tw)
+	for i := range runs {
+		for j, c := range columns {
+			fmt.Fprint(tw, sep(j, "\t"), c.cell(&runs[i]))
+		}
+		fmt.Fprintln(tw)
+	}
+	return tw.Flush()
+}
+
+// WriteMarkdownTable writes runs as a Markdown table.
+func WriteMarkdownTable(w io.Writer, runs []Run) {
+	heads := make([]string, len(columns))
+	rule := make([]string, len(columns))
+	for i, c := range columns {
+		heads[i], rule[i] = c.head, "---"
+	}
+	fmt.Fprintf(w, "| %s |\n| %s |\n", strings.Join(heads, " | "), strings.Join(rule, " | "))
+	for i := range runs {
+		cells := make([]string, len(columns))
+		for j, c := range columns {
+			cells[j] = c.cell(&runs[i])
+		}
+		fmt.Fprintf(w, "| %s |\n", strings.Join(cells, " | "))
+	}
+}
+
+func sep(i int, s string) string {
+	if i == 0 {
+		return ""
+	}
+	return s
+}
+
+func fmtUs(us int64) string { return fmtDuration(time.Duration(us) * time.Microsecond) }
+
+// fmtDuration prints three significant figures: 850µs, 1.23ms, 45.6ms, 1.20s.
+func fmtDuration(d time.Duration) string {
+	switch {
+	case d < time.Millisecond:
+		return fmt.Sprintf("%dµs", d/time.Microsecond)
+	case d < time.Second:
+		return sig3(float64(d)/float64(time.Millisecond)) + "ms"
+	default:
+		return sig3(d.Seconds()) + "s"
+	}
+}
+
+func sig3(v float64) string {
+	switch {
+	case v >= 100:
+		return fmt.Sprintf("%.0f", v)
+	case v >= 10:
+		return fmt.Sprintf("%.1f", v)
+	default:
+		return fmt.Sprintf("%.2f", v)
+	}
+}
+
+// WriteReport writes what a terminal shows at the end of a run: a verdict grid for every
+// scenario run under several fault plans, the table of figures otherwise, and the
+// verdicts that differ from what their implementations document.
+func WriteReport(w io.Writer, runs []Run) {
+	var rows []Run
+	for _, m := range Matrices(runs) {
+		if len(m.Faults) > 1 {
+			m.WriteText(w)
+			fmt.Fprintln(w)
+			continue
+		}
+		for _, r := range runs {
+			if r.Subject() == m.Scenario {
+				rows = append(rows, r)
+			}
+		}
+	}
+	if len(rows) > 0 {
+		WriteTable(w, rows)
+		fmt.Fprintf(w, "\n%s\n", Legend)
+	}
+	if len(rows) < len(runs) {
+		fmt.Fprintf(w, "%s\n", MatrixLegend)
+	}
+	if s := Surprises(runs); len(s) > 0 {
+		fmt.Fprintf(w, "\nNot as documented:\n  %s\n", strings.Join(s, "\n  "))
+	}
+}

@@ -1,0 +1,373 @@
+package scenarios
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/stockbench/stockbench/faults"
+	"github.com/stockbench/stockbench/lockimpl"
+	"github.com/stockbench/stockbench/oracle"
+	"github.com/stockbench/stockbench/results"
+)
+
+// sale is a running FlashSale: what every buyer reads, and the ledger and recorder they
+// write. Buyer i writes only ledger entry i.
+type sale struct {
+	FlashSale
+	r         Redis
+	locker    lockimpl.Locker
+	half      lockimpl.HalfLocker // nil unless the design takes two commands
+	purchaser lockimpl.Purchaser
+	script    lockimpl.Purchaser // the Atomic critical section
+	inj       *faults.Injector
+	stock     lockimpl.Stock
+	lockKey   string
+	ledger    *oracle.Ledger
+	rec       *results.Recorder
+	t0        time.Time
+
+	// tolerant is set when faults act on servers or the network: errors are then the
+	// fault's doing, and buyers carry on as a robust client would instead of ending the run.
+	tolerant   bool
+	failures   atomic.Int64
+	renewersMu sync.Mutex
+	renewers   []lockimpl.Renewer // read at the end: a leaked renewal comes late
+	errOnce    sync.Once
+	firstErr   error
+}
+
+func newSale(s FlashSale, r Redis, impl lockimpl.Impl, inj *faults.Injector) *sale {
+	sl := &sale{
+		FlashSale: s, r: r, inj: inj,
+		script: lockimpl.Lua{Client: r.Stock},
+		ledger: oracle.NewLedger(s.Buyers, s.Stock),
+		rec:    results.NewRecorder(4 * runtime.GOMAXPROCS(0)),
+	}
+	sl.stock, sl.lockKey = s.keys()
+	if impl.Retry != nil {
+		sl.Retry = impl.Retry(sl.Retry)
+	}
+	sl.Retry.Abandon = sl.soldOut
+	needs := s.Faults.Needs()
+	sl.tolerant = needs.Owned || needs.Proxy
+	env := lockimpl.Env{Locks: r.Locks[:impl.LockNodes()], Stock: r.Stock, Retry: sl.Retry}
+	if impl.NewPurchaser != nil {
+		sl.purchaser = impl.NewPurchaser(env)
+	} else {
+		sl.locker = impl.NewLocker(env)
+		sl.half, _ = sl.locker.(lockimpl.HalfLocker)
+		if sl.tolerant {
+			sl.locker = persistent{sl.locker, sl}
+		}
+	}
+	return sl
+}
+
+// persistent treats a failed try for the lock as a lock held by someone else: try again
+// after the interval, as a client that expects its server to come back would.
+type persistent struct {
+	lockimpl.Locker
+	sl *sale
+}
+
+func (p persistent) TryLock(ctx context.Context, key string, ttl time.Duration) (lockimpl.Lease, error) {
+	lease, err := p.Locker.TryLock(ctx, key, ttl)
+	if err != nil && !errors.Is(err, lockimpl.ErrNotAcquired) && !ended(ctx) {
+		p.sl.failed(err)
+		return nil, lockimpl.ErrNotAcquired
+	}
+	return lease, err
+}
+
+// run starts every buyer at once and waits for all of them.
+func (sl *sale) run(ctx context.Context) {
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for i := range sl.Buyers {
+		wg.Go(func() {
+			<-start
+			sl.buy(ctx, i)
+		})
+	}
+	sl.t0 = time.Now()
+	close(start)
+	wg.Wait()
+}
+
+// soldOut is the buyers' Abandon hook: stop waiting for the lock once the stock is gone.
+func (sl *sale) soldOut(ctx context.Context) (bool, error) {
+	n, err := sl.r.Stock.Get(ctx, sl.stock.Key).Int64()
+	if err != nil {
+		return false, fmt.Errorf("flash-sale: read stock: %w", err)
+	}
+	return n <= 0, nil
+}
+
+// buy is one buyer's whole purchase.
+func (sl *sale) buy(ctx context.Context, i int) {
+	start := time.Now()
+	sl.ledger.Entries[i].Start = start.Sub(sl.t0)
+	id := strconv.Itoa(i)
+	if sl.purchaser != nil {
+		sl.inj.Purchasing(ctx)
+		left, err := sl.purchaser.Purchase(ctx, sl.stock, id, sl.Think.Draw(sl.Seed, i))
+		sl.settle(ctx, i, start, left, err)
+		return
+	}
+	if sl.inj.CrashesAcquiring(i) {
+		sl.crashAcquiring(ctx, i, start)
+		return
+	}
+	lease, _, err := sl.Retry.Acquire(ctx, sl.locker, sl.lockKey, sl.TTL)
+	if err != nil {
+		sl.settle(ctx, i, start, 0, err)
+		return
+	}
+	e := &sl.ledger.Entries[i]
+	held := time.Now()
+	sl.rec.Record(i, results.Acquire, held.Sub(start))
+	e.Held, e.Enter = true, held.Sub(sl.t0)
+
+	left, err := sl.critical(ctx, i, id, lease)
+
+	leave := time.Now()
+	e.Leave = leave.Sub(sl.t0)
+	if errors.Is(err, errCrashed) {
+		sl.settle(ctx, i, start, 0, err) // dead: the lock stays where it is
+		return
+	}
+	sl.rec.Record(i, results.Critical, leave.Sub(held))
+	sl.release(ctx, i, lease, leave)
+	sl.settle(ctx, i, start, left, err)
+}
+
+// crashAcquiring is the CrashAcquire victim: it sends the first of a two-command acquire
+// when the lock is free and dies; a design that takes the lock in one command is taken
+// whole and left.
+func (sl *sale) crashAcquiring(ctx context.Context, i int, start time.Time) {
+	var err error
+	if sl.half != nil {
+		half := lockimpl.Retry{Interval: sl.Retry.Interval, Timeout: sl.Retry.Timeout}
+		_, err = half.Do(ctx, func(ctx context.Context) error {
+			ok, err := sl.half.HalfLock(ctx, sl.lockKey, sl.TTL)
+			if err == nil && !ok {
+				err = lockimpl.ErrNotAcquired
+			}
+			return err
+		})
+	} else {
+		var lease lockimpl.Lease
+		lease, _, err = sl.Retry.Acquire(ctx, sl.locker, sl.lockKey, sl.TTL)
+		if f, ok := lease.(lockimpl.Freezer); ok {
+			f.Freeze(time.Time{})
+		}
+	}
+	if err == nil {
+		err = errCrashed
+	}
+	sl.settle(ctx, i, start, 0, err)
+}
+
+// release gives the lock back, even when the run is being stopped: a lock left behind
+// would outlive it. A lock found lost is not an error of the run; the oracles judge it.
+func (sl *sale) release(ctx context.Context, i int, lease lockimpl.Lease, leave time.Time) {
+	err := lease.Release(context.WithoutCancel(ctx))
+	if r, ok := lease.(lockimpl.Renewer); ok {
+		sl.renewersMu.Lock()
+		sl.renewers = append(sl.renewers, r)
+		sl.renewersMu.Unlock()
+	}
+	switch {
+	case err == nil, errors.Is(err, lockimpl.ErrNotHeld):
+		sl.rec.Record(i, results.Release, time.Since(leave))
+	default:
+		sl.failed(err)
+	}
+}
+
+// errCrashed ends a buyer that a fault killed.
+var errCrashed = errors.New("flash-sale: crashed by a fault")
+
+// critical is the lock holder's work: read the stock, let the faults have their way with
+// the holder, think, write.
+func (sl *sale) critical(ctx context.Context, i int, id string, lease lockimpl.Lease) (int64, error) {
+	if sl.Critical == Atomic {
+		return sl.script.Purchase(ctx, sl.stock, id, 0)
+	}
+	fenced, isFenced := lease.(lockimpl.Fenced)
+	var n int64
+	var err error
+	if isFenced {
+		n, err = lockimpl.FencedRead(ctx, sl.r.Stock, sl.stock, fenced.Token())
+	} else {
+		n, err = sl.r.Stock.Get(ctx, sl.stock.Key).Int64()
+	}
+	if err != nil {
+		return 0, fmt.Errorf("flash-sale: read stock: %w", err)
+	}
+	if v := sl.inj.Held(ctx); v != (faults.Victim{}) {
+		if err := sl.suffer(ctx, lease, v); err != nil {
+			return 0, err
+		}
+	}
+	if n <= 0 {
+		return n, lockimpl.ErrSoldOut
+	}
+	if err := sleep(ctx, sl.Think.Draw(sl.Seed, i)); err != nil {
+		return 0, err
+	}
+	if isFenced {
+		err = lockimpl.FencedWrite(ctx, sl.r.Stock, sl.stock, fenced.Token(), n-1, id)
+	} else {
+		pipe := sl.r.Stock.Pipeline()
+		pipe.Set(ctx, sl.stock.Key, n-1, 0)
+		pipe.RPush(ctx, sl.stock.Orders, id)
+		_, err = pipe.Exec(ctx)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("flash-sale: write stock: %w", err)
+	}
+	return n - 1, nil
+}
+
+// suffer carries out what a fault makes of a holder.
+func (sl *sale) suffer(ctx context.Context, lease lockimpl.Lease, v faults.Victim) error {
+	f, canFreeze := lease.(lockimpl.Freezer)
+	if v.Crash {
+		if canFreeze {
+			f.Freeze(time.Time{})
+		}
+		return errCrashed
+	}
+	if canFreeze && !v.FreezeUntil.IsZero() {
+		f.Freeze(v.FreezeUntil)
+	}
+	return v.Wait(ctx)
+}
+
+// settle writes the buyer's outcome.
+func (sl *sale) settle(ctx context.Context, i int, start time.Time, left int64, err error) {
+	e := &sl.ledger.Entries[i]
+	now := time.Now()
+	e.Done = now.Sub(sl.t0)
+	switch {
+	case err == nil:
+		e.Outcome, e.Left = oracle.Bought, left
+		sl.rec.Record(i, results.Purchase, now.Sub(start))
+	case errors.Is(err, lockimpl.ErrSoldOut), errors.Is(err, lockimpl.ErrAbandoned):
+		e.Outcome = oracle.SoldOut
+	case errors.Is(err, lockimpl.ErrNotAcquired):
+		e.Outcome = oracle.GaveUp
+	case errors.Is(err, lockimpl.ErrStale):
+		e.Outcome = oracle.Rejected
+	case errors.Is(err, errCrashed):
+		e.Outcome = oracle.Crashed
+	case ended(ctx):
+		e.Outcome = oracle.Interrupted
+	default:
+		e.Outcome = oracle.Failed
+		sl.failed(err)
+	}
+}
+
+// failed counts an error a buyer met. Without faults that act on servers it is kept and
+// ends the run: something is wrong with Redis, not with a lock.
+func (sl *sale) failed(err error) {
+	sl.failures.Add(1)
+	sl.errOnce.Do(func() { sl.firstErr = err })
+}
+
+// runErr is the error that makes the run incomplete, if any.
+func (sl *sale) runErr() error {
+	if sl.tolerant {
+		return nil
+	}
+	return sl.firstErr
+}
+
+// final reads the outcome from Redis; nil when it cannot.
+func (sl *sale) final(ctx context.Context) (*oracle.Final, error) {
+	c := sl.r.StockAdmin
+	stock, err := c.Get(ctx, sl.stock.Key).Int64()
+	if err != nil {
+		return nil, fmt.Errorf("flash-sale: read final stock: %w", err)
+	}
+	orders, err := c.LLen(ctx, sl.stock.Orders).Result()
+	if err != nil {
+		return nil, fmt.Errorf("flash-sale: count orders: %w", err)
+	}
+	stale, err := c.Get(ctx, sl.stock.Stale).Int64()
+	if err != nil && !errors.Is(err, redisNil) {
+		return nil, fmt.Errorf("flash-sale: read stale count: %w", err)
+	}
+	ttl, err := sl.lockTTL(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &oracle.Final{
+		Stock: stock, Orders: orders, StaleRejected: stale, LockTTL: ttl,
+		Horizon: sl.Retry.Timeout, RenewalsAfterRelease: sl.renewalsAfterRelease(),
+	}, nil
+}
+
+// renewalsAfterRelease sums what the released leases renewed after their release. A
+// watchdog renews every third of the TTL, so a leaked one has shown itself after half.
+func (sl *sale) renewalsAfterRelease() int {
+	sl.renewersMu.Lock()
+	defer sl.renewersMu.Unlock()
+	if len(sl.renewers) > 0 {
+		time.Sleep(sl.TTL / 2)
+	}
+	n := 0
+	for _, r := range sl.renewers {
+		_, after := r.Renewals()
+		n += after
+	}
+	return n
+}
+
+// lockTTL is the longest time any lock server still holds the lock: zero when none does,
+// negative when one holds it for good.
+func (sl *sale) lockTTL(ctx context.Context) (time.Duration, error) {
+	if sl.locker == nil {
+		return 0, nil
+	}
+	var longest time.Duration
+	for _, c := range sl.r.LockAdmins {
+		d, err := c.PTTL(ctx, sl.lockKey).Result()
+		if err != nil {
+			return 0, fmt.Errorf("flash-sale: read lock ttl: %w", err)
+		}
+		switch {
+		case d == -1: // no expiry: stuck for good
+			return -1, nil
+		case d > longest:
+			longest = d
+		}
+	}
+	return longest, nil
+}
+
+var redisNil = redis.Nil
+
+func sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}

@@ -1,0 +1,50 @@
+package scenarios
+
+import (
+	"slices"
+	"time"
+
+	"github.com/stockbench/stockbench/oracle"
+	"github.com/stockbench/stockbench/queueimpl"
+	"github.com/stockbench/stockbench/results"
+)
+
+// record turns a finished queue sale into its result record. The lock-sale figures the
+// table shows (sold, final stock, sales/s) are filled from the queue's.
+func (s QueueSale) record(impl queueimpl.Impl, started time.Time, qs *queueRun, final oracle.QueueFinal) results.Run {
+	q := oracle.CheckQueue(qs.ledger, final, impl.Ordered)
+	run := results.Run{
+		Kind: "queue", Scenario: s.Name, Impl: impl.Name, Complete: true,
+		Started: started, Duration: time.Since(started),
+		Verdict: q.Verdict(), Class: q.Class(), Cell: q.Cell(), Findings: q.Findings(),
+		Queue: &q, Backlog: qs.backlog,
+		Oracle:  oracle.Report{Buyers: s.Buyers, Bought: q.Fulfilled, InitialStock: s.Stock, FinalStock: final.Stock},
+		Latency: make(map[string]results.Latency),
+		Params: results.Params{
+			Buyers: s.Buyers, Stock: s.Stock, Critical: "queue", Think: s.Work.String(), Conns: s.Conns,
+			Seed: s.Seed, Faults: s.Faults.String(), Workers: s.Workers, Fulfil: string(s.Fulfil),
+			Visibility: s.Visibility.String(), Rate: s.Rate,
+		},
+	}
+	fulfil := 0
+	if s.Fulfil == Idempotent {
+		fulfil = 1
+	}
+	if want, ok := impl.Expect[s.Faults.String()]; ok && len(want[fulfil]) > 0 {
+		as := slices.Contains(want[fulfil], run.Class)
+		run.Expected, run.AsExpected = want[fulfil], &as
+	}
+	var last time.Duration
+	for _, t := range qs.ledger.Takes {
+		if t.Result == oracle.TakeFulfilled {
+			last = max(last, t.Fulfilled)
+		}
+	}
+	if last > 0 {
+		run.SalesPerSec = float64(q.Fulfilled) / last.Seconds()
+	}
+	if l, err := results.Summarize(qs.rec.Histogram(results.Queue)); err == nil && l.Count > 0 {
+		run.Latency[results.Queue.String()] = l
+	}
+	return run
+}

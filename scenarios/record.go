@@ -1,0 +1,47 @@
+package scenarios
+
+import (
+	"slices"
+	"time"
+
+	"github.com/stockbench/stockbench/lockimpl"
+	"github.com/stockbench/stockbench/oracle"
+	"github.com/stockbench/stockbench/results"
+)
+
+// record turns a finished sale into its result record.
+func (s FlashSale) record(impl lockimpl.Impl, started time.Time, r oracle.Report, rec *results.Recorder) results.Run {
+	if impl.Retry != nil {
+		s.Retry = impl.Retry(s.Retry)
+	}
+	run := results.Run{
+		Kind: "lock", Scenario: s.Name, Impl: impl.Name, Complete: true,
+		Started: started, Duration: time.Since(started),
+		Verdict: r.Verdict(), Class: r.Class(), Cell: r.Cell(), Findings: r.Findings(), Oracle: r,
+		Latency: make(map[string]results.Latency),
+		Params: results.Params{
+			Buyers: s.Buyers, Stock: s.Stock, Critical: string(s.Critical), Think: s.Think.String(),
+			TTL: s.TTL.String(), RetryInterval: s.Retry.Interval.String(), RetryTimeout: s.Retry.Timeout.String(), RetryJitter: s.Retry.Jitter,
+			Conns: s.Conns, Seed: s.Seed, Faults: s.Faults.String(),
+		},
+	}
+	if impl.NewPurchaser != nil {
+		run.Params.Critical, run.Params.Think = "lua-script", "-"
+	}
+	if want, ok := impl.Expect[s.Faults.String()]; ok && len(want) > 0 {
+		as := slices.Contains(want, run.Class)
+		run.Expected, run.AsExpected = want, &as
+	}
+	if run.Findings == nil {
+		run.Findings = []string{}
+	}
+	if r.LastSale > 0 {
+		run.SalesPerSec = float64(r.Bought) / r.LastSale.Seconds()
+	}
+	for _, p := range []results.Phase{results.Acquire, results.Critical, results.Release, results.Purchase} {
+		if l, err := results.Summarize(rec.Histogram(p)); err == nil && l.Count > 0 {
+			run.Latency[p.String()] = l
+		}
+	}
+	return run
+}

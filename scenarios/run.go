@@ -1,0 +1,175 @@
+package scenarios
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/stockbench/stockbench/faults"
+	"github.com/stockbench/stockbench/lockimpl"
+	"github.com/stockbench/stockbench/oracle"
+	"github.com/stockbench/stockbench/results"
+)
+
+// Redis is what a sale runs on: the stock store and the lock servers (often one and the
+// same server), and what its faults act on.
+type Redis struct {
+	// Stock is the buyers' client of the stock store.
+	Stock redis.UniversalClient
+	// Locks are the buyers' clients of the lock servers, as many as the design uses.
+	Locks []redis.UniversalClient
+	// StockAdmin and LockAdmins reach the same servers directly, never through a faulty
+	// network, for setting up and reading the outcome. Default: Stock and Locks.
+	StockAdmin redis.UniversalClient
+	LockAdmins []redis.UniversalClient
+	// Servers is what the sale's faults act on.
+	Servers faults.Servers
+}
+
+func (r Redis) withDefaults() Redis {
+	if r.StockAdmin == nil {
+		r.StockAdmin = r.Stock
+	}
+	if r.LockAdmins == nil {
+		r.LockAdmins = r.Locks
+	}
+	if r.Servers.Admin == nil && len(r.LockAdmins) > 0 {
+		r.Servers.Admin = r.LockAdmins[0]
+	}
+	return r
+}
+
+// Single is a Redis where one client serves as stock store and lock server.
+func Single(c redis.UniversalClient) Redis { return Redis{Stock: c, Locks: []redis.UniversalClient{c}} }
+
+// Run runs the sale on r with impl and returns its record. It touches only keys under
+// s.Prefix and deletes them at the end.
+//
+// When ctx ends early the buyers stop, the record is marked incomplete and Run still
+// returns it with what was measured; an error is returned only when the sale could not
+// start, or together with an incomplete record when Redis failed under it.
+func (s FlashSale) Run(ctx context.Context, r Redis, impl lockimpl.Impl) (results.Run, error) {
+	if err := s.Validate(); err != nil {
+		return results.Run{}, err
+	}
+	s = s.WithDefaults()
+	r = r.withDefaults()
+	if len(r.Locks) < impl.LockNodes() {
+		return results.Run{}, fmt.Errorf("%s needs %d lock servers, got %d", impl.Name, impl.LockNodes(), len(r.Locks))
+	}
+	inj, err := faults.New(s.Faults, r.Servers, s.TTL, s.Prefix)
+	if err != nil {
+		return results.Run{}, err
+	}
+	if err := s.setUp(ctx, r); err != nil {
+		return results.Run{}, err
+	}
+	warm(ctx, r, s.Conns)
+	sl := newSale(s, r, impl, inj)
+	before, statsErr := commandStats(ctx, r.admins())
+	if err := inj.Start(ctx); err != nil {
+		return results.Run{}, err
+	}
+
+	started := time.Now()
+	sl.run(ctx)
+	inj.Stop()
+
+	// The sale's context may be over; the final reads and the clean-up still need Redis.
+	after, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	var afterStats map[string]int64
+	if statsErr == nil {
+		afterStats, statsErr = commandStats(after, r.admins()) // before the final reads, which are not the sale's
+	}
+	final, finalErr := sl.final(after)
+	cleanErr := s.cleanUp(after, r)
+
+	report := oracle.Check(sl.ledger, final)
+	run := s.record(impl, started, report, sl.rec)
+	run.Events = inj.Events()
+	if s.CheckLinearizable {
+		lin := oracle.CheckLinearizable(sl.ledger, 10*time.Second)
+		run.Linearizability = &lin
+		if lin.Verdict == "not linearizable" {
+			run.Findings = append(run.Findings, "NOT-LINEARIZABLE")
+			run.Verdict = strings.Join(run.Findings, " ")
+		}
+	}
+	if statsErr == nil {
+		run.Commands = results.NewCommands(before, afterStats, report.Bought)
+	}
+	run.Errors = int(sl.failures.Load())
+	if sl.firstErr != nil {
+		run.FirstError = sl.firstErr.Error()
+	}
+	runErr := errors.Join(sl.runErr(), finalErr)
+	if runErr == nil && cleanErr != nil {
+		runErr = cleanErr
+	}
+	switch {
+	case runErr != nil:
+		run.Complete, run.Error = false, runErr.Error()
+	case ended(ctx):
+		run.Complete, run.Error = false, "interrupted"
+	}
+	return run, runErr
+}
+
+// admins are the distinct servers of r, by their direct clients.
+func (r Redis) admins() []redis.UniversalClient {
+	all := []redis.UniversalClient{r.StockAdmin}
+	for _, c := range r.LockAdmins {
+		if !slices.Contains(all, c) {
+			all = append(all, c)
+		}
+	}
+	return all
+}
+
+// commandStats sums INFO commandstats over the servers; on a cluster the figures would
+// cover one node only, so it declines.
+func commandStats(ctx context.Context, servers []redis.UniversalClient) (map[string]int64, error) {
+	sum := make(map[string]int64)
+	for _, c := range servers {
+		if _, ok := c.(*redis.ClusterClient); ok {
+			return nil, errors.New("commandstats: not read on a cluster")
+		}
+		info, err := c.Info(ctx, "commandstats").Result()
+		if err != nil {
+			return nil, fmt.Errorf("commandstats: %w", err)
+		}
+		for name, n := range results.CommandStats(info) {
+			sum[name] += n
+		}
+	}
+	return sum, nil
+}
+
+// warm dials the buyers' connections before the clock starts, so that the first buyers'
+// latency is not the cost of connecting.
+func warm(ctx context.Context, r Redis, conns int) {
+	var wg sync.WaitGroup
+	for _, c := range append([]redis.UniversalClient{r.Stock}, r.Locks...) {
+		for range conns {
+			wg.Go(func() { c.Ping(ctx) })
+		}
+	}
+	wg.Wait()
+}
+
+// ended reports whether ctx is over. A command cut off by ctx's deadline fails with the
+// socket's i/o timeout, which can reach the buyer a moment before ctx.Err() is set.
+func ended(ctx context.Context) bool {
+	if ctx.Err() != nil {
+		return true
+	}
+	d, ok := ctx.Deadline()
+	return ok && !time.Now().Before(d)
+}

@@ -1,0 +1,151 @@
+package scenarios
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stockbench/stockbench/internal/redistest"
+	"github.com/stockbench/stockbench/lockimpl"
+	"github.com/stockbench/stockbench/results"
+)
+
+func TestMain(m *testing.M) { redistest.Main(m) }
+
+// run runs s with the named design on the package's Redis under a prefix of its own.
+func run(t *testing.T, s FlashSale, lock string) results.Run {
+	t.Helper()
+	impl, err := lockimpl.Lookup(lock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Name = t.Name()
+	s.Prefix = "{test:" + t.Name() + "}"
+	s = s.WithDefaults()
+	c := redistest.Shared(t).Client(s.Conns)
+	defer c.Close()
+	r, err := s.Run(context.Background(), Single(c), impl)
+	if err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	o := r.Oracle
+	t.Logf("%s: %s; bought %d of %d, final %d, overlaps %d, gave up %d, took %s",
+		lock, r.Verdict, o.Bought, o.InitialStock, o.FinalStock, o.Overlaps, o.GaveUp, r.Duration.Round(time.Millisecond))
+	return r
+}
+
+// contended is a sale where many buyers poll for a short-work lock.
+var contended = FlashSale{
+	Buyers: 400, Stock: 100, Critical: ReadThinkWrite, Think: Fixed(time.Millisecond),
+	TTL: 2 * time.Second, Conns: 32,
+	Retry: lockimpl.Retry{Interval: 20 * time.Millisecond, Timeout: 30 * time.Second},
+}
+
+// slowWork is a sale whose every holder works past the lock's 1s TTL.
+var slowWork = FlashSale{
+	Buyers: 20, Stock: 2, Critical: ReadThinkWrite, Think: Fixed(1300 * time.Millisecond),
+	TTL: time.Second, Conns: 8,
+	Retry: lockimpl.Retry{Interval: 10 * time.Millisecond, Timeout: 30 * time.Second},
+}
+
+// TestExpectedVerdicts asserts each design's documented verdict under the condition that
+// breaks it, and under the one it is meant to survive.
+func TestExpectedVerdicts(t *testing.T) {
+	atomicSeed := contended
+	atomicSeed.Critical = Atomic
+	tests := []struct {
+		name   string
+		lock   string
+		sale   FlashSale
+		unsafe bool // want oversell and overlaps; else want exactly the stock sold, no overlap
+	}{
+		// The steal race: under contention holders overlap and read-think-write oversells.
+		{"seed-setnx contended", "seed-setnx", contended, true},
+		// Short work inside the TTL: the TTL locks hold.
+		{"set-nx-ex contended", "set-nx-ex", contended, false},
+		{"setnx-expire contended", "setnx-expire", contended, false},
+		// Work past the TTL: the lock expires under its holder and a second buyer reads
+		// the same stock.
+		{"set-nx-ex slow work", "set-nx-ex", slowWork, true},
+		{"setnx-expire slow work", "setnx-expire", slowWork, true},
+		// The script needs no lock and never sells more than the stock.
+		{"lua contended", "lua", FlashSale{Buyers: 2000, Stock: 500, Conns: 64}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			r := run(t, tt.sale, tt.lock)
+			o := r.Oracle
+			if tt.unsafe {
+				if o.Oversold <= 0 || o.Overlaps <= 0 {
+					t.Errorf("want oversell and overlaps, got oversold %d, overlaps %d", o.Oversold, o.Overlaps)
+				}
+				return
+			}
+			if r.Verdict != "SAFE" || int64(o.Bought) != tt.sale.Stock || o.FinalStock != 0 || o.OrdersRecorded != tt.sale.Stock {
+				t.Errorf("want SAFE with exactly %d sold, got %s: bought %d, final %d, orders %d",
+					tt.sale.Stock, r.Verdict, o.Bought, o.FinalStock, o.OrdersRecorded)
+			}
+		})
+	}
+	// An atomic critical section makes even the broken seed lock sell no more than the
+	// stock: lock failures oversell only when the update is not atomic.
+	t.Run("seed-setnx atomic", func(t *testing.T) {
+		t.Parallel()
+		r := run(t, atomicSeed, "seed-setnx")
+		if o := r.Oracle; o.Overlaps <= 0 || o.Oversold != 0 || o.LostUpdates != 0 || int64(o.Bought) != atomicSeed.Stock {
+			t.Errorf("want overlaps but exactly %d sold, got %s: overlaps %d, bought %d", atomicSeed.Stock, r.Verdict, o.Overlaps, o.Bought)
+		}
+	})
+}
+
+// TestInterrupted: a sale whose context ends returns what it measured, marked incomplete,
+// without waiting for its buyers' timeouts.
+func TestInterrupted(t *testing.T) {
+	t.Parallel()
+	impl, _ := lockimpl.Lookup("set-nx-ex")
+	s := FlashSale{Name: "interrupted", Buyers: 50, Stock: 100, Think: Fixed(200 * time.Millisecond), TTL: 5 * time.Second,
+		Prefix: "{test:interrupted}", Retry: lockimpl.Retry{Interval: 10 * time.Millisecond, Timeout: time.Minute}}
+	c := redistest.Shared(t).Client(8)
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	r, err := s.Run(ctx, Single(c), impl)
+	if err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	if took := time.Since(start); took > 20*time.Second {
+		t.Errorf("took %s after the interrupt", took)
+	}
+	if r.Complete || r.Error != "interrupted" {
+		t.Errorf("want incomplete and interrupted, got complete=%v error=%q", r.Complete, r.Error)
+	}
+	if o := r.Oracle; o.Bought < 1 || o.Interrupted < 1 || o.Bought+o.Interrupted+o.SoldOut != o.Buyers {
+		t.Errorf("want some bought and the rest interrupted, got %+v", o)
+	}
+	if n := c.Exists(context.Background(), "{test:interrupted}:stock", "{test:interrupted}:lock").Val(); n != 0 {
+		t.Errorf("want the sale's keys deleted, %d remain", n)
+	}
+}
+
+func TestValidate(t *testing.T) {
+	tests := []struct {
+		name string
+		sale FlashSale
+		ok   bool
+	}{
+		{"defaults", FlashSale{Buyers: 1}, true},                              // everything else defaults
+		{"no buyers", FlashSale{Buyers: 0}, false},                            // nobody to buy
+		{"negative stock", FlashSale{Buyers: 1, Stock: -1}, false},            // not a stock
+		{"bad critical", FlashSale{Buyers: 1, Critical: "optimistic"}, false}, // unknown section
+		{"negative ttl", FlashSale{Buyers: 1, TTL: -time.Second}, false},      // not a TTL
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if err := tt.sale.Validate(); (err == nil) != tt.ok {
+				t.Errorf("Validate: want ok=%v, got %v", tt.ok, err)
+			}
+		})
+	}
+}

@@ -1,0 +1,101 @@
+package scenarios
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"time"
+
+	"github.com/stockbench/stockbench/oracle"
+	"github.com/stockbench/stockbench/queueimpl"
+	"github.com/stockbench/stockbench/results"
+)
+
+// startWorker starts one worker with a name of its own.
+func (qs *queueRun) startWorker(ctx context.Context) {
+	name := "w" + strconv.FormatInt(qs.nextID.Add(1), 10)
+	qs.workers.Add(1)
+	go func() {
+		defer qs.workers.Done()
+		takes := qs.work(ctx, name)
+		qs.mu.Lock()
+		qs.ledger.Takes = append(qs.ledger.Takes, takes...)
+		qs.mu.Unlock()
+	}()
+}
+
+// work takes and fulfils tasks until ctx ends or a fault kills the worker, which is then
+// replaced, as a supervisor would; it returns the worker's takes.
+func (qs *queueRun) work(ctx context.Context, name string) []oracle.Take {
+	var takes []oracle.Take
+	for ctx.Err() == nil {
+		begin := time.Since(qs.t0)
+		task, err := qs.q.Dequeue(ctx, name, 100*time.Millisecond)
+		if errors.Is(err, queueimpl.ErrEmpty) || (err != nil && ended(ctx)) {
+			continue
+		}
+		if err != nil {
+			qs.failed(err)
+			sleep(ctx, 20*time.Millisecond) // the server may come back
+			continue
+		}
+		qs.taken.Add(1)
+		qs.busy.Add(1)
+		takes = qs.handle(ctx, task, begin, takes)
+		qs.busy.Add(-1)
+		if len(takes) > 0 && takes[len(takes)-1].Result == oracle.TakeCrashed {
+			qs.startWorker(ctx)
+			return takes
+		}
+	}
+	return takes
+}
+
+// handle carries one task through the faults, the fulfil and the ack, and appends its
+// take to takes.
+func (qs *queueRun) handle(ctx context.Context, task queueimpl.Task, begin time.Duration, takes []oracle.Take) []oracle.Take {
+	o := task.Order()
+	t := oracle.Take{ID: o.ID, Seq: o.Seq, Begin: begin, End: time.Since(qs.t0)}
+	v := qs.inj.Delivered(ctx)
+	if v.Crash {
+		t.Result = oracle.TakeCrashed
+		return append(takes, t)
+	}
+	if err := v.Wait(ctx); err != nil {
+		return append(takes, t)
+	}
+	sleep(ctx, qs.Work)
+	var err error
+	t.Result, err = qs.Fulfil.apply(ctx, qs.r.Stock, qs.k, o.ID)
+	t.Fulfilled = time.Since(qs.t0)
+	if err != nil {
+		if !ended(ctx) {
+			qs.failed(err)
+		}
+		return append(takes, t)
+	}
+	qs.settle(o.ID, t.Fulfilled)
+	if v.CrashLate {
+		t.Result = oracle.TakeCrashed // its effect stands; its ack never comes
+		return append(takes, t)
+	}
+	if err := task.Ack(ctx); err != nil && !ended(ctx) {
+		qs.failed(err)
+	}
+	return append(takes, t)
+}
+
+// settle notes the first time an order is fulfilled or refused, and its queue latency.
+func (qs *queueRun) settle(id string, at time.Duration) {
+	if _, dup := qs.settledSet.LoadOrStore(id, true); dup {
+		return
+	}
+	qs.settled.Add(1)
+	i, err := strconv.Atoi(id)
+	if err != nil || i >= len(qs.enqueued) {
+		return
+	}
+	if enq := qs.enqueued[i].Load(); enq != 0 {
+		qs.rec.Record(i, results.Queue, at-time.Duration(enq))
+	}
+}
