@@ -13,7 +13,7 @@ export TESTCONTAINERS_RYUK_DISABLED ?= true
 # when no engine answers (the harness then runs redis-server as a process).
 REDIS_ENV = img=$$(scripts/redis-image.sh) && export STOCKBENCH_REDIS_IMAGE=$${img:-$${STOCKBENCH_REDIS_IMAGE:-redis:7}}
 
-.PHONY: build bench run test vet fmt-check redis-image redis-server clean clean-containers
+.PHONY: build bench run test vet fmt-check redis-image redis-server chromium gate baseline report clean clean-containers
 
 build:
 	$(GO) build -o $(BIN) ./bench
@@ -26,8 +26,22 @@ bench: build
 run: build
 	@$(REDIS_ENV) && ./$(BIN) run $(ARGS)
 
-## test: gofmt, vet and the race-enabled tests against a real Redis
-test: redis-server fmt-check vet
+## gate: run the default matrix and compare it with the committed baseline; exit 1 with
+## one line per regression. Tolerances live in baseline/gate.json.
+gate: bench
+	./$(BIN) gate --baseline baseline/results.json --rules baseline/gate.json
+
+## baseline: make the newest run (make bench) the baseline that make gate compares with
+baseline: build
+	./$(BIN) baseline --to baseline/results.json
+
+## report: rebuild a run's report, or compare runs: make report ARGS="results/runs/A results/runs/B"
+report: build
+	./$(BIN) report $(ARGS)
+
+## test: gofmt, vet and the race-enabled tests against a real Redis (and, where Chromium
+## is or can be installed, the report checked in a headless browser)
+test: redis-server chromium fmt-check vet
 	@$(REDIS_ENV) && $(GO) test -race -count=1 ./...
 
 vet:
@@ -40,6 +54,10 @@ fmt-check:
 ## redis-image: make sure the Docker engine has a Redis image (pull, or build from Debian's)
 redis-image:
 	@scripts/redis-image.sh
+
+## chromium: make sure a Chromium is here for the report's browser test, if it can be
+chromium:
+	@scripts/ensure-chromium.sh
 
 ## redis-server: make sure redis-server is on PATH (Debian's package when apt-get is here)
 redis-server:

@@ -5,9 +5,11 @@
 //	stockbench list                          implementations and scenarios
 //	stockbench run --lock NAME [flags]       one scenario with one lock
 //	stockbench matrix [flags]                every lock x the default scenarios
+//	stockbench report DIR [DIR...]           rebuild a report, or compare runs side by side
+//	stockbench gate --baseline FILE          compare a run with a baseline, for CI
 //
-// Exit codes: 0 done, 1 a run failed (Redis died, say), 2 bad input or no Redis,
-// 130 interrupted. Interrupted and failed runs still write what they measured.
+// Exit codes: 0 done, 1 a run failed (Redis died, say) or a gate found a regression,
+// 2 bad input or no Redis, 130 interrupted. Interrupted and failed runs still write what they measured.
 package main
 
 import (
@@ -38,9 +40,14 @@ Usage:
   stockbench list                       name the lock implementations and scenarios
   stockbench run --lock NAME [flags]    run one scenario with one lock
   stockbench matrix [flags]             run every lock x the default scenarios
+  stockbench report RUN_DIR [RUN_DIR...]
+                                        rebuild a run's report.html, or compare runs side by side
+  stockbench gate --baseline FILE [--current RUN_DIR]
+                                        exit 1, with reasons, if the run regressed from the baseline
+  stockbench baseline [--from RUN_DIR]  save a run (the newest by default) as baseline/results.json
   stockbench version
 
-Run 'stockbench run -h' or 'stockbench matrix -h' for their flags.
+Run 'stockbench COMMAND -h' for a command's flags.
 `
 
 // quietRedis drops go-redis's own log lines: every failure it logs reaches the user as
@@ -73,12 +80,18 @@ func cli(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return runCommand(ctx, args[1:], stdout, stderr)
 	case "matrix":
 		return matrixCommand(ctx, args[1:], stdout, stderr)
+	case "report":
+		return reportCommand(args[1:], stdout, stderr)
+	case "gate":
+		return gateCommand(args[1:], stdout, stderr)
+	case "baseline":
+		return baselineCommand(args[1:], stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, "stockbench", version())
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 	default:
-		err = usageError(fmt.Errorf("unknown command %q (commands: list, run, matrix, version)", args[0]))
+		err = usageError(fmt.Errorf("unknown command %q (commands: list, run, matrix, report, gate, baseline, version)", args[0]))
 	}
 	return report(stderr, err)
 }

@@ -48,7 +48,11 @@ type Host struct {
 type Run struct {
 	Scenario string `json:"scenario"`
 	Impl     string `json:"impl"`
-	Params   Params `json:"params"`
+	// Source names the results the run was read from when a report compares several; it
+	// is not saved.
+	Source      string `json:"-"`
+	sourceIndex int
+	Params      Params `json:"params"`
 	// Complete is false when the run was cut short; its figures cover what happened
 	// until then.
 	Complete bool          `json:"complete"`
@@ -74,6 +78,10 @@ type Run struct {
 	Queue *oracle.QueueReport `json:"queue,omitempty"`
 	// Backlog is the queue's length over time, for a queue sale.
 	Backlog []Sample `json:"backlog,omitempty"`
+	// Sales is the cumulative count of confirmed orders over time (see Timeline).
+	Sales []Sample `json:"sales_over_time,omitempty"`
+	// Fairness is read from the main latency: the purchase, or the queued order.
+	Fairness *Fairness `json:"fairness,omitempty"`
 	// Linearizability is porcupine's verdict on the purchases, when it was asked for.
 	Linearizability *oracle.Linearizability `json:"linearizability,omitempty"`
 	// Events is what the faults did, when.
@@ -135,6 +143,9 @@ func Read(path string) (*File, error) {
 // never sees half a file.
 func writeJSON(path string, f *File) error {
 	f.Verdicts = verdicts(f.Runs)
+	for i := range f.Runs {
+		f.Runs[i].fillFairness()
+	}
 	b, err := json.MarshalIndent(f, "", "  ")
 	if err != nil {
 		return fmt.Errorf("results: encode: %w", err)
@@ -191,3 +202,47 @@ func (r *Run) mainLatency() (Phase, Latency) {
 	}
 	return Queue, r.Latency[Queue.String()]
 }
+
+// fillFairness derives Fairness from the main latency histogram when it is missing.
+func (r *Run) fillFairness() {
+	if r.Fairness != nil {
+		return
+	}
+	phase, l := r.mainLatency()
+	if l.Count == 0 || l.Hist == "" {
+		return
+	}
+	if f, err := FairnessOf(phase, l); err == nil {
+		r.Fairness = &f
+	}
+}
+
+// Label names the run in tables and legends: its implementation, and the results it came
+// from when a report puts several side by side.
+func (r *Run) Label() string {
+	if r.Source == "" {
+		return r.Impl
+	}
+	return r.Impl + " @" + r.Source
+}
+
+// Slim returns a copy of f without what only plots read (histograms, timelines, fault
+// events): what a committed gate baseline needs, at a tenth of the size.
+func Slim(f *File) *File {
+	s := *f
+	s.Runs = make([]Run, len(f.Runs))
+	for i, r := range f.Runs {
+		r.Sales, r.Backlog, r.Events, r.Linearizability = nil, nil, nil, nil
+		lat := make(map[string]Latency, len(r.Latency))
+		for k, l := range r.Latency {
+			l.Hist = ""
+			lat[k] = l
+		}
+		r.Latency = lat
+		s.Runs[i] = r
+	}
+	return &s
+}
+
+// WriteFile writes f to path as results.json does, through a temporary file.
+func WriteFile(path string, f *File) error { return writeJSON(path, f) }

@@ -27,16 +27,19 @@ func Matrices(runs []Run) []Matrix {
 			k = len(ms) - 1
 		}
 		m := &ms[k]
-		if !slices.Contains(m.Locks, r.Impl) {
-			m.Locks = append(m.Locks, r.Impl)
+		if !slices.Contains(m.Locks, r.Label()) {
+			m.Locks = append(m.Locks, r.Label())
 		}
 		if !slices.Contains(m.Faults, r.FaultPlan()) {
 			m.Faults = append(m.Faults, r.FaultPlan())
 		}
-		m.cells[[2]string{r.Impl, r.FaultPlan()}] = r
+		m.cells[[2]string{r.Label(), r.FaultPlan()}] = r
 	}
 	return ms
 }
+
+// Run is the sale of lock under faults, nil when it did not run.
+func (m Matrix) Run(lock, faults string) *Run { return m.cells[[2]string{lock, faults}] }
 
 // Cell is the verdict of lock under faults, marked "!" when it is not what the lock
 // documents, and "-" when that sale did not run.

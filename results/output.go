@@ -2,6 +2,7 @@ package results
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
@@ -10,7 +11,7 @@ import (
 	"strings"
 )
 
-// Output is a run directory: results.json, summary.md and one latency plot per scenario.
+// Output is a run directory: results.json, summary.md, report.html and the plots.
 type Output struct {
 	Dir string
 }
@@ -33,35 +34,76 @@ func (o *Output) Progress(f *File) error {
 	return writeJSON(filepath.Join(o.Dir, "results.json"), f)
 }
 
-// Write writes f and everything derived from it: results.json, one latency plot per
-// scenario and fault plan, and summary.md.
+// Write writes f and everything derived from it: results.json, the plots as PNG and SVG,
+// summary.md and report.html.
 func (o *Output) Write(f *File) error {
-	errs := []error{o.Progress(f)}
-	var plots []string
-	for _, g := range Groups(f.Runs) {
-		base, title := fileSafe(g.Scenario), g.Scenario
-		if g.Faults != "none" {
-			base += "-" + fileSafe(g.Faults)
-			title += ", faults " + g.Faults
+	return errors.Join(o.Progress(f), Report(o.Dir, []Source{{File: f}}))
+}
+
+// Report writes into dir what is derived from the sources: the plots as PNG and SVG,
+// summary.md and report.html. Several sources are compared side by side: each run is
+// labelled with its source's name and runs of one design sit next to each other.
+func Report(dir string, sources []Source) error {
+	f := sources[0].File
+	runs := f.Runs
+	if len(sources) > 1 {
+		f, runs = combine(sources)
+	}
+	for i := range runs {
+		runs[i].fillFairness()
+	}
+	figs, err := Figures(runs)
+	if err != nil {
+		return err
+	}
+	if err := SaveAll(dir, figs); err != nil {
+		return err
+	}
+	var pngs []string
+	for _, fig := range figs {
+		pngs = append(pngs, fig.Name+".png")
+	}
+	summary := *f
+	summary.Runs = runs
+	return errors.Join(
+		os.WriteFile(filepath.Join(dir, "summary.md"), Summary(&summary, pngs), 0o644),
+		WriteHTML(dir, sources, runs, figs))
+}
+
+// combine merges the sources' runs, labelled by source, ordered by scenario and design
+// as they first appear, then by source; and a file that describes them together.
+func combine(sources []Source) (*File, []Run) {
+	f := &File{Complete: true, Target: sources[0].File.Target, Host: sources[0].File.Host}
+	var runs []Run
+	var ids, incomplete []string
+	for k, s := range sources {
+		ids = append(ids, s.Name)
+		if !s.File.Complete {
+			f.Complete = false
+			incomplete = append(incomplete, s.Name+": "+s.File.Incomplete)
 		}
-		phase, _ := g.Runs[0].mainLatency()
-		name := "latency-" + base + ".png"
-		err := PlotLatency(filepath.Join(o.Dir, name), phase.String()+" latency: "+title, phase, g.Runs)
-		errs = append(errs, err)
-		if err == nil {
-			plots = append(plots, name)
-		}
-		if g.Runs[0].Kind == "queue" {
-			name := "backlog-" + base + ".png"
-			err := PlotBacklog(filepath.Join(o.Dir, name), "backlog: "+title, g.Runs)
-			errs = append(errs, err)
-			if err == nil {
-				plots = append(plots, name)
-			}
+		for _, r := range s.File.Runs {
+			r.Source = s.Name
+			r.sourceIndex = k
+			runs = append(runs, r)
 		}
 	}
-	errs = append(errs, os.WriteFile(filepath.Join(o.Dir, "summary.md"), Summary(f, plots), 0o644))
-	return errors.Join(errs...)
+	f.ID, f.Incomplete = strings.Join(ids, " vs "), strings.Join(incomplete, "; ")
+	first := func(key func(*Run) string) map[string]int {
+		m := make(map[string]int)
+		for i := range runs {
+			if _, ok := m[key(&runs[i])]; !ok {
+				m[key(&runs[i])] = len(m)
+			}
+		}
+		return m
+	}
+	subj, impl := first((*Run).Subject), first(func(r *Run) string { return r.Impl })
+	slices.SortStableFunc(runs, func(a, b Run) int {
+		return cmp.Or(cmp.Compare(subj[a.Subject()], subj[b.Subject()]),
+			cmp.Compare(impl[a.Impl], impl[b.Impl]), cmp.Compare(a.sourceIndex, b.sourceIndex))
+	})
+	return f, runs
 }
 
 // fileSafe turns a scenario or fault plan into a file name part.

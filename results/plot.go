@@ -18,49 +18,65 @@ var percentileTicks = plot.ConstantTicks{
 	{Value: 1e6, Label: "99.9999%"},
 }
 
-// PlotLatency draws the latency percentile spectrum of phase for each run, as HdrHistogram
-// plots it (log percentile axis, log latency axis), and saves it as a PNG or SVG by the
-// extension of path. Runs without samples in the phase are left out.
-func PlotLatency(path, title string, phase Phase, runs []Run) error {
+// lines is a plot of one line per run, each with its implementation's name in the legend.
+type lines struct {
+	p     *plot.Plot
+	drawn int
+}
+
+func newLines(title, x, y string) *lines {
 	p := plot.New()
 	p.Title.Text = title
-	p.X.Label.Text = "percentile"
-	p.X.Scale = plot.LogScale{}
-	p.X.Tick.Marker = percentileTicks
-	p.Y.Label.Text = phase.String() + " latency (ms)"
-	p.Y.Scale = plot.LogScale{}
-	p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+	p.X.Label.Text = x
+	p.Y.Label.Text = y
 	p.Legend.Top = true
-	p.Legend.Left = true
 	p.Add(plotter.NewGrid())
-	drawn := 0
-	for i := range runs {
-		l, ok := runs[i].Latency[phase.String()]
-		if !ok || l.Count == 0 {
-			continue
-		}
-		xys, err := spectrum(l)
-		if err != nil {
-			return err
-		}
-		line, err := plotter.NewLine(xys)
-		if err != nil {
-			return fmt.Errorf("results: plot %s: %w", runs[i].Impl, err)
-		}
-		line.Color = plotutil.Color(drawn)
-		line.Dashes = plotutil.Dashes(drawn / 7)
-		line.Width = vg.Points(1.5)
-		p.Add(line)
-		p.Legend.Add(runs[i].Impl, line)
-		drawn++
+	return &lines{p: p}
+}
+
+func (l *lines) add(name string, xys plotter.XYs) error {
+	line, err := plotter.NewLine(xys)
+	if err != nil {
+		return fmt.Errorf("results: plot %s: %w", name, err)
 	}
-	if drawn == 0 {
+	line.Color = plotutil.Color(l.drawn)
+	line.Dashes = plotutil.Dashes(l.drawn / 7)
+	line.Width = vg.Points(1.5)
+	l.p.Add(line)
+	l.p.Legend.Add(name, line)
+	l.drawn++
+	return nil
+}
+
+// plot is the finished plot, or nil when no run had anything to draw.
+func (l *lines) plot() *plot.Plot {
+	if l.drawn == 0 {
 		return nil
 	}
-	if err := p.Save(9*vg.Inch, 5*vg.Inch, path); err != nil {
-		return fmt.Errorf("results: save %s: %w", path, err)
+	return l.p
+}
+
+// LatencyPlot is the latency percentile spectrum of phase for each run, as HdrHistogram
+// plots it: log percentile axis, log latency axis. Runs without samples are left out.
+func LatencyPlot(title string, phase Phase, runs []Run) (*plot.Plot, error) {
+	l := newLines(title, "percentile", phase.String()+" latency (ms)")
+	l.p.X.Scale, l.p.X.Tick.Marker = plot.LogScale{}, percentileTicks
+	l.p.Y.Scale, l.p.Y.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
+	l.p.Legend.Left = true
+	for i := range runs {
+		lat, ok := runs[i].Latency[phase.String()]
+		if !ok || lat.Count == 0 || lat.Hist == "" {
+			continue
+		}
+		xys, err := spectrum(lat)
+		if err != nil {
+			return nil, err
+		}
+		if err := l.add(runs[i].Label(), xys); err != nil {
+			return nil, err
+		}
 	}
-	return nil
+	return l.plot(), nil
 }
 
 // spectrum samples l's histogram at 20 points per decade of x = 1/(1-q), from the median
@@ -83,16 +99,62 @@ func spectrum(l Latency) (plotter.XYs, error) {
 	}
 }
 
-// PlotBacklog draws each run's queue length over time and saves it by path's extension.
-// Runs without samples are left out.
-func PlotBacklog(path, title string, runs []Run) error {
-	p := plot.New()
-	p.Title.Text = title
-	p.X.Label.Text = "seconds since the sale began"
-	p.Y.Label.Text = "tasks waiting or unacknowledged"
-	p.Legend.Top = true
-	p.Add(plotter.NewGrid())
-	drawn := 0
+// ThroughputPlot is each run's confirmed sales per second over the sale.
+func ThroughputPlot(title string, runs []Run) (*plot.Plot, error) {
+	l := newLines(title, "seconds since the sale began", "sales per second")
+	for i := range runs {
+		rates := Rates(runs[i].Sales)
+		if len(rates) == 0 {
+			continue
+		}
+		xys := make(plotter.XYs, 0, len(rates)+1)
+		xys = append(xys, plotter.XY{})
+		for _, s := range rates {
+			xys = append(xys, plotter.XY{X: s.At.Seconds(), Y: float64(s.N)})
+		}
+		if err := l.add(runs[i].Label(), xys); err != nil {
+			return nil, err
+		}
+	}
+	return l.plot(), nil
+}
+
+// FairnessPlot is each run's wait distribution: the share of served buyers who waited at
+// most x, with Jain's index of the waits in the legend.
+func FairnessPlot(title string, runs []Run) (*plot.Plot, error) {
+	l := newLines(title, "wait (ms)", "share of served buyers")
+	l.p.X.Scale, l.p.X.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
+	l.p.Legend.Left = true
+	for i := range runs {
+		phase, lat := runs[i].mainLatency()
+		if lat.Count == 0 || lat.Hist == "" {
+			continue
+		}
+		h, err := lat.Histogram()
+		if err != nil {
+			return nil, err
+		}
+		var xys plotter.XYs
+		var seen float64
+		total := float64(h.TotalCount())
+		for _, b := range h.Distribution() {
+			if b.Count == 0 {
+				continue
+			}
+			seen += float64(b.Count)
+			xys = append(xys, plotter.XY{X: max(float64(b.To)/1000, 0.001), Y: seen / total})
+		}
+		f, _ := FairnessOf(phase, lat)
+		if err := l.add(fmt.Sprintf("%s (Jain %.2f)", runs[i].Label(), f.Jain), xys); err != nil {
+			return nil, err
+		}
+	}
+	return l.plot(), nil
+}
+
+// BacklogPlot is each run's queue length over time.
+func BacklogPlot(title string, runs []Run) (*plot.Plot, error) {
+	l := newLines(title, "seconds since the sale began", "tasks waiting or unacknowledged")
 	for i := range runs {
 		if len(runs[i].Backlog) == 0 {
 			continue
@@ -101,22 +163,9 @@ func PlotBacklog(path, title string, runs []Run) error {
 		for j, s := range runs[i].Backlog {
 			xys[j] = plotter.XY{X: s.At.Seconds(), Y: float64(s.N)}
 		}
-		line, err := plotter.NewLine(xys)
-		if err != nil {
-			return fmt.Errorf("results: plot %s: %w", runs[i].Impl, err)
+		if err := l.add(runs[i].Label(), xys); err != nil {
+			return nil, err
 		}
-		line.Color = plotutil.Color(drawn)
-		line.Dashes = plotutil.Dashes(drawn / 7)
-		line.Width = vg.Points(1.5)
-		p.Add(line)
-		p.Legend.Add(runs[i].Impl, line)
-		drawn++
 	}
-	if drawn == 0 {
-		return nil
-	}
-	if err := p.Save(9*vg.Inch, 5*vg.Inch, path); err != nil {
-		return fmt.Errorf("results: save %s: %w", path, err)
-	}
-	return nil
+	return l.plot(), nil
 }

@@ -1,5 +1,6 @@
-// Package results records what a run measured and writes it out: latency histograms per
-// phase, the versioned results.json, summary.md, the terminal table and the plots.
+// Package results records what a run measured, writes it out (latency histograms per
+// phase, the versioned results.json, the terminal table, PNG and SVG plots, summary.md
+// and report.html) and gates a run against a baseline.
 package results
 
 import (

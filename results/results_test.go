@@ -120,7 +120,7 @@ func sampleFile(t *testing.T) *File {
 			t.Fatal(err)
 		}
 		rep := oracle.Report{Bought: 10, InitialStock: 10}
-		runs = append(runs, Run{Scenario: "flash-sale", Impl: impl, Complete: true, Verdict: rep.Verdict(), Cell: rep.Cell(),
+		runs = append(runs, Run{Scenario: "flash-sale", Impl: impl, Complete: true, Verdict: rep.Verdict(), Cell: rep.Cell(), Class: rep.Class(),
 			Oracle: rep, Latency: map[string]Latency{"purchase": l}})
 	}
 	return &File{SchemaVersion: SchemaVersion, ID: "test", Complete: false, Incomplete: "interrupted", Runs: runs}
@@ -149,6 +149,17 @@ func TestOutputWrite(t *testing.T) {
 	for _, want := range []string{"**Incomplete**: interrupted", "| flash-sale | set-nx-ex | none | SAFE |", "latency-flash-sale.png"} {
 		if !bytes.Contains(summary, []byte(want)) {
 			t.Errorf("summary.md lacks %q:\n%s", want, summary)
+		}
+	}
+	for _, name := range []string{"report.html", "latency-flash-sale.svg", "fairness-flash-sale.png", "fairness-flash-sale.svg"} {
+		if st, err := os.Stat(filepath.Join(out.Dir, name)); err != nil || st.Size() < 1000 {
+			t.Errorf("%s: missing or empty (%v)", name, err)
+		}
+	}
+	html, _ := os.ReadFile(filepath.Join(out.Dir, "report.html"))
+	for _, want := range []string{"<b>Incomplete</b>", `class="v-SAFE`, "data:image/png;base64,", `href="latency-flash-sale.svg"`} {
+		if !bytes.Contains(html, []byte(want)) {
+			t.Errorf("report.html lacks %q", want)
 		}
 	}
 	pf, err := os.Open(filepath.Join(out.Dir, "latency-flash-sale.png"))

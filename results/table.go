@@ -8,13 +8,16 @@ import (
 	"time"
 )
 
-// columns of the terminal table and summary.md, with what each cell shows.
-var columns = []struct {
+// column is a table column: its heading and what each cell shows.
+type column struct {
 	head string
 	cell func(r *Run) string
-}{
+}
+
+// columns of the terminal table and summary.md.
+var columns = []column{
 	{"SCENARIO", func(r *Run) string { return r.Subject() }},
-	{"DESIGN", func(r *Run) string { return r.Impl }},
+	{"DESIGN", func(r *Run) string { return r.Label() }},
 	{"FAULTS", func(r *Run) string { return r.FaultPlan() }},
 	{"VERDICT", func(r *Run) string {
 		if !r.Complete {

@@ -35,11 +35,14 @@ func (s QueueSale) record(impl queueimpl.Impl, started time.Time, qs *queueRun, 
 		run.Expected, run.AsExpected = want[fulfil], &as
 	}
 	var last time.Duration
+	var sold []time.Duration
 	for _, t := range qs.ledger.Takes {
 		if t.Result == oracle.TakeFulfilled {
 			last = max(last, t.Fulfilled)
+			sold = append(sold, t.Fulfilled)
 		}
 	}
+	run.Sales = results.Timeline(sold)
 	if last > 0 {
 		run.SalesPerSec = float64(q.Fulfilled) / last.Seconds()
 	}

@@ -10,7 +10,8 @@ import (
 )
 
 // record turns a finished sale into its result record.
-func (s FlashSale) record(impl lockimpl.Impl, started time.Time, r oracle.Report, rec *results.Recorder) results.Run {
+func (s FlashSale) record(impl lockimpl.Impl, started time.Time, r oracle.Report, sl *sale) results.Run {
+	rec := sl.rec
 	if impl.Retry != nil {
 		s.Retry = impl.Retry(s.Retry)
 	}
@@ -38,6 +39,13 @@ func (s FlashSale) record(impl lockimpl.Impl, started time.Time, r oracle.Report
 	if r.LastSale > 0 {
 		run.SalesPerSec = float64(r.Bought) / r.LastSale.Seconds()
 	}
+	var sold []time.Duration
+	for _, e := range sl.ledger.Entries {
+		if e.Outcome == oracle.Bought {
+			sold = append(sold, e.Done)
+		}
+	}
+	run.Sales = results.Timeline(sold)
 	for _, p := range []results.Phase{results.Acquire, results.Critical, results.Release, results.Purchase} {
 		if l, err := results.Summarize(rec.Histogram(p)); err == nil && l.Count > 0 {
 			run.Latency[p.String()] = l

@@ -92,7 +92,7 @@ func (s FlashSale) Run(ctx context.Context, r Redis, impl lockimpl.Impl) (result
 	cleanErr := s.cleanUp(after, r)
 
 	report := oracle.Check(sl.ledger, final)
-	run := s.record(impl, started, report, sl.rec)
+	run := s.record(impl, started, report, sl)
 	run.Events = inj.Events()
 	if s.CheckLinearizable {
 		lin := oracle.CheckLinearizable(sl.ledger, 10*time.Second)

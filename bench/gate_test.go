@@ -1,0 +1,149 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stockbench/stockbench/oracle"
+	"github.com/stockbench/stockbench/results"
+)
+
+// savedRun writes a hand-made results.json into dir/name: lua and set-nx-ex on
+// flash-sale, set-nx-ex oversold by oversold, both documented SAFE.
+func savedRun(t *testing.T, dir, name string, oversold int64) string {
+	t.Helper()
+	out, err := results.Create(dir, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := results.NewRecorder(1)
+	for i := range 500 {
+		rec.Record(0, results.Purchase, time.Duration(100+i)*time.Microsecond)
+	}
+	lat, err := results.Summarize(rec.Histogram(results.Purchase))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &results.File{SchemaVersion: results.SchemaVersion, ID: name, Complete: true}
+	for _, impl := range []string{"lua", "set-nx-ex"} {
+		rep := oracle.Report{Bought: 500, InitialStock: 500}
+		if impl == "set-nx-ex" {
+			rep.Oversold, rep.Bought = oversold, 500+int(oversold)
+		}
+		f.Runs = append(f.Runs, results.Run{Kind: "lock", Scenario: "flash-sale", Impl: impl, Complete: true,
+			Oracle: rep, Class: rep.Class(), Cell: rep.Cell(), Verdict: rep.Verdict(), Findings: rep.Findings(),
+			Expected: []oracle.Class{oracle.ClassSafe}, SalesPerSec: 1000, Latency: map[string]results.Latency{"purchase": lat}})
+	}
+	if err := out.Progress(f); err != nil {
+		t.Fatal(err)
+	}
+	return out.Dir
+}
+
+func TestGateCommand(t *testing.T) {
+	dir := t.TempDir()
+	good := savedRun(t, dir, "20260101-000000-a0", 0)
+	bad := savedRun(t, dir, "20260102-000000-b0", 3)
+	rules := filepath.Join(dir, "gate.json")
+	os.WriteFile(rules, []byte(`{"max_p99_rise": 0.2}`), 0o644)
+	slim := filepath.Join(dir, "baseline", "results.json")
+	if code, stdout, stderr := stockbench(t, "baseline", "--from", good, "--to", slim); code != 0 || !strings.Contains(stdout, "holds run") {
+		t.Fatalf("baseline: exit %d: %s %s", code, stdout, stderr)
+	}
+	if b, _ := os.ReadFile(slim); strings.Contains(string(b), `"hdr": "H`) {
+		t.Error("the baseline kept the histograms")
+	}
+	broken := filepath.Join(dir, "broken.json")
+	os.WriteFile(broken, []byte(`{"max_p99_rise": "lots"}`), 0o644)
+	tests := []struct {
+		name string
+		args []string
+		code int
+		want string // in stdout for 0 and 1, in the one stderr line for 2
+	}{
+		{"pass", []string{"--baseline", good, "--current", good, "--rules", rules}, 0, "gate: PASS"},
+		{"pass against a slimmed baseline", []string{"--baseline", slim, "--current", good}, 0, "gate: PASS"},
+		{"regression", []string{"--baseline", good, "--current", bad}, 1,
+			"REGRESSION: flash-sale/set-nx-ex/none: OVERSOLD 3 where the design is documented SAFE"},
+		{"newest run by default", []string{"--baseline", good, "--runs", dir}, 1, "gate: FAIL, 1 regressions"},
+		{"baseline required", []string{"--current", good}, 2, "--baseline is required"},
+		{"missing baseline", []string{"--baseline", filepath.Join(dir, "nope")}, 2, "no such run directory or results file"},
+		{"bad gate file", []string{"--baseline", good, "--current", good, "--rules", broken}, 2, "broken.json"},
+		{"bad tolerance", []string{"--baseline", good, "--current", good, "--max-throughput-drop", "2"}, 2, "max_throughput_drop 2 is out of range"},
+		{"no runs", []string{"--baseline", good, "--runs", filepath.Join(dir, "empty")}, 2, "no run under"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stdout, stderr := stockbench(t, append([]string{"gate"}, tt.args...)...)
+			if code != tt.code {
+				t.Fatalf("exit %d, want %d\nstdout: %s\nstderr: %s", code, tt.code, stdout, stderr)
+			}
+			got := stdout
+			if code == 2 {
+				got = stderr
+				if n := strings.Count(strings.TrimSpace(stderr), "\n"); n != 0 {
+					t.Errorf("want one line on stderr, got %d:\n%s", n+1, stderr)
+				}
+			}
+			if !strings.Contains(got, tt.want) {
+				t.Errorf("want %q in:\n%s", tt.want, got)
+			}
+		})
+	}
+}
+
+func TestReportCommand(t *testing.T) {
+	dir := t.TempDir()
+	a := savedRun(t, dir, "A", 0)
+	b := savedRun(t, dir, "B", 2)
+	out := filepath.Join(dir, "cmp")
+	code, stdout, stderr := stockbench(t, "report", a, b, "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	html, err := os.ReadFile(filepath.Join(out, "report.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Side by side: each design's rows from A and B next to each other.
+	page := string(html)
+	ia, ib := strings.Index(page, "set-nx-ex @A"), strings.Index(page, "set-nx-ex @B")
+	if ia < 0 || ib < 0 || ib < ia || strings.Contains(page[ia:ib], "lua @") {
+		t.Errorf("want set-nx-ex @A and @B adjacent in the matrix")
+	}
+	for _, want := range []string{"A vs B", "OVERSOLD 2", "latency-flash-sale.svg"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("report.html lacks %q", want)
+		}
+	}
+	// Rebuilding one run's report writes into its directory.
+	if code, _, stderr := stockbench(t, "report", a); code != 0 {
+		t.Fatalf("report %s: exit %d: %s", a, code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(a, "report.html")); err != nil {
+		t.Error(err)
+	}
+
+	old := filepath.Join(dir, "old")
+	os.Mkdir(old, 0o755)
+	os.WriteFile(filepath.Join(old, "results.json"), []byte(`{"schema_version": 0, "runs": []}`), 0o644)
+	junk := filepath.Join(dir, "junk.json")
+	os.WriteFile(junk, []byte(`<html>`), 0o644)
+	for name, tt := range map[string]struct {
+		args []string
+		want string
+	}{
+		"no directory": {nil, "name at least one run directory"},
+		"missing":      {[]string{filepath.Join(dir, "nope")}, "no such run directory"},
+		"old schema":   {[]string{old}, "schema_version 0; this stockbench reads 1"},
+		"not results":  {[]string{junk}, "is not a results file"},
+	} {
+		code, _, stderr := stockbench(t, append([]string{"report"}, tt.args...)...)
+		if code != 2 || !strings.Contains(stderr, tt.want) || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
+			t.Errorf("%s: want exit 2 and one line naming %q, got %d: %s", name, tt.want, code, stderr)
+		}
+	}
+}

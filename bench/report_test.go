@@ -1,0 +1,140 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// browser is the Chromium the report is checked in. The test is skipped without one,
+// unless STOCKBENCH_REQUIRE_BROWSER is set (CI installs Debian's chromium and sets it).
+func browser(t *testing.T) string {
+	t.Helper()
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("STOCKBENCH_REQUIRE_BROWSER") != "" {
+		t.Fatal("no Chromium found and STOCKBENCH_REQUIRE_BROWSER is set: apt-get install chromium")
+	}
+	t.Skip("no Chromium on PATH (apt-get install chromium); the report is not checked in a browser")
+	return ""
+}
+
+// TestReportInBrowser builds a report from a real run (a small matrix: two locks, a lock
+// fault, a queue and a queue fault) and opens it in headless Chromium: no console error
+// or exception, every plot decoded, the verdict matrix coloured. The screenshot is kept
+// in bin/artefacts/report.jpg.
+func TestReportInBrowser(t *testing.T) {
+	exe := browser(t)
+	out := t.TempDir()
+	code, stdout, stderr := stockbench(t, "matrix", "--locks", "lua,set-nx-ex", "--faults", "none,slow-work",
+		"--queues", "list", "--queue-faults", "none,worker-crash", "--fulfils", "naive", "--out", out)
+	if code != 0 {
+		t.Fatalf("matrix exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	dirs, _ := filepath.Glob(filepath.Join(out, "*", "report.html"))
+	if len(dirs) != 1 {
+		t.Fatalf("want one report.html, found %v", dirs)
+	}
+	problems, shot := checkInBrowser(t, exe, dirs[0])
+	for _, p := range problems {
+		t.Error(p)
+	}
+	art := filepath.Join("..", "bin", "artefacts")
+	if err := os.MkdirAll(art, 0o755); err == nil {
+		os.WriteFile(filepath.Join(art, "report.jpg"), shot, 0o644)
+	}
+}
+
+// checkInBrowser opens page in headless Chromium and returns what is wrong with it (each
+// console error, uncaught exception, undecoded image, or a matrix without coloured
+// cells) and a full-page screenshot.
+func checkInBrowser(t *testing.T, exe, page string) (problems []string, shot []byte) {
+	t.Helper()
+	abs, err := filepath.Abs(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(exe), chromedp.NoSandbox,
+		chromedp.DisableGPU, chromedp.WindowSize(1300, 900))
+	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
+	defer cancel()
+	ctx, cancel := chromedp.NewContext(actx)
+	defer cancel()
+	ctx, cancel = context.WithTimeout(ctx, 90*time.Second)
+	defer cancel()
+
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[chromedp.Void](`0`)); err != nil {
+		t.Fatalf("chromium: %v", err) // the browser starts here, before Console subscribes
+	}
+	lctx, stop := context.WithCancel(ctx)
+	messages := chromedp.Console(lctx)
+	var logged []chromedp.ConsoleMessage
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for m, err := range messages {
+			if err != nil {
+				return
+			}
+			logged = append(logged, m)
+		}
+	}()
+	eval := func(js string) int {
+		n, err := chromedp.Run(ctx, chromedp.Evaluate[int](js))
+		if err != nil {
+			t.Fatalf("chromium: %s: %v", js, err)
+		}
+		return n
+	}
+	if err := chromedp.Do(ctx, chromedp.Navigate("file://"+abs), chromedp.WaitReady("body")); err != nil {
+		t.Fatalf("chromium: %v", err)
+	}
+	imgs := eval(`document.images.length`)
+	decoded := eval(`Array.from(document.images).filter(i => i.complete && i.naturalWidth > 100).length`)
+	cells := eval(`document.querySelectorAll("table.matrix td[class^=v-]:not(.v-none)").length`)
+	shot, err = chromedp.Run(ctx, chromedp.FullScreenshot(80))
+	if err != nil {
+		t.Fatalf("chromium: screenshot: %v", err)
+	}
+	stop()
+	<-done
+	for _, m := range logged {
+		if m.Type == chromedp.ConsoleError || m.IsException() {
+			problems = append(problems, m.String())
+		}
+	}
+	if imgs == 0 || decoded != imgs {
+		problems = append(problems, fmt.Sprintf("plots: %d of %d images decoded", decoded, imgs))
+	}
+	if cells == 0 {
+		problems = append(problems, "the verdict matrix has no coloured cells")
+	}
+	t.Logf("%s: %d plots, %d decoded, %d coloured matrix cells, screenshot %d bytes", filepath.Base(page), imgs, decoded, cells, len(shot))
+	return problems, shot
+}
+
+// TestBrowserCheckFails: the check finds a console error and a plot that does not
+// decode, so a broken report cannot pass it.
+func TestBrowserCheckFails(t *testing.T) {
+	exe := browser(t)
+	page := filepath.Join(t.TempDir(), "broken.html")
+	os.WriteFile(page, []byte(`<!DOCTYPE html><html><body><table class="matrix"><tr><td class="v-SAFE">SAFE</td></tr></table>
+<img src="data:image/png;base64,iVBORw0KGgo="><script>console.error("boom")</script></body></html>`), 0o644)
+	problems, _ := checkInBrowser(t, exe, page)
+	got := strings.Join(problems, "\n")
+	for _, want := range []string{"boom", "0 of 1 images decoded"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("want a problem naming %q, got:\n%s", want, got)
+		}
+	}
+}

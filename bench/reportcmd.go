@@ -1,0 +1,96 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/stockbench/stockbench/results"
+)
+
+// reportCommand is `stockbench report DIR [DIR...]`: rebuild the report of saved results,
+// or, given several, one report that puts them side by side.
+func reportCommand(args []string, stdout, stderr io.Writer) int {
+	fset := newFlagSet("report", "report [--out DIR] RUN_DIR [RUN_DIR...]")
+	out := fset.String("out", "", "where the report goes (default: the run directory itself for one, a new compare-* directory beside the first for several)")
+	dirs, help, err := parseWithArgs(fset, args, stdout)
+	if help || err != nil {
+		return report(stderr, err)
+	}
+	if len(dirs) == 0 {
+		return report(stderr, usageError(errors.New("report: name at least one run directory (results/runs/ID)")))
+	}
+	var sources []results.Source
+	for i, d := range dirs {
+		f, err := readResults(d)
+		if err != nil {
+			return report(stderr, usageError(err))
+		}
+		name := filepath.Base(filepath.Clean(strings.TrimSuffix(d, "results.json")))
+		if slices.ContainsFunc(sources, func(s results.Source) bool { return s.Name == name }) {
+			name = fmt.Sprintf("%s#%d", name, i+1)
+		}
+		sources = append(sources, results.Source{Name: name, File: f})
+	}
+	dir := *out
+	switch {
+	case dir == "" && len(dirs) == 1:
+		dir = resultsDir(dirs[0])
+	case dir == "":
+		dir = filepath.Join(filepath.Dir(resultsDir(dirs[0])), "compare-"+time.Now().UTC().Format("20060102-150405"))
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return report(stderr, fmt.Errorf("report: %w", err))
+	}
+	if err := results.Report(dir, sources); err != nil {
+		return report(stderr, fmt.Errorf("report: %w", err))
+	}
+	fmt.Fprintf(stdout, "report: %s\n", filepath.Join(dir, "report.html"))
+	return exitOK
+}
+
+// resultsDir is the run directory d names: d itself, or the directory of a results.json.
+func resultsDir(d string) string {
+	if filepath.Base(d) == "results.json" {
+		return filepath.Dir(d)
+	}
+	return d
+}
+
+// readResults reads the results.json of a run directory, or the file itself.
+func readResults(d string) (*results.File, error) {
+	path := d
+	if st, err := os.Stat(d); err == nil && st.IsDir() {
+		path = filepath.Join(d, "results.json")
+	} else if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%s: no such run directory or results file", d)
+	}
+	return results.Read(path)
+}
+
+// parseWithArgs parses flags, which may come before or after the positional arguments,
+// and returns the positional ones.
+func parseWithArgs(fset *flag.FlagSet, args []string, stdout io.Writer) (pos []string, help bool, err error) {
+	fset.SetOutput(io.Discard)
+	for {
+		if err := fset.Parse(args); err != nil {
+			if err == flag.ErrHelp {
+				fset.SetOutput(stdout)
+				fset.Usage()
+				return nil, true, nil
+			}
+			return nil, false, usageError(fmt.Errorf("%s: %w (see 'stockbench %s -h')", fset.Name(), err, fset.Name()))
+		}
+		if fset.NArg() == 0 {
+			return pos, false, nil
+		}
+		pos, args = append(pos, fset.Arg(0)), fset.Args()[1:]
+	}
+}

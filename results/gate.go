@@ -1,0 +1,134 @@
+package results
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path"
+	"slices"
+	"strings"
+)
+
+// GateRules are what a gate holds a run to. DefaultGateRules documents the defaults; a
+// gate file (JSON) names only the fields it changes.
+type GateRules struct {
+	// Reference is the implementation soft gates divide by, measured in the same run and
+	// scenario, so that a slower runner moves both sides of the ratio. "" compares
+	// absolute figures. The reference itself is then not soft-gated.
+	Reference string `json:"reference"`
+	// QueueReference is the same for queue sales.
+	QueueReference string `json:"queue_reference"`
+	// MaxThroughputDrop is the largest fall in sales/s (as a share, 0.3 = 30%) that passes.
+	MaxThroughputDrop float64 `json:"max_throughput_drop"`
+	// MaxP99Rise and MaxP999Rise are the largest rises in p99 and p99.9 latency that pass.
+	MaxP99Rise  float64 `json:"max_p99_rise"`
+	MaxP999Rise float64 `json:"max_p999_rise"`
+	// MinSamples is the fewest sales (latency samples) a run needs, in the baseline and
+	// now, reference included, for its soft gates: the p99.9 of a hundred purchases is one
+	// purchase, and the sales/s of a 30-unit sale is mostly its start-up.
+	MinSamples int64 `json:"min_samples"`
+	// SoftUnderFaults also soft-gates runs with a fault plan; their timings are mostly
+	// the fault's.
+	SoftUnderFaults bool `json:"soft_under_faults"`
+	// Ignore lists runs no gate looks at, as scenario/design/fault patterns (path.Match,
+	// so "*/redlock/*" ignores every redlock run).
+	Ignore []string `json:"ignore"`
+}
+
+// DefaultGateRules are generous enough for a shared 2-core runner, where back-to-back
+// runs of one build differ by tens of percent in their tails.
+var DefaultGateRules = GateRules{
+	Reference: "lua", QueueReference: "list", MaxThroughputDrop: 0.3, MaxP99Rise: 0.5, MaxP999Rise: 1.0, MinSamples: 200,
+}
+
+// ReadGateRules reads a gate file over the defaults.
+func ReadGateRules(file string) (GateRules, error) {
+	r := DefaultGateRules
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return r, fmt.Errorf("gate: %w", err)
+	}
+	dec := json.NewDecoder(strings.NewReader(string(b)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&r); err != nil {
+		return r, fmt.Errorf("gate: %s: %w", file, err)
+	}
+	return r, r.Validate()
+}
+
+// Validate refuses tolerances that cannot be meant.
+func (g GateRules) Validate() error {
+	for name, v := range map[string]float64{"max_throughput_drop": g.MaxThroughputDrop, "max_p99_rise": g.MaxP99Rise, "max_p999_rise": g.MaxP999Rise} {
+		if v < 0 || (name == "max_throughput_drop" && v > 1) {
+			return fmt.Errorf("gate: %s %v is out of range", name, v)
+		}
+	}
+	for _, p := range g.Ignore {
+		if _, err := path.Match(p, ""); err != nil {
+			return fmt.Errorf("gate: ignore pattern %q: %w", p, err)
+		}
+	}
+	if g.MinSamples < 0 {
+		return fmt.Errorf("gate: min_samples %d is negative", g.MinSamples)
+	}
+	return nil
+}
+
+// GateResult is what a gate found: regressions fail it, notes do not.
+type GateResult struct {
+	Compared    int
+	Regressions []string
+	Notes       []string
+}
+
+// reference is the design r's soft gates divide by, "" for none.
+func (g GateRules) reference(r *Run) string {
+	if r.Kind == "queue" {
+		return g.QueueReference
+	}
+	return g.Reference
+}
+
+// Passed reports whether no regression was found.
+func (g GateResult) Passed() bool { return len(g.Regressions) == 0 }
+
+// runKey names a run the way gates and people match them: scenario/design/fault.
+func runKey(r *Run) string { return r.Subject() + "/" + r.Impl + "/" + r.FaultPlan() }
+
+// Gate compares current with baseline under rules.
+func Gate(baseline, current *File, rules GateRules) GateResult {
+	var res GateResult
+	base := make(map[string]*Run)
+	for i := range baseline.Runs {
+		base[runKey(&baseline.Runs[i])] = &baseline.Runs[i]
+	}
+	seen := make(map[string]bool)
+	for i := range current.Runs {
+		r := &current.Runs[i]
+		key := runKey(r)
+		seen[key] = true
+		if rules.ignored(key) {
+			continue
+		}
+		res.Compared++
+		b := base[key]
+		if b == nil {
+			res.Notes = append(res.Notes, key+": not in the baseline; hard gates on its documented verdict only")
+		}
+		res.Regressions = append(res.Regressions, hardGates(key, r, b)...)
+		if b != nil {
+			regs, notes := softGates(key, r, b, current, baseline, rules)
+			res.Regressions, res.Notes = append(res.Regressions, regs...), append(res.Notes, notes...)
+		}
+	}
+	for i := range baseline.Runs {
+		if key := runKey(&baseline.Runs[i]); !seen[key] && !rules.ignored(key) {
+			res.Regressions = append(res.Regressions, key+": in the baseline but not in this run")
+		}
+	}
+	return res
+}
+
+func (g GateRules) ignored(key string) bool {
+	return slices.ContainsFunc(g.Ignore, func(p string) bool { ok, _ := path.Match(p, key); return ok })
+}

@@ -1,0 +1,199 @@
+package results
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/stockbench/stockbench/oracle"
+)
+
+// severity orders the classes as oracle lists them, most severe first.
+var severity = []oracle.Class{oracle.ClassOversold, oracle.ClassLost, oracle.ClassDuplicated,
+	oracle.ClassReordered, oracle.ClassOverlap, oracle.ClassStuck}
+
+// damage is how much of a class's harm a run shows: 0 when none.
+func damage(r *Run, c oracle.Class) int64 {
+	o, q := r.Oracle, r.Queue
+	if q != nil {
+		switch c {
+		case oracle.ClassOversold:
+			return q.Oversold + b2i(q.NegativeStock)
+		case oracle.ClassLost:
+			return int64(q.Lost)
+		case oracle.ClassDuplicated:
+			return int64(q.DuplicatedEffects)
+		case oracle.ClassReordered:
+			return int64(q.OutOfOrder)
+		}
+		return 0
+	}
+	switch c {
+	case oracle.ClassOversold:
+		return o.Oversold + b2i(o.NegativeStock)
+	case oracle.ClassLost:
+		return abs(o.LostUpdates) + abs(o.OrderMismatch)
+	case oracle.ClassOverlap:
+		return int64(o.Overlaps)
+	case oracle.ClassStuck:
+		return int64(o.GaveUpWithStock) + b2i(o.Stuck)
+	}
+	return 0
+}
+
+func b2i(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func abs(n int64) int64 { return max(n, -n) }
+
+// allows reports whether the documented classes admit harm of class c: one of them is
+// at least as severe (an oversold lock also overlaps).
+func allows(expected []oracle.Class, c oracle.Class) bool {
+	rank := slices.Index(severity, c)
+	return slices.ContainsFunc(expected, func(e oracle.Class) bool {
+		i := slices.Index(severity, e)
+		return i >= 0 && i <= rank
+	})
+}
+
+// hardGates: harm where the design is documented safe, or where the baseline had none
+// and the documentation does not admit it; and a sale that did not finish.
+func hardGates(key string, r, b *Run) []string {
+	var out []string
+	if !r.Complete {
+		out = append(out, fmt.Sprintf("%s: the sale did not finish (%s)", key, or(r.Error, "interrupted")))
+	}
+	safe := len(r.Expected) == 1 && r.Expected[0] == oracle.ClassSafe
+	for _, c := range severity {
+		n := damage(r, c)
+		switch {
+		case n == 0:
+		case safe:
+			out = append(out, fmt.Sprintf("%s: %s %d where the design is documented SAFE (%s)", key, c, n, r.Verdict))
+		case b != nil && damage(b, c) == 0 && !allows(r.Expected, c):
+			out = append(out, fmt.Sprintf("%s: %s %d where the baseline had none (%s)", key, c, n, r.Verdict))
+		}
+	}
+	return out
+}
+
+func or(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// metric is a figure soft gates compare: higher is better for throughput, worse for
+// latency.
+type metric struct {
+	name   string
+	value  func(*Run) (float64, bool)
+	higher bool
+	limit  func(GateRules) float64
+}
+
+var metrics = []metric{
+	{"sales/s", func(r *Run) (float64, bool) { return r.SalesPerSec, r.SalesPerSec > 0 }, true,
+		func(g GateRules) float64 { return g.MaxThroughputDrop }},
+	{"p99", percentile(func(l Latency) int64 { return l.P99Us }), false, func(g GateRules) float64 { return g.MaxP99Rise }},
+	{"p99.9", percentile(func(l Latency) int64 { return l.P999Us }), false, func(g GateRules) float64 { return g.MaxP999Rise }},
+}
+
+// percentile reads one percentile of the run's main latency, in µs.
+func percentile(at func(Latency) int64) func(*Run) (float64, bool) {
+	return func(r *Run) (float64, bool) {
+		_, l := r.mainLatency()
+		return float64(at(l)), l.Count > 0 && at(l) > 0
+	}
+}
+
+// softGates compare throughput and tail latency with the baseline, as ratios to the
+// reference design in the same file when there is one.
+func softGates(key string, r, b *Run, cur, base *File, g GateRules) (regs, notes []string) {
+	if r.FaultPlan() != "none" && !g.SoftUnderFaults || !r.Complete || !b.Complete {
+		return nil, nil
+	}
+	ref := g.reference(r)
+	if ref != "" && r.Impl == ref {
+		return nil, nil
+	}
+	var rref, bref *Run
+	if ref != "" {
+		rref, bref = find(cur, r, ref), find(base, b, ref)
+		if rref == nil || bref == nil {
+			notes = append(notes, fmt.Sprintf("%s: no %s run beside it in both files; soft gates compare absolute figures", key, ref))
+		}
+	}
+	for _, m := range metrics {
+		if !enoughSamples(g.MinSamples, r, b, rref, bref) {
+			continue
+		}
+		cv, ok1 := m.value(r)
+		bv, ok2 := m.value(b)
+		if !ok1 || !ok2 {
+			continue
+		}
+		cn, bn, unit := cv, bv, ""
+		if rref != nil && bref != nil {
+			cr, ok3 := m.value(rref)
+			br, ok4 := m.value(bref)
+			if !ok3 || !ok4 {
+				continue
+			}
+			cn, bn, unit = cv/cr, bv/br, "× "+ref
+		}
+		change := cn/bn - 1
+		limit := m.limit(g)
+		const eps = 1e-9 // a change of exactly the tolerance passes
+		bad := m.higher && change < -limit-eps || !m.higher && change > limit+eps
+		if bad {
+			regs = append(regs, fmt.Sprintf("%s: %s %s (%.3g%s) vs baseline %s (%.3g%s): %+.0f%%, tolerance %s%.0f%%",
+				key, m.name, fmtMetric(m.name, cv), cn, unit, fmtMetric(m.name, bv), bn, unit, 100*change, sign(m.higher), 100*limit))
+		}
+	}
+	return regs, notes
+}
+
+// enoughSamples: every run has at least min samples of its main latency, one per sale; a
+// 30-unit sale's sales/s and p99 are noise.
+func enoughSamples(min int64, runs ...*Run) bool {
+	for _, r := range runs {
+		if r == nil {
+			continue
+		}
+		if _, l := r.mainLatency(); l.Count < min {
+			return false
+		}
+	}
+	return true
+}
+
+func sign(higher bool) string {
+	if higher {
+		return "-"
+	}
+	return "+"
+}
+
+func fmtMetric(name string, v float64) string {
+	if strings.HasPrefix(name, "p") {
+		return fmtUs(int64(v))
+	}
+	return fmt.Sprintf("%.0f", v)
+}
+
+// find is the run of impl in f with r's scenario and fault plan.
+func find(f *File, r *Run, impl string) *Run {
+	for i := range f.Runs {
+		o := &f.Runs[i]
+		if o.Impl == impl && o.Subject() == r.Subject() && o.FaultPlan() == r.FaultPlan() {
+			return o
+		}
+	}
+	return nil
+}

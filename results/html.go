@@ -1,0 +1,190 @@
+package results
+
+import (
+	"bytes"
+	"embed"
+	"encoding/base64"
+	"fmt"
+	"html/template"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+)
+
+//go:embed templates/report.html
+var templates embed.FS
+
+var reportTemplate = template.Must(template.ParseFS(templates, "templates/report.html"))
+
+// Source is one results file a report shows; a report compares several side by side.
+type Source struct {
+	// Name labels the source's runs when there are several (the run directory's name).
+	Name string
+	File *File
+}
+
+// htmlCell is a table cell: its text, CSS class and tooltip.
+type htmlCell struct {
+	Text, Class, Title string
+	Surprise           bool
+}
+
+type htmlMatrix struct {
+	Scenario string
+	Faults   []string
+	Rows     []struct {
+		Name  string
+		Cells []htmlCell
+	}
+}
+
+type htmlDesign struct {
+	Name, Anchor string
+	Rows         [][]htmlCell
+}
+
+type htmlFigure struct {
+	Name, Title string
+	PNG         string // base64
+}
+
+type htmlSection struct {
+	Name    string
+	Figures []htmlFigure
+}
+
+type htmlSource struct {
+	Name, ID, Started, Finished, Args, Target, Host, Incomplete string
+}
+
+type htmlPage struct {
+	Title                string
+	Sources              []htmlSource
+	Surprises            []string
+	Matrices             []htmlMatrix
+	MatrixLegend, Legend string
+	Columns              []string
+	Designs              []htmlDesign
+	Sections             []htmlSection
+}
+
+// designColumns are the per-design tables' columns: the terminal table's, less the
+// design, with fairness and the worst wait.
+var designColumns = append(slices.Clone(columns[:1]), append(slices.Clone(columns[2:]),
+	column{"JAIN", func(r *Run) string {
+		if r.Fairness == nil {
+			return "-"
+		}
+		return fmt.Sprintf("%.2f", r.Fairness.Jain)
+	}},
+	column{"WORST WAIT", func(r *Run) string {
+		if r.Fairness == nil {
+			return "-"
+		}
+		return fmtUs(r.Fairness.WorstUs)
+	}},
+	column{"ERRORS", func(r *Run) string { return fmt.Sprint(r.Errors) }},
+)...)
+
+// WriteHTML writes report.html into dir: one self-contained page, every plot embedded,
+// readable offline. figs must already be saved in dir.
+func WriteHTML(dir string, sources []Source, runs []Run, figs []Figure) error {
+	page := htmlPage{MatrixLegend: MatrixLegend, Legend: Legend + " JAIN = Jain's fairness index of the waits (1 = all alike).",
+		Surprises: Surprises(runs)}
+	var names []string
+	for _, s := range sources {
+		names = append(names, s.File.ID)
+		page.Sources = append(page.Sources, sourceOf(s))
+	}
+	page.Title = strings.Join(names, " vs ")
+	for _, m := range Matrices(runs) {
+		page.Matrices = append(page.Matrices, matrixOf(m))
+	}
+	for _, c := range designColumns {
+		page.Columns = append(page.Columns, c.head)
+	}
+	page.Designs = designsOf(runs)
+	for _, f := range figs {
+		b, err := os.ReadFile(filepath.Join(dir, f.Name+".png"))
+		if err != nil {
+			return fmt.Errorf("results: report: %w", err)
+		}
+		hf := htmlFigure{Name: f.Name, Title: f.Title, PNG: base64.StdEncoding.EncodeToString(b)}
+		i := slices.IndexFunc(page.Sections, func(s htmlSection) bool { return s.Name == f.Section })
+		if i < 0 {
+			page.Sections = append(page.Sections, htmlSection{Name: f.Section})
+			i = len(page.Sections) - 1
+		}
+		page.Sections[i].Figures = append(page.Sections[i].Figures, hf)
+	}
+	var b bytes.Buffer
+	if err := reportTemplate.Execute(&b, page); err != nil {
+		return fmt.Errorf("results: report: %w", err)
+	}
+	return os.WriteFile(filepath.Join(dir, "report.html"), b.Bytes(), 0o644)
+}
+
+func sourceOf(s Source) htmlSource {
+	f := s.File
+	hs := htmlSource{Name: s.Name, ID: f.ID, Args: strings.Join(f.Args, " "), Target: f.Target.String(),
+		Host:    fmt.Sprintf("%d CPUs, %s/%s, %s", f.Host.CPUs, f.Host.OS, f.Host.Arch, f.Host.GoVersion),
+		Started: f.StartedAt.Format(time.RFC3339), Finished: f.FinishedAt.Format(time.RFC3339)}
+	if !f.Complete {
+		hs.Incomplete = f.Incomplete
+	}
+	return hs
+}
+
+func matrixOf(m Matrix) htmlMatrix {
+	hm := htmlMatrix{Scenario: m.Scenario, Faults: m.Faults}
+	for _, l := range m.Locks {
+		row := struct {
+			Name  string
+			Cells []htmlCell
+		}{Name: l}
+		for _, f := range m.Faults {
+			c := htmlCell{Text: m.Cell(l, f), Class: "none"}
+			if r := m.Run(l, f); r != nil {
+				c.Class = classOf(r)
+				c.Title = strings.Join(r.Findings, "; ")
+				c.Surprise = r.AsExpected != nil && !*r.AsExpected
+			}
+			row.Cells = append(row.Cells, c)
+		}
+		hm.Rows = append(hm.Rows, row)
+	}
+	return hm
+}
+
+// classOf is the run's verdict class as a CSS class name part.
+func classOf(r *Run) string {
+	if r.Class == "" {
+		return "UNKNOWN"
+	}
+	return strings.ReplaceAll(string(r.Class), "-", "")
+}
+
+func designsOf(runs []Run) []htmlDesign {
+	var ds []htmlDesign
+	for i := range runs {
+		r := &runs[i]
+		k := slices.IndexFunc(ds, func(d htmlDesign) bool { return d.Name == r.Label() })
+		if k < 0 {
+			ds = append(ds, htmlDesign{Name: r.Label(), Anchor: fileSafe(r.Label())})
+			k = len(ds) - 1
+		}
+		row := make([]htmlCell, len(designColumns))
+		for j, c := range designColumns {
+			row[j] = htmlCell{Text: c.cell(r)}
+		}
+		row[0].Class, row[2].Class = "name", "v-"+classOf(r)
+		row[2].Text, row[2].Title = r.Cell, strings.Join(r.Findings, "; ")
+		if !r.Complete {
+			row[2].Text += " (incomplete)"
+		}
+		ds[k].Rows = append(ds[k].Rows, row)
+	}
+	return ds
+}
