@@ -111,7 +111,8 @@ func fileSafe(s string) string {
 	return strings.NewReplacer("+", "_", ":", "-", "=", "", "/", "-", " (", "-", " fulfil)", "", " ", "-").Replace(s)
 }
 
-// Summary renders summary.md: the verdict table, the target, and links to the plots.
+// Summary renders summary.md: the verdict table, the target, and where the plots are. It
+// names them rather than embedding them: a CI job summary shows no local images.
 func Summary(f *File, plots []string) []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "# stockbench run %s\n\n", f.ID)
@@ -130,8 +131,8 @@ func Summary(f *File, plots []string) []byte {
 	}
 	WriteMarkdownTable(&b, f.Runs)
 	fmt.Fprintf(&b, "\n%s\n", Legend)
-	for _, p := range plots {
-		fmt.Fprintf(&b, "\n![%s](%s)\n", p, p)
+	if len(plots) > 0 {
+		fmt.Fprintf(&b, "\nPlots (%d, each as PNG and SVG, e.g. `%s`) and a table per design: `report.html` in the run directory.\n", len(plots), plots[0])
 	}
 	return b.Bytes()
 }

@@ -146,7 +146,7 @@ func TestOutputWrite(t *testing.T) {
 		t.Errorf("verdicts matrix: want %q, got %q in %v", exp, got, back.Verdicts)
 	}
 	summary, _ := os.ReadFile(filepath.Join(out.Dir, "summary.md"))
-	for _, want := range []string{"**Incomplete**: interrupted", "| flash-sale | set-nx-ex | none | SAFE |", "latency-flash-sale.png"} {
+	for _, want := range []string{"**Incomplete**: interrupted", "| flash-sale | set-nx-ex | none | SAFE |", "`report.html`"} {
 		if !bytes.Contains(summary, []byte(want)) {
 			t.Errorf("summary.md lacks %q:\n%s", want, summary)
 		}
