@@ -8,6 +8,8 @@ var (
 	safe       = []oracle.Class{oracle.ClassSafe}
 	lost       = []oracle.Class{oracle.ClassLost}
 	duplicated = []oracle.Class{oracle.ClassDuplicated}
+	// racy is a race's verdict: it fires in most runs, but not in all.
+	racy = []oracle.Class{oracle.ClassDuplicated, oracle.ClassSafe}
 )
 
 // both expects want under either fulfil.
@@ -33,11 +35,12 @@ func init() {
 		Guarantee: "none: the seed lock's steal race hands one task to two workers",
 		Ordered:   true,
 		// The steal race hands some tasks to two workers without any fault: a naive fulfil
-		// applies them twice. A worker that dies with a task loses it, as with any
-		// at-most-once design.
+		// applies them twice (14 to 16 of 200 in the runs seen). Under the worker faults
+		// fewer workers race and it ranged from 0 to 15, so there SAFE is admitted too. A
+		// worker that dies with a task loses it, as with any at-most-once design.
 		Expect: map[string][2][]oracle.Class{
-			"none": {duplicated, safe}, "worker-crash": both(lost), "worker-crash-late": {duplicated, safe},
-			"worker-pause": {duplicated, safe}, "redis-restart": both(lost),
+			"none": {duplicated, safe}, "worker-crash": both(lost), "worker-crash-late": {racy, safe},
+			"worker-pause": {racy, safe}, "redis-restart": both(lost),
 		},
 		New: func(e Env) Queue { return SeedZSet{Client: e.Client, Keys: e.Keys, LockTTL: e.Visibility} },
 	})
