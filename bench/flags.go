@@ -44,6 +44,8 @@ type overrides struct {
 	stock                       int64
 	critical, think             string
 	ttl, retryInterval, timeout time.Duration
+	rate, rampTo                float64
+	warmup                      time.Duration
 }
 
 func (o *overrides) bind(fs *flag.FlagSet) {
@@ -55,6 +57,9 @@ func (o *overrides) bind(fs *flag.FlagSet) {
 	fs.DurationVar(&o.retryInterval, "retry-interval", 0, "sleep between a buyer's tries for the lock")
 	fs.DurationVar(&o.timeout, "timeout", 0, "how long a buyer tries for the lock before giving up")
 	fs.IntVar(&o.conns, "conns", 0, "connection pool size shared by all buyers")
+	fs.Float64Var(&o.rate, "rate", 0, "open load: buyers (or orders) arriving per second, latency counted from each intended arrival (0: every buyer at once)")
+	fs.Float64Var(&o.rampTo, "ramp-to", 0, "with --rate: the arrival rate reached by the last buyer, linearly")
+	fs.DurationVar(&o.warmup, "warmup", 0, "leave buyers arriving in the first part of the sale out of the latency figures")
 }
 
 // apply sets on s the flags the user gave; set holds their names.
@@ -86,6 +91,15 @@ func (o *overrides) apply(s scenarios.FlashSale, set map[string]bool) (scenarios
 	}
 	if set["conns"] {
 		s.Conns = o.conns
+	}
+	if set["rate"] {
+		s.Rate = o.rate
+	}
+	if set["ramp-to"] {
+		s.RampTo = o.rampTo
+	}
+	if set["warmup"] {
+		s.Warmup = o.warmup
 	}
 	for _, c := range []struct {
 		name string
@@ -144,7 +158,6 @@ type queueOverrides struct {
 	workers          int
 	fulfil           string
 	visibility, work time.Duration
-	rate             float64
 }
 
 func (q *queueOverrides) bind(fs *flag.FlagSet) {
@@ -152,7 +165,6 @@ func (q *queueOverrides) bind(fs *flag.FlagSet) {
 	fs.StringVar(&q.fulfil, "fulfil", "", "how workers apply an order: naive or idempotent (run only)")
 	fs.DurationVar(&q.visibility, "visibility", 0, "how long a taken task stays with its worker before a re-delivering queue hands it on")
 	fs.DurationVar(&q.work, "work", 0, "a worker's time on a task before fulfilling it")
-	fs.Float64Var(&q.rate, "rate", 0, "orders per second (0: every buyer at once)")
 }
 
 // apply sets on s the queue flags the user gave, and --buyers, --stock and --conns.
@@ -161,7 +173,7 @@ func (q *queueOverrides) apply(s scenarios.QueueSale, set map[string]bool, o *ov
 		name string
 		bad  bool
 	}{
-		{"workers", q.workers <= 0}, {"visibility", q.visibility <= 0}, {"work", q.work < 0}, {"rate", q.rate < 0},
+		{"workers", q.workers <= 0}, {"visibility", q.visibility <= 0}, {"work", q.work < 0}, {"rate", o.rate < 0},
 	} {
 		if set[c.name] && c.bad {
 			return s, fmt.Errorf("--%s must be positive", c.name)
@@ -177,7 +189,7 @@ func (q *queueOverrides) apply(s scenarios.QueueSale, set map[string]bool, o *ov
 		s.Work = q.work
 	}
 	if set["rate"] {
-		s.Rate = q.rate
+		s.Rate = o.rate
 	}
 	if set["buyers"] {
 		if o.buyers <= 0 {

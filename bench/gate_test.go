@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -145,5 +146,25 @@ func TestReportCommand(t *testing.T) {
 		if code != 2 || !strings.Contains(stderr, tt.want) || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
 			t.Errorf("%s: want exit 2 and one line naming %q, got %d: %s", name, tt.want, code, stderr)
 		}
+	}
+}
+
+// TestPerfCommand runs make perf's command small: both rates, their ratio, and the peak
+// RSS of a waiting run, all printed.
+func TestPerfCommand(t *testing.T) {
+	if _, err := exec.LookPath("redis-benchmark"); err != nil {
+		t.Skip("redis-benchmark is not on PATH (Debian's redis-tools)")
+	}
+	code, stdout, stderr := stockbench(t, "perf", "--sales", "3000", "--rounds", "1", "--rss-buyers", "2000")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	for _, want := range []string{"lua scenario:", "redis-benchmark:", "ratio:", "peak RSS:"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("perf printed no %q:\n%s", want, stdout)
+		}
+	}
+	if code, _, stderr := stockbench(t, "perf", "--rounds", "0"); code != 2 || !strings.Contains(stderr, "must be positive") {
+		t.Errorf("--rounds 0: want exit 2 and one line, got %d: %s", code, stderr)
 	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
 
 	"github.com/stockbench/stockbench/faults"
 	"github.com/stockbench/stockbench/lockimpl"
@@ -40,6 +41,10 @@ func (j lockJob) conns() int          { return j.sale.WithDefaults().Conns }
 func (j lockJob) run(ctx context.Context, prefix string, r scenarios.Redis) (results.Run, error) {
 	s := j.sale
 	s.Prefix = prefix
+	if s.Progress = progressLine(os.Stderr); s.Progress != nil {
+		// The line is rewritten in place; the job's result line starts a new one.
+		defer fmt.Fprint(os.Stderr, "\r\033[K")
+	}
 	return s.Run(ctx, r, j.impl)
 }
 

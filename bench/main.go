@@ -45,6 +45,7 @@ Usage:
   stockbench gate --baseline FILE [--current RUN_DIR]
                                         exit 1, with reasons, if the run regressed from the baseline
   stockbench baseline [--from RUN_DIR]  save a run (the newest by default) as baseline/results.json
+  stockbench perf                       the driver against redis-benchmark, and its RSS with 200,000 waiting buyers
   stockbench version
 
 Run 'stockbench COMMAND -h' for a command's flags.
@@ -86,12 +87,14 @@ func cli(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return gateCommand(args[1:], stdout, stderr)
 	case "baseline":
 		return baselineCommand(args[1:], stdout, stderr)
+	case "perf":
+		return perfCommand(ctx, args[1:], stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, "stockbench", version())
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 	default:
-		err = usageError(fmt.Errorf("unknown command %q (commands: list, run, matrix, report, gate, baseline, version)", args[0]))
+		err = usageError(fmt.Errorf("unknown command %q (commands: list, run, matrix, report, gate, baseline, perf, version)", args[0]))
 	}
 	return report(stderr, err)
 }

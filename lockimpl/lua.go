@@ -37,3 +37,7 @@ func (l Lua) Purchase(ctx context.Context, s Stock, buyer string, _ time.Duratio
 	}
 	return left, nil
 }
+
+// PurchaseScript is the Lua source Lua runs, for tools that replay it (make perf hands it
+// to redis-benchmark).
+func PurchaseScript() string { return purchaseLua }

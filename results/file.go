@@ -111,10 +111,14 @@ type Params struct {
 	Seed          uint64  `json:"seed"`
 	Faults        string  `json:"faults"`
 	// Queue sales only.
-	Workers    int     `json:"workers,omitempty"`
-	Fulfil     string  `json:"fulfil,omitempty"`
-	Visibility string  `json:"visibility,omitempty"`
-	Rate       float64 `json:"rate,omitempty"`
+	Workers    int    `json:"workers,omitempty"`
+	Fulfil     string `json:"fulfil,omitempty"`
+	Visibility string `json:"visibility,omitempty"`
+	// Rate is arrivals per second under an open load (0: all at once), rising or falling
+	// to RampTo; buyers arriving in the first Warmup are left out of the latencies.
+	Rate   float64 `json:"rate,omitempty"`
+	RampTo float64 `json:"ramp_to,omitempty"`
+	Warmup string  `json:"warmup,omitempty"`
 }
 
 // Sample is a value at a moment of a run.

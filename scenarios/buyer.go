@@ -32,12 +32,14 @@ type sale struct {
 	lockKey   string
 	ledger    *oracle.Ledger
 	rec       *results.Recorder
+	x         *executor // runs every buyer's Redis calls; see executor
 	t0        time.Time
 
 	// tolerant is set when faults act on servers or the network: errors are then the
 	// fault's doing, and buyers carry on as a robust client would instead of ending the run.
 	tolerant   bool
 	failures   atomic.Int64
+	sold, done atomic.Int64 // for Progress
 	renewersMu sync.Mutex
 	renewers   []lockimpl.Renewer // read at the end: a leaked renewal comes late
 	errOnce    sync.Once
@@ -64,6 +66,7 @@ func newSale(s FlashSale, r Redis, impl lockimpl.Impl, inj *faults.Injector) *sa
 	} else {
 		sl.locker = impl.NewLocker(env)
 		sl.half, _ = sl.locker.(lockimpl.HalfLocker)
+		sl.locker = &executed{sl.locker, sl}
 		if sl.tolerant {
 			sl.locker = persistent{sl.locker, sl}
 		}
@@ -87,56 +90,149 @@ func (p persistent) TryLock(ctx context.Context, key string, ttl time.Duration) 
 	return lease, err
 }
 
-// run starts every buyer at once and waits for all of them.
+// executed runs a try for the lock on the sale's executor.
+type executed struct {
+	lockimpl.Locker
+	sl *sale
+}
+
+func (e *executed) TryLock(ctx context.Context, key string, ttl time.Duration) (lease lockimpl.Lease, err error) {
+	if xerr := e.sl.x.do(ctx, func() { lease, err = e.Locker.TryLock(ctx, key, ttl) }); xerr != nil {
+		return nil, xerr
+	}
+	return lease, err
+}
+
+// run starts every buyer, at once or as they arrive, and waits for all of them.
 func (sl *sale) run(ctx context.Context) {
-	start := make(chan struct{})
+	sl.x = newExecutor(sl.Conns)
+	defer sl.x.stop()
 	var wg sync.WaitGroup
+	if sl.Rate > 0 {
+		sl.t0 = time.Now()
+		defer sl.startReports()()
+		sl.arrive(ctx, &wg)
+		wg.Wait()
+		return
+	}
+	start := make(chan struct{})
+	wg.Add(sl.Buyers)
 	for i := range sl.Buyers {
-		wg.Go(func() {
-			<-start
-			sl.buy(ctx, i)
-		})
+		go sl.buyer(ctx, i, start, &wg)
 	}
 	sl.t0 = time.Now()
+	defer sl.startReports()()
 	close(start)
 	wg.Wait()
 }
 
+// buyer is a closed-model buyer's goroutine: it buys once start is closed. It is a
+// method rather than a closure for its frame's sake (see buyWithLock).
+func (sl *sale) buyer(ctx context.Context, i int, start <-chan struct{}, wg *sync.WaitGroup) {
+	<-start
+	sl.buy(ctx, i, time.Now())
+	wg.Done()
+}
+
+// arrive starts each buyer at its arrival time. Buyers due together (the timer's
+// granularity is about a millisecond) start together, each with its own intended time.
+func (sl *sale) arrive(ctx context.Context, wg *sync.WaitGroup) {
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	for i := 0; i < sl.Buyers; {
+		now := time.Since(sl.t0)
+		for ; i < sl.Buyers; i++ {
+			at := arrival(i, sl.Buyers, sl.Rate, sl.RampTo)
+			if at > now {
+				timer.Reset(at - now)
+				break
+			}
+			buyer := i // i moves on before the goroutine reads it
+			wg.Go(func() { sl.buy(ctx, buyer, sl.t0.Add(at)) })
+		}
+		if i == sl.Buyers {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			for ; i < sl.Buyers; i++ {
+				sl.ledger.Entries[i].Outcome = oracle.Interrupted
+			}
+			return
+		case <-timer.C:
+		}
+	}
+}
+
+// measure records a latency of buyer i, unless it arrived during the warm-up.
+func (sl *sale) measure(i int, p results.Phase, d time.Duration) {
+	if sl.Warmup > 0 && sl.ledger.Entries[i].Start < sl.Warmup {
+		return
+	}
+	sl.rec.Record(i, p, d)
+}
+
 // soldOut is the buyers' Abandon hook: stop waiting for the lock once the stock is gone.
 func (sl *sale) soldOut(ctx context.Context) (bool, error) {
-	n, err := sl.r.Stock.Get(ctx, sl.stock.Key).Int64()
+	n, err := runOn(ctx, sl.x, func() (int64, error) { return sl.r.Stock.Get(ctx, sl.stock.Key).Int64() })
 	if err != nil {
 		return false, fmt.Errorf("flash-sale: read stock: %w", err)
 	}
 	return n <= 0, nil
 }
 
-// buy is one buyer's whole purchase.
-func (sl *sale) buy(ctx context.Context, i int) {
-	start := time.Now()
+// buy is one buyer's whole purchase; start is when it arrived, or was meant to.
+func (sl *sale) buy(ctx context.Context, i int, start time.Time) {
 	sl.ledger.Entries[i].Start = start.Sub(sl.t0)
-	id := strconv.Itoa(i)
-	if sl.purchaser != nil {
-		sl.inj.Purchasing(ctx)
-		left, err := sl.purchaser.Purchase(ctx, sl.stock, id, sl.Think.Draw(sl.Seed, i))
-		sl.settle(ctx, i, start, left, err)
-		return
-	}
-	if sl.inj.CrashesAcquiring(i) {
+	switch {
+	case sl.purchaser != nil:
+		sl.buyLockFree(ctx, i, start)
+	case sl.inj.CrashesAcquiring(i):
 		sl.crashAcquiring(ctx, i, start)
-		return
+	default:
+		sl.buyWithLock(ctx, i, start)
 	}
+}
+
+// buyLockFree buys through a design that needs no lock.
+func (sl *sale) buyLockFree(ctx context.Context, i int, start time.Time) {
+	sl.inj.Purchasing(ctx)
+	id, think := strconv.Itoa(i), sl.Think.Draw(sl.Seed, i)
+	purchase := func() (int64, error) { return sl.purchaser.Purchase(ctx, sl.stock, id, think) }
+	var left int64
+	var err error
+	if _, retries := sl.purchaser.(lockimpl.Watch); retries {
+		// Watch retries and sleeps inside Purchase: on the executor its sleeps would
+		// hold a slot that no connection backs.
+		left, err = purchase()
+	} else {
+		left, err = runOn(ctx, sl.x, purchase)
+	}
+	sl.settle(ctx, i, start, left, err)
+}
+
+// buyWithLock waits for the lock and, once it holds it, buys. It is kept apart from
+// what a holder does, and small: a waiting buyer's stack is this frame and the retry
+// loop's, and it must stay within the 2 KB a goroutine starts with (see executor).
+func (sl *sale) buyWithLock(ctx context.Context, i int, start time.Time) {
 	lease, _, err := sl.Retry.Acquire(ctx, sl.locker, sl.lockKey, sl.TTL)
 	if err != nil {
 		sl.settle(ctx, i, start, 0, err)
 		return
 	}
+	sl.hold(ctx, i, start, lease)
+}
+
+// hold is the holder's part of a purchase: the critical section and the release.
+//
+//go:noinline
+func (sl *sale) hold(ctx context.Context, i int, start time.Time, lease lockimpl.Lease) {
 	e := &sl.ledger.Entries[i]
 	held := time.Now()
-	sl.rec.Record(i, results.Acquire, held.Sub(start))
+	sl.measure(i, results.Acquire, held.Sub(start))
 	e.Held, e.Enter = true, held.Sub(sl.t0)
 
-	left, err := sl.critical(ctx, i, id, lease)
+	left, err := sl.critical(ctx, i, strconv.Itoa(i), lease)
 
 	leave := time.Now()
 	e.Leave = leave.Sub(sl.t0)
@@ -144,7 +240,7 @@ func (sl *sale) buy(ctx context.Context, i int) {
 		sl.settle(ctx, i, start, 0, err) // dead: the lock stays where it is
 		return
 	}
-	sl.rec.Record(i, results.Critical, leave.Sub(held))
+	sl.measure(i, results.Critical, leave.Sub(held))
 	sl.release(ctx, i, lease, leave)
 	sl.settle(ctx, i, start, left, err)
 }
@@ -157,7 +253,7 @@ func (sl *sale) crashAcquiring(ctx context.Context, i int, start time.Time) {
 	if sl.half != nil {
 		half := lockimpl.Retry{Interval: sl.Retry.Interval, Timeout: sl.Retry.Timeout}
 		_, err = half.Do(ctx, func(ctx context.Context) error {
-			ok, err := sl.half.HalfLock(ctx, sl.lockKey, sl.TTL)
+			ok, err := runOn(ctx, sl.x, func() (bool, error) { return sl.half.HalfLock(ctx, sl.lockKey, sl.TTL) })
 			if err == nil && !ok {
 				err = lockimpl.ErrNotAcquired
 			}
@@ -179,7 +275,9 @@ func (sl *sale) crashAcquiring(ctx context.Context, i int, start time.Time) {
 // release gives the lock back, even when the run is being stopped: a lock left behind
 // would outlive it. A lock found lost is not an error of the run; the oracles judge it.
 func (sl *sale) release(ctx context.Context, i int, lease lockimpl.Lease, leave time.Time) {
-	err := lease.Release(context.WithoutCancel(ctx))
+	bg := context.WithoutCancel(ctx)
+	var err error
+	sl.x.do(bg, func() { err = lease.Release(bg) })
 	if r, ok := lease.(lockimpl.Renewer); ok {
 		sl.renewersMu.Lock()
 		sl.renewers = append(sl.renewers, r)
@@ -187,7 +285,7 @@ func (sl *sale) release(ctx context.Context, i int, lease lockimpl.Lease, leave 
 	}
 	switch {
 	case err == nil, errors.Is(err, lockimpl.ErrNotHeld):
-		sl.rec.Record(i, results.Release, time.Since(leave))
+		sl.measure(i, results.Release, time.Since(leave))
 	default:
 		sl.failed(err)
 	}
@@ -200,15 +298,15 @@ var errCrashed = errors.New("flash-sale: crashed by a fault")
 // the holder, think, write.
 func (sl *sale) critical(ctx context.Context, i int, id string, lease lockimpl.Lease) (int64, error) {
 	if sl.Critical == Atomic {
-		return sl.script.Purchase(ctx, sl.stock, id, 0)
+		return runOn(ctx, sl.x, func() (int64, error) { return sl.script.Purchase(ctx, sl.stock, id, 0) })
 	}
 	fenced, isFenced := lease.(lockimpl.Fenced)
 	var n int64
 	var err error
 	if isFenced {
-		n, err = lockimpl.FencedRead(ctx, sl.r.Stock, sl.stock, fenced.Token())
+		n, err = runOn(ctx, sl.x, func() (int64, error) { return lockimpl.FencedRead(ctx, sl.r.Stock, sl.stock, fenced.Token()) })
 	} else {
-		n, err = sl.r.Stock.Get(ctx, sl.stock.Key).Int64()
+		n, err = runOn(ctx, sl.x, func() (int64, error) { return sl.r.Stock.Get(ctx, sl.stock.Key).Int64() })
 	}
 	if err != nil {
 		return 0, fmt.Errorf("flash-sale: read stock: %w", err)
@@ -225,12 +323,16 @@ func (sl *sale) critical(ctx context.Context, i int, id string, lease lockimpl.L
 		return 0, err
 	}
 	if isFenced {
-		err = lockimpl.FencedWrite(ctx, sl.r.Stock, sl.stock, fenced.Token(), n-1, id)
+		if xerr := sl.x.do(ctx, func() { err = lockimpl.FencedWrite(ctx, sl.r.Stock, sl.stock, fenced.Token(), n-1, id) }); xerr != nil {
+			err = xerr
+		}
 	} else {
-		pipe := sl.r.Stock.Pipeline()
-		pipe.Set(ctx, sl.stock.Key, n-1, 0)
-		pipe.RPush(ctx, sl.stock.Orders, id)
-		_, err = pipe.Exec(ctx)
+		_, err = runOn(ctx, sl.x, func() ([]redis.Cmder, error) {
+			pipe := sl.r.Stock.Pipeline()
+			pipe.Set(ctx, sl.stock.Key, n-1, 0)
+			pipe.RPush(ctx, sl.stock.Orders, id)
+			return pipe.Exec(ctx)
+		})
 	}
 	if err != nil {
 		return 0, fmt.Errorf("flash-sale: write stock: %w", err)
@@ -255,13 +357,17 @@ func (sl *sale) suffer(ctx context.Context, lease lockimpl.Lease, v faults.Victi
 
 // settle writes the buyer's outcome.
 func (sl *sale) settle(ctx context.Context, i int, start time.Time, left int64, err error) {
+	sl.done.Add(1)
+	if err == nil {
+		sl.sold.Add(1)
+	}
 	e := &sl.ledger.Entries[i]
 	now := time.Now()
 	e.Done = now.Sub(sl.t0)
 	switch {
 	case err == nil:
 		e.Outcome, e.Left = oracle.Bought, left
-		sl.rec.Record(i, results.Purchase, now.Sub(start))
+		sl.measure(i, results.Purchase, now.Sub(start))
 	case errors.Is(err, lockimpl.ErrSoldOut), errors.Is(err, lockimpl.ErrAbandoned):
 		e.Outcome = oracle.SoldOut
 	case errors.Is(err, lockimpl.ErrNotAcquired):
@@ -369,5 +475,38 @@ func sleep(ctx context.Context, d time.Duration) error {
 		return ctx.Err()
 	case <-t.C:
 		return nil
+	}
+}
+
+// startReports calls Progress every second, once t0 is set, until the returned func is
+// called.
+func (sl *sale) startReports() (stop func()) {
+	if sl.Progress == nil {
+		return func() {}
+	}
+	done, finished := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(finished)
+		sl.report(done)
+	}()
+	return func() { close(done); <-finished }
+}
+
+// report calls Progress every second until stop is closed.
+func (sl *sale) report(stop <-chan struct{}) {
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	var lastSold int64
+	last := time.Now()
+	for {
+		select {
+		case <-stop:
+			return
+		case now := <-t.C:
+			sold := sl.sold.Load()
+			sl.Progress(Progress{Sold: sold, Stock: sl.Stock, Done: int(sl.done.Load()), Buyers: sl.Buyers,
+				Elapsed: now.Sub(sl.t0), SalesPerSec: float64(sold-lastSold) / now.Sub(last).Seconds()})
+			lastSold, last = sold, now
+		}
 	}
 }

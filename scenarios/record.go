@@ -23,8 +23,11 @@ func (s FlashSale) record(impl lockimpl.Impl, started time.Time, r oracle.Report
 		Params: results.Params{
 			Buyers: s.Buyers, Stock: s.Stock, Critical: string(s.Critical), Think: s.Think.String(),
 			TTL: s.TTL.String(), RetryInterval: s.Retry.Interval.String(), RetryTimeout: s.Retry.Timeout.String(), RetryJitter: s.Retry.Jitter,
-			Conns: s.Conns, Seed: s.Seed, Faults: s.Faults.String(),
+			Conns: s.Conns, Seed: s.Seed, Faults: s.Faults.String(), Rate: s.Rate, RampTo: s.RampTo,
 		},
+	}
+	if s.Warmup > 0 {
+		run.Params.Warmup = s.Warmup.String()
 	}
 	if impl.NewPurchaser != nil {
 		run.Params.Critical, run.Params.Think = "lua-script", "-"

@@ -1,0 +1,188 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"regexp"
+	"slices"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/stockbench/stockbench/lockimpl"
+	"github.com/stockbench/stockbench/scenarios"
+)
+
+// perfCommand is `stockbench perf`: the driver's efficiency and footprint, measured in one
+// run. It sells through the lua design and then has redis-benchmark run the same script
+// with the same connections against the same server, back to back, and prints their
+// ratio; then it runs the rush preset (200,000 buyers waiting on a lock) in a child
+// process and prints its peak RSS.
+func perfCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fset := newFlagSet("perf", "perf [--sales N] [--conns C] [--rss-buyers N]")
+	var c common
+	c.bind(fset)
+	sales := fset.Int("sales", 200000, "units the lua sale and redis-benchmark each sell (one buyer per unit)")
+	conns := fset.Int("conns", 64, "connections, for both")
+	rssBuyers := fset.Int("rss-buyers", 200000, "buyers of the waiting run whose peak RSS is measured (0: skip it)")
+	rounds := fset.Int("rounds", 3, "rounds of (lua sale, redis-benchmark); each side's median is compared")
+	if _, help, err := parse(fset, args, stdout); help || err != nil {
+		return report(stderr, err)
+	}
+	if *sales <= 0 || *conns <= 0 || *rssBuyers < 0 || *rounds <= 0 {
+		return report(stderr, usageError(errors.New("perf: --sales, --conns and --rounds must be positive")))
+	}
+	bench, err := exec.LookPath("redis-benchmark")
+	if err != nil {
+		return report(stderr, usageError(errors.New("perf: redis-benchmark is not on PATH (apt-get install redis-tools)")))
+	}
+	e, code := start(ctx, &c, stderr)
+	if e == nil {
+		return code
+	}
+	defer e.stop(stderr)
+
+	// Rounds alternate the two, so that a noisy neighbour on a shared machine weighs on
+	// both sides alike.
+	var oursAll, theirsAll []float64
+	for r := range *rounds {
+		ours, err := perfSale(ctx, e, *sales, *conns)
+		if err != nil {
+			return report(stderr, err)
+		}
+		theirs, err := perfRedisBenchmark(ctx, e, bench, *sales, *conns)
+		if err != nil {
+			return report(stderr, err)
+		}
+		fmt.Fprintf(stderr, "stockbench: perf round %d: lua scenario %.0f sales/s, redis-benchmark %.0f requests/s\n", r+1, ours, theirs)
+		oursAll, theirsAll = append(oursAll, ours), append(theirsAll, theirs)
+	}
+	ours, theirs := median(oursAll), median(theirsAll)
+	fmt.Fprintf(stdout, "lua scenario:     %8.0f sales/s (median of %d; %d buyers, stock %d, %d connections)\n", ours, *rounds, *sales, *sales, *conns)
+	fmt.Fprintf(stdout, "redis-benchmark:  %8.0f requests/s (median of %d; the same script, -c %d -n %d)\n", theirs, *rounds, *conns, *sales)
+	ratio := ours / theirs
+	fmt.Fprintf(stdout, "ratio:            %8.2f (target 0.90: %s)\n", ratio, met(ratio >= 0.9))
+
+	if *rssBuyers > 0 {
+		rss, took, err := perfRSS(ctx, e, *rssBuyers)
+		if err != nil {
+			return report(stderr, err)
+		}
+		fmt.Fprintf(stdout, "waiting buyers:   %8d buyers of the rush preset on set-nx-ex, %s\n", *rssBuyers, took.Round(time.Second))
+		fmt.Fprintf(stdout, "peak RSS:         %8.0f MiB (target 1024 MiB: %s)\n", float64(rss)/(1<<20), met(rss <= 1<<30))
+	}
+	return exitOK
+}
+
+func median(v []float64) float64 {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+func met(ok bool) string {
+	if ok {
+		return "met"
+	}
+	return "NOT met"
+}
+
+// perfSale is the lua design's sales/s: every buyer buys, all start at once.
+func perfSale(ctx context.Context, e *env, n, conns int) (float64, error) {
+	impl, err := lockimpl.Lookup("lua")
+	if err != nil {
+		return 0, err
+	}
+	s := scenarios.FlashSale{Name: "perf", Buyers: n, Stock: int64(n), Conns: conns, Prefix: "{stockbench-perf}"}
+	client := e.shared.Client(conns)
+	defer client.Close()
+	run, err := s.Run(ctx, scenarios.Single(client), impl)
+	if err != nil {
+		return 0, fmt.Errorf("perf: lua sale: %w", err)
+	}
+	if run.Oracle.Bought != n {
+		return 0, fmt.Errorf("perf: the lua sale sold %d of %d: %s", run.Oracle.Bought, n, run.Verdict)
+	}
+	return run.SalesPerSec, nil
+}
+
+var rpsLine = regexp.MustCompile(`([0-9.]+) requests per second`)
+
+// perfRedisBenchmark has redis-benchmark run the purchase script n times on conns
+// connections, each call selling one unit to a random buyer, and returns its rate.
+func perfRedisBenchmark(ctx context.Context, e *env, bin string, n, conns int) (float64, error) {
+	c := e.shared.Client(1)
+	defer c.Close()
+	stock := lockimpl.NewStock("{stockbench-perf}")
+	sha, err := c.ScriptLoad(ctx, lockimpl.PurchaseScript()).Result()
+	if err != nil {
+		return 0, fmt.Errorf("perf: script load: %w", err)
+	}
+	if err := c.Set(ctx, stock.Key, n, 0).Err(); err != nil {
+		return 0, fmt.Errorf("perf: set stock: %w", err)
+	}
+	defer c.Del(context.WithoutCancel(ctx), stock.Keys()...)
+	host, port, err := net.SplitHostPort(e.shared.Addr())
+	if err != nil {
+		return 0, fmt.Errorf("perf: %w", err)
+	}
+	cmd := exec.CommandContext(ctx, bin, "-h", host, "-p", port, "-c", strconv.Itoa(conns), "-n", strconv.Itoa(n),
+		"-r", "1000000000", "-q", "EVALSHA", sha, "2", stock.Key, stock.Orders, "__rand_int__")
+	out, err := cmd.Output()
+	if err != nil {
+		return 0, fmt.Errorf("perf: redis-benchmark: %w", err)
+	}
+	m := rpsLine.FindAllSubmatch(out, -1)
+	if len(m) == 0 {
+		return 0, fmt.Errorf("perf: redis-benchmark printed no rate: %q", out)
+	}
+	rps, _ := strconv.ParseFloat(string(m[len(m)-1][1]), 64)
+	left, err := c.Get(ctx, stock.Key).Int64()
+	if err != nil || left != 0 {
+		return 0, fmt.Errorf("perf: redis-benchmark left stock %d (%v); the script did not run as the sale's", left, err)
+	}
+	return rps, nil
+}
+
+// perfRSS runs the rush preset with n buyers in a child process against the same server
+// and returns the child's peak RSS.
+func perfRSS(ctx context.Context, e *env, n int) (int64, time.Duration, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return 0, 0, fmt.Errorf("perf: %w", err)
+	}
+	out, err := os.MkdirTemp("", "stockbench-perf-")
+	if err != nil {
+		return 0, 0, fmt.Errorf("perf: %w", err)
+	}
+	defer os.RemoveAll(out)
+	cmd := exec.CommandContext(ctx, self, "run", "--scenario", "rush", "--lock", "set-nx-ex", "--buyers", strconv.Itoa(n),
+		"--redis-url", "redis://"+e.shared.Addr(), "--out", out)
+	began := time.Now()
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		return 0, 0, fmt.Errorf("perf: the waiting run failed: %w: %s", err, lastLine(msg))
+	}
+	ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	if !ok {
+		return 0, 0, errors.New("perf: this system reports no peak RSS")
+	}
+	return ru.Maxrss * 1024, time.Since(began), nil // Linux reports kilobytes
+}
+
+func lastLine(b []byte) string {
+	s := string(b)
+	for len(s) > 0 && s[len(s)-1] == '\n' {
+		s = s[:len(s)-1]
+	}
+	for i := len(s) - 1; i >= 0; i-- {
+		if s[i] == '\n' {
+			return s[i+1:]
+		}
+	}
+	return s
+}

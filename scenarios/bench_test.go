@@ -1,0 +1,54 @@
+package scenarios
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stockbench/stockbench/oracle"
+	"github.com/stockbench/stockbench/results"
+)
+
+// BenchmarkSettle is a buyer's bookkeeping for one purchase: the ledger entry, the
+// latency, the progress counters. It must not allocate.
+func BenchmarkSettle(b *testing.B) {
+	sl := &sale{FlashSale: FlashSale{Buyers: 1 << 16}, ledger: oracle.NewLedger(1<<16, 1<<16), rec: results.NewRecorder(8)}
+	sl.t0 = time.Now()
+	ctx := context.Background()
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		sl.settle(ctx, i&(1<<16-1), sl.t0, 1, nil)
+	}
+}
+
+// BenchmarkExecutorDo is the hand-over of one Redis call to the executor and back: it
+// allocates nothing of its own (the call's closure is the caller's).
+func BenchmarkExecutorDo(b *testing.B) {
+	x := newExecutor(4)
+	defer x.stop()
+	ctx := context.Background()
+	n := 0
+	fn := func() { n++ }
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			x.do(ctx, fn)
+		}
+	})
+}
+
+func TestHotPathsDoNotAllocate(t *testing.T) {
+	sl := &sale{FlashSale: FlashSale{Buyers: 1024}, ledger: oracle.NewLedger(1024, 1024), rec: results.NewRecorder(8)}
+	sl.t0 = time.Now()
+	ctx := context.Background()
+	i := 0
+	if n := testing.AllocsPerRun(1000, func() { sl.settle(ctx, i%1024, sl.t0, 1, nil); i++ }); n != 0 {
+		t.Errorf("settle allocates %v per purchase", n)
+	}
+	x := newExecutor(2)
+	defer x.stop()
+	fn := func() {}
+	if n := testing.AllocsPerRun(1000, func() { x.do(ctx, fn) }); n != 0 {
+		t.Errorf("executor.do allocates %v per call", n)
+	}
+}
