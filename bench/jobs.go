@@ -22,6 +22,8 @@ type job interface {
 	// nodes is how many lock servers the design uses.
 	nodes() int
 	conns() int
+	// buyers is how many buyers the sale has.
+	buyers() int
 	run(ctx context.Context, prefix string, r scenarios.Redis) (results.Run, error)
 }
 
@@ -38,6 +40,7 @@ func (j lockJob) design() string      { return j.impl.Name }
 func (j lockJob) faults() faults.Plan { return j.sale.Faults }
 func (j lockJob) nodes() int          { return j.impl.LockNodes() }
 func (j lockJob) conns() int          { return j.sale.WithDefaults().Conns }
+func (j lockJob) buyers() int         { return j.sale.Buyers }
 func (j lockJob) run(ctx context.Context, prefix string, r scenarios.Redis) (results.Run, error) {
 	s := j.sale
 	s.Prefix = prefix
@@ -63,6 +66,7 @@ func (j queueJob) design() string      { return j.impl.Name }
 func (j queueJob) faults() faults.Plan { return j.sale.Faults }
 func (j queueJob) nodes() int          { return 1 }
 func (j queueJob) conns() int          { return j.sale.WithDefaults().Conns }
+func (j queueJob) buyers() int         { return j.sale.Buyers }
 func (j queueJob) run(ctx context.Context, prefix string, r scenarios.Redis) (results.Run, error) {
 	s := j.sale
 	s.Prefix = prefix
