@@ -24,7 +24,7 @@ func BenchmarkSettle(b *testing.B) {
 // BenchmarkExecutorDo is the hand-over of one Redis call to the executor and back: it
 // allocates nothing of its own (the call's closure is the caller's).
 func BenchmarkExecutorDo(b *testing.B) {
-	x := newExecutor(4)
+	x := newExecutor(4, 64)
 	defer x.stop()
 	ctx := context.Background()
 	n := 0
@@ -45,7 +45,7 @@ func TestHotPathsDoNotAllocate(t *testing.T) {
 	if n := testing.AllocsPerRun(1000, func() { sl.settle(ctx, i%1024, sl.t0, 1, nil); i++ }); n != 0 {
 		t.Errorf("settle allocates %v per purchase", n)
 	}
-	x := newExecutor(2)
+	x := newExecutor(2, 2)
 	defer x.stop()
 	fn := func() {}
 	if n := testing.AllocsPerRun(1000, func() { x.do(ctx, fn) }); n != 0 {

@@ -105,7 +105,7 @@ func (e *executed) TryLock(ctx context.Context, key string, ttl time.Duration) (
 
 // run starts every buyer, at once or as they arrive, and waits for all of them.
 func (sl *sale) run(ctx context.Context) {
-	sl.x = newExecutor(sl.Conns)
+	sl.x = newExecutor(sl.Conns, sl.Buyers)
 	defer sl.x.stop()
 	var wg sync.WaitGroup
 	if sl.Rate > 0 {

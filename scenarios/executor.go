@@ -10,7 +10,11 @@ import (
 // stack never holds go-redis's frames: a buyer parked in go-redis's pool queue kept a
 // stack of about 8 KB, one parked on this queue keeps the 2 KB it started with. That is
 // what lets 200,000 buyers wait at once within 1 GiB. The queue is a channel, first come
-// first served, as the pool's queue was, so what a buyer waits for is unchanged.
+// first served, as the pool's queue was, so what a buyer waits for is unchanged. It has
+// room for every buyer's call (a buyer has one at a time), so handing a call over never
+// blocks: an executor that takes the next call does not also have to wake its sender,
+// one goroutine switch less per command (the lua sale went from 0.67-0.70 to 0.75-0.76
+// of redis-benchmark).
 type executor struct {
 	calls chan *call
 	wg    sync.WaitGroup
@@ -25,8 +29,9 @@ type call struct {
 
 var calls = sync.Pool{New: func() any { return &call{done: make(chan struct{}, 1)} }}
 
-func newExecutor(n int) *executor {
-	x := &executor{calls: make(chan *call)}
+// newExecutor starts n goroutines for callers that have at most room calls out at once.
+func newExecutor(n, room int) *executor {
+	x := &executor{calls: make(chan *call, room)}
 	for range max(n, 1) {
 		x.wg.Go(func() {
 			for c := range x.calls {
