@@ -41,6 +41,7 @@ func perfCommand(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	if err != nil {
 		return report(stderr, usageError(errors.New("perf: redis-benchmark is not on PATH (apt-get install redis-tools)")))
 	}
+	limitMemory(*sales) // as run and matrix do
 	e, code := start(ctx, &c, stderr)
 	if e == nil {
 		return code
