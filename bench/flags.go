@@ -115,23 +115,39 @@ func (o *overrides) apply(s scenarios.FlashSale, set map[string]bool) (scenarios
 	return s, s.Validate()
 }
 
-// parse parses args into fs. Help goes to stdout; a bad flag becomes one usage error.
+// parse parses args into fs and returns the names of the flags set. Help goes to stdout;
+// a bad flag or any positional argument becomes one usage error.
 func parse(fs *flag.FlagSet, args []string, stdout io.Writer) (set map[string]bool, help bool, err error) {
-	fs.SetOutput(io.Discard)
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			fs.SetOutput(stdout)
-			fs.Usage()
-			return nil, true, nil
-		}
-		return nil, false, usageError(fmt.Errorf("%s: %w (see 'stockbench %s -h')", fs.Name(), err, fs.Name()))
+	pos, help, err := parseWithArgs(fs, args, stdout)
+	if help || err != nil {
+		return nil, help, err
 	}
-	if fs.NArg() > 0 {
-		return nil, false, usageError(fmt.Errorf("%s: unexpected argument %q", fs.Name(), fs.Arg(0)))
+	if len(pos) > 0 {
+		return nil, false, usageError(fmt.Errorf("%s: unexpected argument %q", fs.Name(), pos[0]))
 	}
 	set = make(map[string]bool)
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	return set, false, nil
+}
+
+// parseWithArgs parses flags, which may come before or after the positional arguments,
+// and returns the positional ones.
+func parseWithArgs(fs *flag.FlagSet, args []string, stdout io.Writer) (pos []string, help bool, err error) {
+	fs.SetOutput(io.Discard)
+	for {
+		if err := fs.Parse(args); err != nil {
+			if err == flag.ErrHelp {
+				fs.SetOutput(stdout)
+				fs.Usage()
+				return nil, true, nil
+			}
+			return nil, false, usageError(fmt.Errorf("%s: %w (see 'stockbench %s -h')", fs.Name(), err, fs.Name()))
+		}
+		if fs.NArg() == 0 {
+			return pos, false, nil
+		}
+		pos, args = append(pos, fs.Arg(0)), fs.Args()[1:]
+	}
 }
 
 func newFlagSet(name, synopsis string) *flag.FlagSet {

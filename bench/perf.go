@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -176,14 +177,6 @@ func perfRSS(ctx context.Context, e *env, n int) (int64, time.Duration, error) {
 }
 
 func lastLine(b []byte) string {
-	s := string(b)
-	for len(s) > 0 && s[len(s)-1] == '\n' {
-		s = s[:len(s)-1]
-	}
-	for i := len(s) - 1; i >= 0; i-- {
-		if s[i] == '\n' {
-			return s[i+1:]
-		}
-	}
-	return s
+	s := strings.TrimRight(string(b), "\n")
+	return s[strings.LastIndexByte(s, '\n')+1:]
 }

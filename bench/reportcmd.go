@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -73,24 +72,4 @@ func readResults(d string) (*results.File, error) {
 		return nil, fmt.Errorf("%s: no such run directory or results file", d)
 	}
 	return results.Read(path)
-}
-
-// parseWithArgs parses flags, which may come before or after the positional arguments,
-// and returns the positional ones.
-func parseWithArgs(fset *flag.FlagSet, args []string, stdout io.Writer) (pos []string, help bool, err error) {
-	fset.SetOutput(io.Discard)
-	for {
-		if err := fset.Parse(args); err != nil {
-			if err == flag.ErrHelp {
-				fset.SetOutput(stdout)
-				fset.Usage()
-				return nil, true, nil
-			}
-			return nil, false, usageError(fmt.Errorf("%s: %w (see 'stockbench %s -h')", fset.Name(), err, fset.Name()))
-		}
-		if fset.NArg() == 0 {
-			return pos, false, nil
-		}
-		pos, args = append(pos, fset.Arg(0)), fset.Args()[1:]
-	}
 }

@@ -144,7 +144,11 @@ func FairnessPlot(title string, runs []Run) (*plot.Plot, error) {
 			seen += float64(b.Count)
 			xys = append(xys, plotter.XY{X: max(float64(b.To)/1000, 0.001), Y: seen / total})
 		}
-		f, _ := FairnessOf(phase, lat)
+		f := runs[i].Fairness
+		if f == nil {
+			computed, _ := FairnessOf(phase, lat)
+			f = &computed
+		}
 		if err := l.add(fmt.Sprintf("%s (Jain %.2f)", runs[i].Label(), f.Jain), xys); err != nil {
 			return nil, err
 		}

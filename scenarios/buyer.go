@@ -368,9 +368,11 @@ func (sl *sale) suffer(ctx context.Context, lease lockimpl.Lease, v faults.Victi
 
 // settle writes the buyer's outcome.
 func (sl *sale) settle(ctx context.Context, i int, start time.Time, left int64, err error) {
-	sl.done.Add(1)
-	if err == nil {
-		sl.sold.Add(1)
+	if sl.Progress != nil {
+		sl.done.Add(1)
+		if err == nil {
+			sl.sold.Add(1)
+		}
 	}
 	e := &sl.ledger.Entries[i]
 	now := time.Now()
