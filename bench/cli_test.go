@@ -67,6 +67,7 @@ func TestBadInput(t *testing.T) {
 		{"bad think", []string{"run", "--lock", "lua", "--think", "gaussian:1ms"}, `unknown distribution "gaussian"`},
 		{"unknown scenario", []string{"matrix", "--scenarios", "black-friday"}, `unknown scenario "black-friday"`},
 		{"unknown command", []string{"bench"}, `unknown command "bench"`},
+		{"negative procs", []string{"run", "--lock", "lua", "--procs", "-1"}, "--procs must not be negative"},
 		{"unknown redis mode", []string{"run", "--lock", "lua", "--redis", "cloud"}, `unknown redis mode "cloud"`},
 		{"unreachable redis", []string{"run", "--lock", "lua", "--redis-url", "redis://127.0.0.1:1"}, "127.0.0.1:1 does not answer"},
 		{"unknown fault", []string{"run", "--lock", "lua", "--fault", "meteor"}, `unknown fault "meteor"`},

@@ -18,6 +18,7 @@ type common struct {
 	out    string
 	seed   uint64
 	linear bool
+	procs  int
 }
 
 func (c *common) bind(fs *flag.FlagSet) {
@@ -29,6 +30,7 @@ func (c *common) bind(fs *flag.FlagSet) {
 	fs.StringVar(&c.out, "out", "results/runs", "directory that receives the run directory")
 	fs.Uint64Var(&c.seed, "seed", 1, "seed for think-time draws")
 	fs.BoolVar(&c.linear, "check-linearizable", false, "also check the purchases for linearizability with porcupine")
+	fs.IntVar(&c.procs, "procs", 0, "CPUs the buyers' goroutines run on (GOMAXPROCS); default: all but one when Redis runs on this machine, all for --redis-url, or GOMAXPROCS from the environment")
 }
 
 func envOr(key, def string) string {
@@ -49,7 +51,7 @@ type overrides struct {
 }
 
 func (o *overrides) bind(fs *flag.FlagSet) {
-	fs.IntVar(&o.buyers, "buyers", 0, "number of buyers, each a goroutine that buys at most once")
+	fs.IntVar(&o.buyers, "buyers", 0, "number of buyers, each buying at most once")
 	fs.Int64Var(&o.stock, "stock", 0, "units on sale")
 	fs.StringVar(&o.critical, "critical", "", "what a lock holder does: read-think-write or atomic")
 	fs.StringVar(&o.think, "think", "", "holder's work between read and write: 2ms, uniform:1ms-3ms, longtail:1ms,1500ms,0.01")

@@ -9,6 +9,8 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
+	"runtime"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -32,6 +34,7 @@ func perfCommand(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	conns := fset.Int("conns", 64, "connections, for both")
 	rssBuyers := fset.Int("rss-buyers", 200000, "buyers of the waiting run whose peak RSS is measured (0: skip it)")
 	rounds := fset.Int("rounds", 3, "rounds of (lua sale, redis-benchmark); each side's median is compared")
+	cpuProfile := fset.String("cpuprofile", "", "write a CPU profile of the lua sales (not of redis-benchmark) to this file")
 	if _, help, err := parse(fset, args, stdout); help || err != nil {
 		return report(stderr, err)
 	}
@@ -53,7 +56,7 @@ func perfCommand(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	// both sides alike.
 	var oursAll, theirsAll []float64
 	for r := range *rounds {
-		ours, err := perfSale(ctx, e, *sales, *conns)
+		ours, err := perfSale(ctx, e, *sales, *conns, *cpuProfile)
 		if err != nil {
 			return report(stderr, err)
 		}
@@ -94,11 +97,23 @@ func met(ok bool) string {
 	return "NOT met"
 }
 
-// perfSale is the lua design's sales/s: every buyer buys, all start at once.
-func perfSale(ctx context.Context, e *env, n, conns int) (float64, error) {
+// perfSale is the lua design's sales/s: every buyer buys, all start at once. With a
+// profile named, the sale is profiled into it (the last round's profile is kept).
+func perfSale(ctx context.Context, e *env, n, conns int, profile string) (float64, error) {
 	impl, err := lockimpl.Lookup("lua")
 	if err != nil {
 		return 0, err
+	}
+	if profile != "" {
+		f, err := os.Create(profile)
+		if err != nil {
+			return 0, fmt.Errorf("perf: %w", err)
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return 0, fmt.Errorf("perf: cpu profile: %w", err)
+		}
+		defer pprof.StopCPUProfile()
 	}
 	s := scenarios.FlashSale{Name: "perf", Buyers: n, Stock: int64(n), Conns: conns, Prefix: "{stockbench-perf}"}
 	client := e.shared.Client(conns)
@@ -164,6 +179,7 @@ func perfRSS(ctx context.Context, e *env, n int) (int64, time.Duration, error) {
 	}
 	defer os.RemoveAll(out)
 	cmd := exec.CommandContext(ctx, self, "run", "--scenario", "rush", "--lock", "set-nx-ex", "--buyers", strconv.Itoa(n),
+		"--procs", strconv.Itoa(runtime.GOMAXPROCS(0)),
 		"--redis-url", "redis://"+e.shared.Addr(), "--out", out)
 	began := time.Now()
 	if msg, err := cmd.CombinedOutput(); err != nil {

@@ -38,9 +38,11 @@ type File struct {
 
 // Host describes the machine that generated the load.
 type Host struct {
-	OS        string `json:"os"`
-	Arch      string `json:"arch"`
-	CPUs      int    `json:"cpus"`
+	OS   string `json:"os"`
+	Arch string `json:"arch"`
+	CPUs int    `json:"cpus"`
+	// Procs is how many CPUs the buyers' goroutines ran on (GOMAXPROCS).
+	Procs     int    `json:"procs,omitempty"`
 	GoVersion string `json:"go_version"`
 }
 

@@ -207,3 +207,21 @@ func TestFmtDuration(t *testing.T) {
 		}
 	}
 }
+
+// TestUntimedLatency: a run whose purchases were all left out of the latencies (all in
+// the warm-up) prints "-" where a quantile would be, not 0µs.
+func TestUntimedLatency(t *testing.T) {
+	timed := Latency{Count: 3, P50Us: 850, P99Us: 1234, P999Us: 1234}
+	for _, tt := range []struct {
+		name string
+		run  Run
+		want string
+	}{
+		{"timed", Run{Latency: map[string]Latency{Purchase.String(): timed}}, "850µs"},
+		{"untimed", Run{Latency: map[string]Latency{}}, "-"},
+	} {
+		if got := mainQuantile(&tt.run, func(l Latency) int64 { return l.P50Us }); got != tt.want {
+			t.Errorf("%s: p50 printed %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}

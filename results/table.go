@@ -46,9 +46,9 @@ var columns = []column{
 		}
 		return fmt.Sprintf("%.0f", r.SalesPerSec)
 	}},
-	{"P50", func(r *Run) string { _, l := r.mainLatency(); return fmtUs(l.P50Us) }},
-	{"P99", func(r *Run) string { _, l := r.mainLatency(); return fmtUs(l.P99Us) }},
-	{"P99.9", func(r *Run) string { _, l := r.mainLatency(); return fmtUs(l.P999Us) }},
+	{"P50", func(r *Run) string { return mainQuantile(r, func(l Latency) int64 { return l.P50Us }) }},
+	{"P99", func(r *Run) string { return mainQuantile(r, func(l Latency) int64 { return l.P99Us }) }},
+	{"P99.9", func(r *Run) string { return mainQuantile(r, func(l Latency) int64 { return l.P999Us }) }},
 	{"CMDS/SALE", func(r *Run) string {
 		if r.Commands == nil {
 			return "-"
@@ -100,6 +100,15 @@ func sep(i int, s string) string {
 		return ""
 	}
 	return s
+}
+
+// mainQuantile prints a quantile of the run's main latency, or "-" when nothing was
+// timed (every purchase fell in the warm-up, or none succeeded).
+func mainQuantile(r *Run, q func(Latency) int64) string {
+	if _, l := r.mainLatency(); l.Count > 0 {
+		return fmtUs(q(l))
+	}
+	return "-"
 }
 
 func fmtUs(us int64) string { return fmtDuration(time.Duration(us) * time.Microsecond) }

@@ -5,16 +5,15 @@ import (
 	"sync"
 )
 
-// executor runs the buyers' Redis calls on a fixed set of goroutines, as many as the sale
-// has connections. A buyer hands a call over and waits for it on a channel, so its own
-// stack never holds go-redis's frames: a buyer parked in go-redis's pool queue kept a
-// stack of about 8 KB, one parked on this queue keeps the 2 KB it started with. That is
-// what lets 200,000 buyers wait at once within 1 GiB. The queue is a channel, first come
-// first served, as the pool's queue was, so what a buyer waits for is unchanged. It has
-// room for every buyer's call (a buyer has one at a time), so handing a call over never
-// blocks: an executor that takes the next call does not also have to wake its sender,
-// one goroutine switch less per command (the lua sale went from 0.67-0.70 to 0.75-0.76
-// of redis-benchmark).
+// executor runs the Redis calls of a lock sale's buyers on a fixed set of goroutines, as
+// many as the sale has connections. A buyer hands a call over and waits for it on a
+// channel, so its own stack never holds go-redis's frames: a buyer parked in go-redis's
+// pool queue kept a stack of about 8 KB, one parked on this queue keeps the 2 KB it
+// started with. That is what lets 200,000 buyers wait at once within 1 GiB. The queue is
+// a channel, first come first served, as the pool's queue was, so what a buyer waits for
+// is unchanged. It has room for every buyer's call (a buyer has one at a time), so
+// handing a call over never blocks: an executor that takes the next call does not also
+// have to wake its sender, one goroutine switch less per command.
 type executor struct {
 	calls chan *call
 	wg    sync.WaitGroup

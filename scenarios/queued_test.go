@@ -1,0 +1,112 @@
+package scenarios
+
+import (
+	"context"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/stockbench/stockbench/faults"
+	"github.com/stockbench/stockbench/lockimpl"
+	"github.com/stockbench/stockbench/oracle"
+	"github.com/stockbench/stockbench/results"
+)
+
+// slowPurchaser sells one unit per call after taking d, as a purchase on a busy server
+// would; it counts the calls that overlapped.
+type slowPurchaser struct {
+	d          time.Duration
+	left       atomic.Int64
+	busy, most atomic.Int64
+}
+
+func (p *slowPurchaser) Purchase(ctx context.Context, _ lockimpl.Stock, _ string, _ time.Duration) (int64, error) {
+	n := p.busy.Add(1)
+	defer p.busy.Add(-1)
+	for m := p.most.Load(); n > m && !p.most.CompareAndSwap(m, n); m = p.most.Load() {
+	}
+	if err := sleep(ctx, p.d); err != nil {
+		return 0, err
+	}
+	left := p.left.Add(-1)
+	if left < 0 {
+		return 0, lockimpl.ErrSoldOut
+	}
+	return left, nil
+}
+
+// queuedSale is a sale of a one-call design on a fake purchaser: no Redis needed.
+func queuedSale(t *testing.T, s FlashSale, p *slowPurchaser) *sale {
+	t.Helper()
+	s = s.WithDefaults()
+	p.left.Store(s.Stock)
+	inj, err := faults.New(nil, faults.Servers{}, s.TTL, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sl := newSale(s, Redis{Locks: []redis.UniversalClient{nil}}, lockimpl.Impl{Name: "fake", NewPurchaser: func(lockimpl.Env) lockimpl.Purchaser { return p }}, inj)
+	if !sl.oneCall() {
+		t.Fatal("a one-call purchaser is not run on the queue")
+	}
+	return sl
+}
+
+func outcomes(l *oracle.Ledger) map[oracle.Outcome]int {
+	n := map[oracle.Outcome]int{}
+	for _, e := range l.Entries {
+		n[e.Outcome]++
+	}
+	return n
+}
+
+// TestQueuedBuyers: buyers of a one-call design are served by one worker per
+// connection, no more at once than there are connections; under an open load their
+// latency counts from their intended arrival; when the sale is stopped, those still
+// queued are marked interrupted and the sale ends at once.
+func TestQueuedBuyers(t *testing.T) {
+	t.Run("connections bound the calls", func(t *testing.T) {
+		p := &slowPurchaser{d: time.Millisecond}
+		sl := queuedSale(t, FlashSale{Buyers: 200, Stock: 150, Conns: 4}, p)
+		sl.run(context.Background())
+		if got := outcomes(sl.ledger); got[oracle.Bought] != 150 || got[oracle.SoldOut] != 50 {
+			t.Errorf("outcomes %v, want 150 bought and 50 sold out", got)
+		}
+		if m := p.most.Load(); m != 4 {
+			t.Errorf("at most %d purchases ran at once, want the 4 connections", m)
+		}
+	})
+	t.Run("open load counts from arrival", func(t *testing.T) {
+		// 20 buyers arrive over 19 ms; one connection serves one each 10 ms, so the
+		// last waits about 180 ms beyond its arrival.
+		p := &slowPurchaser{d: 10 * time.Millisecond}
+		sl := queuedSale(t, FlashSale{Buyers: 20, Stock: 20, Conns: 1, Rate: 1000}, p)
+		sl.run(context.Background())
+		last := sl.ledger.Entries[19]
+		if last.Start < 18*time.Millisecond || last.Start > 20*time.Millisecond {
+			t.Errorf("buyer 19 started at %s, want its arrival at 19 ms", last.Start)
+		}
+		if wait := last.Done - last.Start; wait < 150*time.Millisecond {
+			t.Errorf("buyer 19 waited %s from its arrival; want about 180 ms of queueing", wait)
+		}
+		if worst := time.Duration(sl.rec.Histogram(results.Purchase).Max()) * time.Microsecond; worst < 150*time.Millisecond {
+			t.Errorf("worst purchase latency %s; want the queueing in it", worst)
+		}
+	})
+	t.Run("stopped", func(t *testing.T) {
+		p := &slowPurchaser{d: 10 * time.Millisecond}
+		sl := queuedSale(t, FlashSale{Buyers: 10000, Stock: 10000, Conns: 2}, p)
+		ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+		defer cancel()
+		began := time.Now()
+		sl.run(ctx)
+		if took := time.Since(began); took > 2*time.Second {
+			t.Errorf("the stopped sale took %s to end", took)
+		}
+		got := outcomes(sl.ledger)
+		if got[oracle.Bought] == 0 || got[oracle.Interrupted] < 9000 || got[oracle.Bought]+got[oracle.Interrupted] != 10000 {
+			t.Errorf("outcomes %v, want a few bought and the rest interrupted", got)
+		}
+	})
+}
