@@ -158,6 +158,34 @@ func TestWatchPurchase(t *testing.T) {
 	}
 }
 
+// TestWatchTry: a try whose stock is written by someone else while it thinks is beaten
+// (ErrNotAcquired, nothing written); an unbeaten try buys.
+func TestWatchTry(t *testing.T) {
+	c := client(t)
+	ctx := context.Background()
+	s := NewStock("{test:watch-try}")
+	c.Del(ctx, s.Keys()...)
+	c.Set(ctx, s.Key, 5, 0)
+	w := Watch{Client: c}
+
+	done := make(chan error, 1)
+	go func() {
+		_, err := w.Try(ctx, s, "beaten", 200*time.Millisecond)
+		done <- err
+	}()
+	time.Sleep(50 * time.Millisecond) // the try has read the stock and is thinking
+	c.Set(ctx, s.Key, 4, 0)
+	if err := <-done; !errors.Is(err, ErrNotAcquired) {
+		t.Errorf("beaten try: want ErrNotAcquired, got %v", err)
+	}
+	if n := c.LLen(ctx, s.Orders).Val(); n != 0 {
+		t.Errorf("a beaten try recorded %d orders", n)
+	}
+	if left, err := w.Try(ctx, s, "alone", 0); err != nil || left != 3 {
+		t.Errorf("unbeaten try: want 3 left, got %d, %v", left, err)
+	}
+}
+
 // TestHalfLock: the two-command designs' first command alone leaves a lock without TTL.
 func TestHalfLock(t *testing.T) {
 	c := client(t)

@@ -22,38 +22,46 @@ type Watch struct {
 
 var _ Purchaser = Watch{}
 
-// Purchase implements [Purchaser].
+// Purchase implements [Purchaser]: Try until a try is not beaten, as Retry says.
 func (w Watch) Purchase(ctx context.Context, s Stock, buyer string, think time.Duration) (int64, error) {
 	var left int64
-	_, err := w.Retry.Do(ctx, func(ctx context.Context) error {
-		err := w.Client.Watch(ctx, func(tx *redis.Tx) error {
-			n, err := tx.Get(ctx, s.Key).Int64()
-			if err != nil {
-				return fmt.Errorf("watch: get: %w", err)
-			}
-			if n <= 0 {
-				return ErrSoldOut
-			}
-			if err := sleep(ctx, think); err != nil {
-				return err
-			}
-			_, err = tx.TxPipelined(ctx, func(p redis.Pipeliner) error {
-				p.Set(ctx, s.Key, n-1, 0)
-				p.RPush(ctx, s.Orders, buyer)
-				return nil
-			})
-			left = n - 1
-			return err
-		}, s.Key)
-		if errors.Is(err, redis.TxFailedErr) {
-			return ErrNotAcquired // someone wrote first: try again
-		}
+	_, err := w.Retry.Do(ctx, func(ctx context.Context) (err error) {
+		left, err = w.Try(ctx, s, buyer, think)
 		return err
 	})
 	if err != nil {
 		return 0, err
 	}
 	return left, nil
+}
+
+// Try is one optimistic purchase. It returns [ErrNotAcquired] when another buyer wrote
+// the stock first, so that a caller with its own retry loop can run the tries.
+func (w Watch) Try(ctx context.Context, s Stock, buyer string, think time.Duration) (int64, error) {
+	var left int64
+	err := w.Client.Watch(ctx, func(tx *redis.Tx) error {
+		n, err := tx.Get(ctx, s.Key).Int64()
+		if err != nil {
+			return fmt.Errorf("watch: get: %w", err)
+		}
+		if n <= 0 {
+			return ErrSoldOut
+		}
+		if err := sleep(ctx, think); err != nil {
+			return err
+		}
+		_, err = tx.TxPipelined(ctx, func(p redis.Pipeliner) error {
+			p.Set(ctx, s.Key, n-1, 0)
+			p.RPush(ctx, s.Orders, buyer)
+			return nil
+		})
+		left = n - 1
+		return err
+	}, s.Key)
+	if errors.Is(err, redis.TxFailedErr) {
+		return 0, ErrNotAcquired // someone wrote first: try again
+	}
+	return left, err
 }
 
 // sleep waits d or until ctx ends.

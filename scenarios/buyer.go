@@ -204,10 +204,17 @@ func (sl *sale) buy(ctx context.Context, i int, start time.Time) {
 	}
 }
 
+// tryer is a lock-free design that retries inside its purchase (Watch) and offers one
+// try on its own: the sale then runs the retry loop, so that a try holds a connection
+// and a sleep between tries does not.
+type tryer interface {
+	Try(ctx context.Context, s lockimpl.Stock, buyer string, think time.Duration) (int64, error)
+}
+
 // oneCall reports whether a purchase is a single call on a connection: a lock-free
-// design that neither retries nor sleeps between its commands (Watch does both).
+// design that does not retry.
 func (sl *sale) oneCall() bool {
-	_, retries := sl.purchaser.(lockimpl.Watch)
+	_, retries := sl.purchaser.(tryer)
 	return sl.purchaser != nil && !retries
 }
 
@@ -256,11 +263,17 @@ func (sl *sale) buyQueued(ctx context.Context, i int) {
 	sl.settle(ctx, i, start, left, err)
 }
 
-// buyLockFree buys through a lock-free design that retries inside its purchase. Its
-// sleeps would hold an executor's slot that no connection backs, so it calls directly.
+// buyLockFree buys through a lock-free design that retries: each try runs on the
+// executor, the sleeps between them on the buyer's goroutine.
 func (sl *sale) buyLockFree(ctx context.Context, i int, start time.Time) {
 	sl.inj.Purchasing(ctx)
-	left, err := sl.purchaser.Purchase(ctx, sl.stock, strconv.Itoa(i), sl.Think.Draw(sl.Seed, i))
+	t := sl.purchaser.(tryer)
+	id, think := strconv.Itoa(i), sl.Think.Draw(sl.Seed, i)
+	var left int64
+	_, err := sl.Retry.Do(ctx, func(ctx context.Context) (err error) {
+		left, err = runOn(ctx, sl.x, func() (int64, error) { return t.Try(ctx, sl.stock, id, think) })
+		return err
+	})
 	sl.settle(ctx, i, start, left, err)
 }
 
