@@ -155,14 +155,19 @@ func TestPerfCommand(t *testing.T) {
 	if _, err := exec.LookPath("redis-benchmark"); err != nil {
 		t.Skip("redis-benchmark is not on PATH (Debian's redis-tools)")
 	}
-	code, stdout, stderr := stockbench(t, "perf", "--sales", "3000", "--rounds", "1", "--rss-buyers", "2000")
+	profile := filepath.Join(t.TempDir(), "cpu.prof")
+	code, stdout, stderr := stockbench(t, "perf", "--sales", "3000", "--rounds", "1", "--rss-buyers", "2000",
+		"--procs", "1", "--cpuprofile", profile)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
-	for _, want := range []string{"lua scenario:", "redis-benchmark:", "ratio:", "peak RSS:"} {
+	for _, want := range []string{"lua scenario:", "buyers on 1 of", "redis-benchmark:", "ratio:", "peak RSS:"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("perf printed no %q:\n%s", want, stdout)
 		}
+	}
+	if fi, err := os.Stat(profile); err != nil || fi.Size() == 0 {
+		t.Errorf("--cpuprofile wrote no profile: %v", err)
 	}
 	if code, _, stderr := stockbench(t, "perf", "--rounds", "0"); code != 2 || !strings.Contains(stderr, "must be positive") {
 		t.Errorf("--rounds 0: want exit 2 and one line, got %d: %s", code, stderr)

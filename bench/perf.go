@@ -68,7 +68,8 @@ func perfCommand(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		oursAll, theirsAll = append(oursAll, ours), append(theirsAll, theirs)
 	}
 	ours, theirs := median(oursAll), median(theirsAll)
-	fmt.Fprintf(stdout, "lua scenario:     %8.0f sales/s (median of %d; %d buyers, stock %d, %d connections)\n", ours, *rounds, *sales, *sales, *conns)
+	fmt.Fprintf(stdout, "lua scenario:     %8.0f sales/s (median of %d; %d buyers, stock %d, %d connections, buyers on %d of %d CPUs)\n",
+		ours, *rounds, *sales, *sales, *conns, runtime.GOMAXPROCS(0), runtime.NumCPU())
 	fmt.Fprintf(stdout, "redis-benchmark:  %8.0f requests/s (median of %d; the same script, -c %d -n %d)\n", theirs, *rounds, *conns, *sales)
 	ratio := ours / theirs
 	fmt.Fprintf(stdout, "ratio:            %8.2f (target 0.90: %s)\n", ratio, met(ratio >= 0.9))
