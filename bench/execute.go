@@ -101,9 +101,8 @@ func start(ctx context.Context, c *common, stderr io.Writer) (*env, int) {
 // useProcs sets how many CPUs the buyers' goroutines run on and returns it: n when set,
 // else GOMAXPROCS from the environment, else all but one when Redis runs on this
 // machine. Redis runs its commands on one thread; a driver that takes every CPU makes it
-// wait for one. On two CPUs the lua sale went from 0.8 to 1.0 of redis-benchmark (which
-// is single-threaded too) with one CPU left to Redis; Go's spare threads, spinning for
-// work, had been taking it.
+// wait for one: on two CPUs the driver took 1.1 cores and Redis 0.8. With one CPU left
+// to Redis the lua sale went from 0.8 to 1.0 of redis-benchmark (single-threaded too).
 func useProcs(n int, redisHere bool) int {
 	switch {
 	case n > 0:

@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"context"
+	"math"
 	"testing"
 	"time"
 
@@ -50,5 +51,20 @@ func TestHotPathsDoNotAllocate(t *testing.T) {
 	fn := func() {}
 	if n := testing.AllocsPerRun(1000, func() { x.do(ctx, fn) }); n != 0 {
 		t.Errorf("executor.do allocates %v per call", n)
+	}
+}
+
+// BenchmarkQueuedBuyer is one step of a queued buyer (a one-call design), with a
+// purchase that costs nothing: the harness's own cost per purchase around the Redis
+// call. Its only garbage is the buyer's id, a few bytes the order records.
+func BenchmarkQueuedBuyer(b *testing.B) {
+	p := &slowPurchaser{}
+	p.left.Store(math.MaxInt64)
+	sl := queuedSale(b, FlashSale{Buyers: 1 << 16, Stock: 1 << 16}, p)
+	sl.t0 = time.Now()
+	ctx := context.Background()
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		sl.buyQueued(ctx, i&(1<<16-1))
 	}
 }

@@ -38,7 +38,7 @@ func (p *slowPurchaser) Purchase(ctx context.Context, _ lockimpl.Stock, _ string
 }
 
 // queuedSale is a sale of a one-call design on a fake purchaser: no Redis needed.
-func queuedSale(t *testing.T, s FlashSale, p *slowPurchaser) *sale {
+func queuedSale(t testing.TB, s FlashSale, p *slowPurchaser) *sale {
 	t.Helper()
 	s = s.WithDefaults()
 	p.left.Store(s.Stock)
