@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/moby/moby/client"
+	"github.com/redis/go-redis/v9"
 	"github.com/testcontainers/testcontainers-go"
 
 	"github.com/stockbench/stockbench/results"
@@ -25,6 +26,7 @@ var binary string
 // TestMain builds the command once: these tests run it as a user would, in its own
 // process, so that exit codes, signals and what is left behind are the real ones.
 func TestMain(m *testing.M) {
+	redis.SetLogger(quietRedis{}) // the tests' own clients, dialling servers still starting
 	dir, err := os.MkdirTemp("", "stockbench-cli-")
 	if err != nil {
 		panic(err)
