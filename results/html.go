@@ -72,7 +72,7 @@ type htmlPage struct {
 
 // designColumns are the per-design tables' columns: the terminal table's, less the
 // design, with fairness and the worst wait.
-var designColumns = append(slices.Clone(columns[:1]), append(slices.Clone(columns[2:]),
+var designColumns = append(slices.DeleteFunc(slices.Clone(columns), func(c column) bool { return c.head == "DESIGN" }),
 	column{"JAIN", func(r *Run) string {
 		if r.Fairness == nil {
 			return "-"
@@ -86,7 +86,7 @@ var designColumns = append(slices.Clone(columns[:1]), append(slices.Clone(column
 		return fmtUs(r.Fairness.WorstUs)
 	}},
 	column{"ERRORS", func(r *Run) string { return fmt.Sprint(r.Errors) }},
-)...)
+)
 
 // WriteHTML writes report.html into dir: one self-contained page, every plot embedded,
 // readable offline. figs must already be saved in dir.

@@ -5,6 +5,7 @@ import (
 	"image/png"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -222,6 +223,23 @@ func TestUntimedLatency(t *testing.T) {
 	} {
 		if got := mainQuantile(&tt.run, func(l Latency) int64 { return l.P50Us }); got != tt.want {
 			t.Errorf("%s: p50 printed %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+// TestDesignColumns: a design's own table repeats every column of the terminal table but
+// the design, and adds fairness and errors.
+func TestDesignColumns(t *testing.T) {
+	var heads []string
+	for _, c := range designColumns {
+		heads = append(heads, c.head)
+	}
+	if slices.Contains(heads, "DESIGN") || len(heads) != len(columns)-1+3 {
+		t.Errorf("design table columns %v", heads)
+	}
+	for _, want := range []string{"SCENARIO", "FAULTS", "VERDICT", "P99", "JAIN", "WORST WAIT", "ERRORS"} {
+		if !slices.Contains(heads, want) {
+			t.Errorf("design table lacks %s: %v", want, heads)
 		}
 	}
 }
