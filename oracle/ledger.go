@@ -39,7 +39,10 @@ type Entry struct {
 	// Held is true when the buyer held the lock; Enter and Leave are then the moments it
 	// got the lock back from Redis and the moment it began to release it, so the recorded
 	// hold lies inside the real one and an overlap seen here really happened.
-	Held         bool
+	Held bool
+	// Tries is how many times the buyer tried for the lock, or to buy for a design
+	// without one; 0 when it never tried.
+	Tries        int32
 	Enter, Leave time.Duration
 	// Start is when the buyer began.
 	Start time.Duration

@@ -82,6 +82,8 @@ type Run struct {
 	Backlog []Sample `json:"backlog,omitempty"`
 	// Sales is the cumulative count of confirmed orders over time (see Timeline).
 	Sales []Sample `json:"sales_over_time,omitempty"`
+	// Tries is how often the buyers of a flash sale tried for the lock, or to buy.
+	Tries *Tries `json:"tries_per_buyer,omitempty"`
 	// Fairness is read from the main latency: the purchase, or the queued order.
 	Fairness *Fairness `json:"fairness,omitempty"`
 	// Linearizability is porcupine's verdict on the purchases, when it was asked for.

@@ -85,13 +85,27 @@ var designColumns = append(slices.DeleteFunc(slices.Clone(columns), func(c colum
 		}
 		return fmtUs(r.Fairness.WorstUs)
 	}},
+	column{"TRIES", func(r *Run) string {
+		if r.Tries == nil {
+			return "-"
+		}
+		return fmt.Sprintf("%.1f / %d", r.Tries.Mean, r.Tries.Max)
+	}},
+	column{"REDIS CPU/SALE", func(r *Run) string {
+		if r.Commands == nil || r.Commands.CPUPerSaleUs == 0 {
+			return "-"
+		}
+		return fmtDuration(time.Duration(r.Commands.CPUPerSaleUs * float64(time.Microsecond)))
+	}},
 	column{"ERRORS", func(r *Run) string { return fmt.Sprint(r.Errors) }},
 )
 
 // WriteHTML writes report.html into dir: one self-contained page, every plot embedded,
 // readable offline. figs must already be saved in dir.
 func WriteHTML(dir string, sources []Source, runs []Run, figs []Figure) error {
-	page := htmlPage{MatrixLegend: MatrixLegend, Legend: Legend + " JAIN = Jain's fairness index of the waits (1 = all alike).",
+	page := htmlPage{MatrixLegend: MatrixLegend, Legend: Legend + " JAIN = Jain's fairness index of the waits (1 = all alike)." +
+		" TRIES = tries for the lock (or to buy) per buyer that tried: mean / most." +
+		" REDIS CPU/SALE = the servers' CPU time (INFO cpu delta) per confirmed order.",
 		Surprises: Surprises(runs)}
 	var names []string
 	for _, s := range sources {

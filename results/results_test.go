@@ -20,31 +20,70 @@ cmdstat_info:calls=3,usec=90,usec_per_call=30.00,rejected_calls=0,failed_calls=0
 cmdstat_client|setname:calls=2,usec=1,usec_per_call=0.50,rejected_calls=0,failed_calls=0
 `
 
-func TestCommandStats(t *testing.T) {
-	got := CommandStats(commandstats)
+const cpu = `# CPU
+used_cpu_sys:1.250000
+used_cpu_user:0.500000
+used_cpu_sys_children:9.000000
+used_cpu_user_children:9.000000
+`
+
+func TestParseServerStats(t *testing.T) {
+	got := ParseServerStats(commandstats + cpu)
 	want := map[string]int64{"get": 120, "set": 7, "info": 3, "client|setname": 2}
-	if len(got) != len(want) {
-		t.Fatalf("want %v, got %v", want, got)
+	if len(got.Calls) != len(want) {
+		t.Fatalf("want %v, got %v", want, got.Calls)
 	}
 	for k, v := range want {
-		if got[k] != v {
-			t.Errorf("%s: want %d, got %d", k, v, got[k])
+		if got.Calls[k] != v {
+			t.Errorf("%s: want %d, got %d", k, v, got.Calls[k])
 		}
+	}
+	if want := 1750 * time.Millisecond; got.CPU != want {
+		t.Errorf("cpu: want %s (the server's own, not its children's), got %s", want, got.CPU)
 	}
 }
 
 func TestNewCommands(t *testing.T) {
-	before := map[string]int64{"get": 10, "info": 1}
-	after := map[string]int64{"get": 110, "set": 50, "info": 2}
-	c := NewCommands(before, after, 50)
-	if exp, got := int64(150), c.Total; exp != got {
-		t.Errorf("total: want %d (INFO left out), got %d", exp, got)
+	tests := []struct {
+		name          string
+		before, after ServerStats
+		total         int64
+		perSale       float64
+		cpuPerSaleUs  float64
+	}{
+		{"a sale",
+			ServerStats{Calls: map[string]int64{"get": 10, "info": 1}, CPU: time.Second},
+			ServerStats{Calls: map[string]int64{"get": 110, "set": 50, "info": 2}, CPU: time.Second + 5*time.Millisecond},
+			150, 3, 100},
+		{"a restart between the two",
+			ServerStats{Calls: map[string]int64{"get": 500}, CPU: time.Second},
+			ServerStats{Calls: map[string]int64{"get": 100}, CPU: 10 * time.Millisecond},
+			0, 0, 0},
 	}
-	if exp, got := 3.0, c.PerSale; exp != got {
-		t.Errorf("per sale: want %v, got %v", exp, got)
+	for _, tt := range tests {
+		c := NewCommands(tt.before, tt.after, 50)
+		if c.Total != tt.total || c.PerSale != tt.perSale || c.CPUPerSaleUs != tt.cpuPerSaleUs {
+			t.Errorf("%s: total %d, per sale %v, cpu per sale %vµs; want %d, %v, %vµs",
+				tt.name, c.Total, c.PerSale, c.CPUPerSaleUs, tt.total, tt.perSale, tt.cpuPerSaleUs)
+		}
+		if _, ok := c.ByName["info"]; ok {
+			t.Errorf("%s: the harness's own INFO must not count", tt.name)
+		}
 	}
-	if _, ok := c.ByName["info"]; ok {
-		t.Error("the harness's own INFO must not count")
+}
+
+func TestNewTries(t *testing.T) {
+	if got := NewTries([]int32{0, 0}); got != nil {
+		t.Errorf("nobody tried: want nil, got %+v", got)
+	}
+	tries := make([]int32, 0, 101)
+	for i := range 100 {
+		tries = append(tries, int32(i%10+1)) // 1..10, ten of each
+	}
+	tries = append(tries, 0) // never tried: left out
+	got := NewTries(tries)
+	if got.Buyers != 100 || got.Mean != 5.5 || got.P50 != 6 || got.P99 != 10 || got.Max != 10 {
+		t.Errorf("got %+v, want 100 buyers, mean 5.5, p50 6, p99 10, max 10", got)
 	}
 }
 
@@ -234,10 +273,10 @@ func TestDesignColumns(t *testing.T) {
 	for _, c := range designColumns {
 		heads = append(heads, c.head)
 	}
-	if slices.Contains(heads, "DESIGN") || len(heads) != len(columns)-1+3 {
+	if slices.Contains(heads, "DESIGN") || len(heads) != len(columns)-1+5 {
 		t.Errorf("design table columns %v", heads)
 	}
-	for _, want := range []string{"SCENARIO", "FAULTS", "VERDICT", "P99", "JAIN", "WORST WAIT", "ERRORS"} {
+	for _, want := range []string{"SCENARIO", "FAULTS", "VERDICT", "P99", "JAIN", "WORST WAIT", "TRIES", "REDIS CPU/SALE", "ERRORS"} {
 		if !slices.Contains(heads, want) {
 			t.Errorf("design table lacks %s: %v", want, heads)
 		}

@@ -259,6 +259,7 @@ func (sl *sale) buyQueued(ctx context.Context, i int) {
 		return
 	}
 	sl.inj.Purchasing(ctx)
+	sl.ledger.Entries[i].Tries = 1
 	left, err := sl.purchaser.Purchase(ctx, sl.stock, strconv.Itoa(i), sl.Think.Draw(sl.Seed, i))
 	sl.settle(ctx, i, start, left, err)
 }
@@ -270,10 +271,11 @@ func (sl *sale) buyLockFree(ctx context.Context, i int, start time.Time) {
 	t := sl.purchaser.(tryer)
 	id, think := strconv.Itoa(i), sl.Think.Draw(sl.Seed, i)
 	var left int64
-	_, err := sl.Retry.Do(ctx, func(ctx context.Context) (err error) {
+	tries, err := sl.Retry.Do(ctx, func(ctx context.Context) (err error) {
 		left, err = runOn(ctx, sl.x, func() (int64, error) { return t.Try(ctx, sl.stock, id, think) })
 		return err
 	})
+	sl.ledger.Entries[i].Tries = int32(tries)
 	sl.settle(ctx, i, start, left, err)
 }
 
@@ -282,11 +284,12 @@ func (sl *sale) buyLockFree(ctx context.Context, i int, start time.Time) {
 // loop's, and it must stay within the 2 KB a goroutine starts with (see executor).
 func (sl *sale) buyWithLock(ctx context.Context, i int, start time.Time) {
 	var lease lockimpl.Lease
-	_, err := sl.Retry.Do(ctx, func(ctx context.Context) error { // Retry.Acquire, one frame less
+	tries, err := sl.Retry.Do(ctx, func(ctx context.Context) error { // Retry.Acquire, one frame less
 		var err error
 		lease, err = sl.locker.TryLock(ctx, sl.lockKey, sl.TTL)
 		return err
 	})
+	sl.ledger.Entries[i].Tries = int32(tries)
 	if err != nil {
 		sl.settle(ctx, i, start, 0, err)
 		return

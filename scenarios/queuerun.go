@@ -45,7 +45,7 @@ func (s QueueSale) Run(ctx context.Context, r Redis, impl queueimpl.Impl) (resul
 
 	after, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
-	var afterStats map[string]int64
+	var afterStats results.ServerStats
 	if statsErr == nil {
 		afterStats, statsErr = commandStats(after, r.admins())
 	}

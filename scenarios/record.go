@@ -43,12 +43,15 @@ func (s FlashSale) record(impl lockimpl.Impl, started time.Time, r oracle.Report
 		run.SalesPerSec = float64(r.Bought) / r.LastSale.Seconds()
 	}
 	var sold []time.Duration
-	for _, e := range sl.ledger.Entries {
+	tries := make([]int32, len(sl.ledger.Entries))
+	for i, e := range sl.ledger.Entries {
 		if e.Outcome == oracle.Bought {
 			sold = append(sold, e.Done)
 		}
+		tries[i] = e.Tries
 	}
 	run.Sales = results.Timeline(sold)
+	run.Tries = results.NewTries(tries)
 	for _, p := range []results.Phase{results.Acquire, results.Critical, results.Release, results.Purchase} {
 		if l, err := results.Summarize(rec.Histogram(p)); err == nil && l.Count > 0 {
 			run.Latency[p.String()] = l

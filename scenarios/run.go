@@ -84,7 +84,7 @@ func (s FlashSale) Run(ctx context.Context, r Redis, impl lockimpl.Impl) (result
 	// The sale's context may be over; the final reads and the clean-up still need Redis.
 	after, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
-	var afterStats map[string]int64
+	var afterStats results.ServerStats
 	if statsErr == nil {
 		afterStats, statsErr = commandStats(after, r.admins()) // before the final reads, which are not the sale's
 	}
@@ -133,21 +133,23 @@ func (r Redis) admins() []redis.UniversalClient {
 	return all
 }
 
-// commandStats sums INFO commandstats over the servers; on a cluster the figures would
-// cover one node only, so it declines.
-func commandStats(ctx context.Context, servers []redis.UniversalClient) (map[string]int64, error) {
-	sum := make(map[string]int64)
+// commandStats sums INFO commandstats and cpu over the servers; on a cluster the figures
+// would cover one node only, so it declines.
+func commandStats(ctx context.Context, servers []redis.UniversalClient) (results.ServerStats, error) {
+	sum := results.ServerStats{Calls: make(map[string]int64)}
 	for _, c := range servers {
 		if _, ok := c.(*redis.ClusterClient); ok {
-			return nil, errors.New("commandstats: not read on a cluster")
+			return sum, errors.New("commandstats: not read on a cluster")
 		}
-		info, err := c.Info(ctx, "commandstats").Result()
-		if err != nil {
-			return nil, fmt.Errorf("commandstats: %w", err)
+		var info strings.Builder
+		for _, section := range []string{"commandstats", "cpu"} { // one at a time: Redis 6 takes one
+			s, err := c.Info(ctx, section).Result()
+			if err != nil {
+				return sum, fmt.Errorf("commandstats: info %s: %w", section, err)
+			}
+			info.WriteString(s)
 		}
-		for name, n := range results.CommandStats(info) {
-			sum[name] += n
-		}
+		sum.Add(results.ParseServerStats(info.String()))
 	}
 	return sum, nil
 }

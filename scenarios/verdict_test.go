@@ -76,6 +76,13 @@ func TestExpectedVerdicts(t *testing.T) {
 			t.Parallel()
 			r := run(t, tt.sale, tt.lock)
 			o := r.Oracle
+			// Every buyer tried; a lock's buyers, all starting at once, some more than once.
+			if tr := r.Tries; tr == nil || tr.Buyers != tt.sale.Buyers || (tt.lock == "lua") != (tr.Max == 1) {
+				t.Errorf("tries per buyer: %+v", tr)
+			}
+			if c := r.Commands; c == nil || c.CPUPerSaleUs <= 0 {
+				t.Errorf("no Redis CPU per sale: %+v", c)
+			}
 			if tt.unsafe {
 				if o.Oversold <= 0 || o.Overlaps <= 0 {
 					t.Errorf("want oversell and overlaps, got oversold %d, overlaps %d", o.Oversold, o.Overlaps)
