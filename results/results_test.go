@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"gonum.org/v1/plot/vg/draw"
+
 	"github.com/stockbench/stockbench/oracle"
 )
 
@@ -279,6 +281,34 @@ func TestDesignColumns(t *testing.T) {
 	for _, want := range []string{"SCENARIO", "FAULTS", "VERDICT", "P99", "JAIN", "WORST WAIT", "TRIES", "REDIS CPU/SALE", "ERRORS"} {
 		if !slices.Contains(heads, want) {
 			t.Errorf("design table lacks %s: %v", want, heads)
+		}
+	}
+}
+
+// TestLegendsBeside: the plots of one line per design carry their legend beside the
+// plot, not inside it over the curves, and the SVG shows every design's name.
+func TestLegendsBeside(t *testing.T) {
+	figs, err := Figures(sampleFile(t).Runs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for _, f := range figs {
+		if !strings.HasPrefix(f.Name, "latency-") && !strings.HasPrefix(f.Name, "fairness-") {
+			continue
+		}
+		if f.legend == nil || f.plot.Legend.Rectangle(draw.Canvas{}).Size().Y != 0 {
+			t.Errorf("%s: the legend is not beside the plot", f.Name)
+			continue
+		}
+		if err := f.save(dir); err != nil {
+			t.Fatal(err)
+		}
+		svg, _ := os.ReadFile(filepath.Join(dir, f.Name+".svg"))
+		for _, name := range []string{"lua", "set-nx-ex"} {
+			if !bytes.Contains(svg, []byte(">"+name)) {
+				t.Errorf("%s.svg does not name %s", f.Name, name)
+			}
 		}
 	}
 }
