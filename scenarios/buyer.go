@@ -226,9 +226,8 @@ func (sl *sale) oneCall() bool {
 func (sl *sale) runQueued(ctx context.Context) {
 	queue := make(chan int, sl.Buyers)
 	var workers sync.WaitGroup
-	defer workers.Wait()
 	sl.t0 = time.Now()
-	defer sl.startReports()()
+	stopReports := sl.startReports()
 	for range sl.Conns {
 		workers.Go(func() {
 			for i := range queue {
@@ -236,24 +235,25 @@ func (sl *sale) runQueued(ctx context.Context) {
 			}
 		})
 	}
-	defer close(queue)
 	if sl.Rate == 0 {
 		for i := range sl.Buyers {
 			queue <- i
 		}
-		return
+	} else {
+		sl.arrive(ctx, func(i int, at time.Time) {
+			sl.ledger.Entries[i].Start = at.Sub(sl.t0) // read by the worker the send hands i to
+			queue <- i
+		})
 	}
-	sl.arrive(ctx, func(i int, _ time.Time) { queue <- i })
+	close(queue)
+	workers.Wait()
+	stopReports()
 }
 
 // buyQueued is a queued buyer's purchase, run by a worker: its own connection, so the
-// call runs here rather than on an executor.
+// call runs here rather than on an executor. Its intended start is in its ledger entry.
 func (sl *sale) buyQueued(ctx context.Context, i int) {
-	start := sl.t0
-	if sl.Rate > 0 {
-		start = start.Add(arrival(i, sl.Buyers, sl.Rate, sl.RampTo))
-	}
-	sl.ledger.Entries[i].Start = start.Sub(sl.t0)
+	start := sl.t0.Add(sl.ledger.Entries[i].Start)
 	if err := ctx.Err(); err != nil {
 		sl.settle(ctx, i, start, 0, err)
 		return

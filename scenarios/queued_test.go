@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"context"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -92,6 +93,24 @@ func TestQueuedBuyers(t *testing.T) {
 		}
 		if worst := time.Duration(sl.rec.Histogram(results.Purchase).Max()) * time.Microsecond; worst < 150*time.Millisecond {
 			t.Errorf("worst purchase latency %s; want the queueing in it", worst)
+		}
+	})
+	t.Run("progress while it runs", func(t *testing.T) {
+		// 150 purchases of 10 ms on one connection take 1.5 s: the once-a-second report
+		// comes while buyers are still being served.
+		var mu sync.Mutex
+		var reports []Progress
+		s := FlashSale{Buyers: 150, Stock: 150, Conns: 1, Progress: func(p Progress) {
+			mu.Lock()
+			defer mu.Unlock()
+			reports = append(reports, p)
+		}}
+		sl := queuedSale(t, s, &slowPurchaser{d: 10 * time.Millisecond})
+		sl.run(context.Background())
+		mu.Lock()
+		defer mu.Unlock()
+		if len(reports) == 0 || reports[0].Sold == 0 || reports[0].Sold >= 150 || reports[0].Buyers != 150 {
+			t.Errorf("reports %+v; want one in the middle of the sale", reports)
 		}
 	})
 	t.Run("stopped", func(t *testing.T) {
