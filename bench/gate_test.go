@@ -75,10 +75,15 @@ func TestGateCommand(t *testing.T) {
 		{"bad gate file", []string{"--baseline", good, "--current", good, "--rules", broken}, 2, "broken.json"},
 		{"bad tolerance", []string{"--baseline", good, "--current", good, "--max-throughput-drop", "2"}, 2, "max_throughput_drop 2 is out of range"},
 		{"no runs", []string{"--baseline", good, "--runs", filepath.Join(dir, "empty")}, 2, "no run under"},
+		{"baseline: no runs", []string{"baseline", "--runs", filepath.Join(dir, "empty")}, 2, "name it with --from"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			code, stdout, stderr := stockbench(t, append([]string{"gate"}, tt.args...)...)
+			args := tt.args
+			if args[0] != "baseline" {
+				args = append([]string{"gate"}, args...)
+			}
+			code, stdout, stderr := stockbench(t, args...)
 			if code != tt.code {
 				t.Fatalf("exit %d, want %d\nstdout: %s\nstderr: %s", code, tt.code, stdout, stderr)
 			}

@@ -44,12 +44,7 @@ func gateCommand(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return report(stderr, usageError(fmt.Errorf("gate: baseline: %w", err)))
 	}
-	if *current == "" {
-		if *current, err = newestRun(*runs); err != nil {
-			return report(stderr, usageError(err))
-		}
-	}
-	cur, err := readResults(*current)
+	cur, _, err := readRunOrNewest(*current, *runs, "--current")
 	if err != nil {
 		return report(stderr, usageError(fmt.Errorf("gate: current: %w", err)))
 	}
@@ -98,16 +93,23 @@ func gateRules(file string, flags results.GateRules, set map[string]bool) (resul
 // so the newest sorts last.
 var runIDPattern = regexp.MustCompile(`^\d{8}-\d{6}-[0-9a-f]+$`)
 
-// newestRun is the newest run directory under dir that holds a results.json.
-func newestRun(dir string) (string, error) {
-	matches, _ := filepath.Glob(filepath.Join(dir, "*", "results.json"))
-	sort.Strings(matches)
-	for i := len(matches) - 1; i >= 0; i-- {
-		if runIDPattern.MatchString(filepath.Base(filepath.Dir(matches[i]))) {
-			return filepath.Dir(matches[i]), nil
+// readRunOrNewest reads the run dir names, or, when dir is empty, the newest run
+// directory under runs that holds a results.json; flag is the flag that names one.
+func readRunOrNewest(dir, runs, flag string) (*results.File, string, error) {
+	if dir == "" {
+		matches, _ := filepath.Glob(filepath.Join(runs, "*", "results.json"))
+		sort.Strings(matches)
+		for i := len(matches) - 1; i >= 0 && dir == ""; i-- {
+			if runIDPattern.MatchString(filepath.Base(filepath.Dir(matches[i]))) {
+				dir = filepath.Dir(matches[i])
+			}
+		}
+		if dir == "" {
+			return nil, "", fmt.Errorf("no run under %s; run one, or name it with %s", runs, flag)
 		}
 	}
-	return "", fmt.Errorf("gate: no run under %s; run one, or name it with --current", dir)
+	f, err := readResults(dir)
+	return f, dir, err
 }
 
 // baselineCommand is `stockbench baseline`: save a run, slimmed, as the gate's baseline.
@@ -119,18 +121,12 @@ func baselineCommand(args []string, stdout, stderr io.Writer) int {
 	if _, help, err := parse(fset, args, stdout); help || err != nil {
 		return report(stderr, err)
 	}
-	var err error
-	if *from == "" {
-		if *from, err = newestRun(*runs); err != nil {
-			return report(stderr, usageError(err))
-		}
-	}
-	f, err := readResults(*from)
+	f, dir, err := readRunOrNewest(*from, *runs, "--from")
 	if err != nil {
 		return report(stderr, usageError(fmt.Errorf("baseline: %w", err)))
 	}
 	if !f.Complete {
-		return report(stderr, usageError(fmt.Errorf("baseline: %s is incomplete (%s); a baseline must be a whole run", *from, f.Incomplete)))
+		return report(stderr, usageError(fmt.Errorf("baseline: %s is incomplete (%s); a baseline must be a whole run", dir, f.Incomplete)))
 	}
 	if err := os.MkdirAll(filepath.Dir(*to), 0o755); err != nil {
 		return report(stderr, fmt.Errorf("baseline: %w", err))
