@@ -145,6 +145,9 @@ func sourceOf(s Source) htmlSource {
 	hs := htmlSource{Name: s.Name, ID: f.ID, Args: strings.Join(f.Args, " "), Target: f.Target.String(),
 		Host:    fmt.Sprintf("%d CPUs, %s/%s, %s", f.Host.CPUs, f.Host.OS, f.Host.Arch, f.Host.GoVersion),
 		Started: f.StartedAt.Format(time.RFC3339), Finished: f.FinishedAt.Format(time.RFC3339)}
+	if f.Host.Procs > 0 && f.Host.Procs < f.Host.CPUs {
+		hs.Host = fmt.Sprintf("%d CPUs (buyers on %d), %s/%s, %s", f.Host.CPUs, f.Host.Procs, f.Host.OS, f.Host.Arch, f.Host.GoVersion)
+	}
 	if !f.Complete {
 		hs.Incomplete = f.Incomplete
 	}
