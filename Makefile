@@ -13,7 +13,13 @@ export TESTCONTAINERS_RYUK_DISABLED ?= true
 # when no engine answers (the harness then runs redis-server as a process).
 REDIS_ENV = img=$$(scripts/redis-image.sh) && export STOCKBENCH_REDIS_IMAGE=$${img:-$${STOCKBENCH_REDIS_IMAGE:-redis:7}}
 
-.PHONY: build bench run test vet fmt-check redis-image redis-server chromium gate baseline perf report clean clean-containers
+.PHONY: build bench run test vet fmt-check redis-image redis-server chromium gate baseline perf report fuzz chaos clean clean-containers
+
+# How long make fuzz runs each fuzz target.
+FUZZTIME ?= 30s
+# Every fuzz target, as package:function. Their seed corpora run in make test.
+FUZZ_TARGETS := faults:FuzzParse scenarios:FuzzParseThink scenarios:FuzzSaleSettings \
+	internal/target:FuzzRedisURL results:FuzzDecode results:FuzzGateRules bench:FuzzRunFlags
 
 build:
 	$(GO) build -o $(BIN) ./bench
@@ -48,6 +54,18 @@ report: build
 ## is or can be installed, the report checked in a headless browser)
 test: redis-server chromium fmt-check vet
 	@$(REDIS_ENV) && $(GO) test -race -count=1 ./...
+
+## fuzz: run each fuzz target for FUZZTIME (default 30s): fault plans, think times, sale
+## settings, command lines, Redis URLs, results.json and gate rules
+fuzz: redis-server
+	@set -e; for t in $(FUZZ_TARGETS); do pkg=$${t%%:*}; fn=$${t##*:}; \
+		echo "fuzz: $$fn in ./$$pkg for $(FUZZTIME)"; \
+		$(GO) test -run '^$$' -fuzz "^$$fn$$" -fuzztime $(FUZZTIME) ./$$pkg; done
+
+## chaos: the reliability check alone: signals during set-up, sale and report, Redis
+## killed under closed, open and queue sales (make test runs it too)
+chaos: redis-server
+	@$(REDIS_ENV) && $(GO) test -count=1 -run 'TestSignal|TestRedisKilled|TestInterrupt' -v ./bench
 
 vet:
 	$(GO) vet ./...

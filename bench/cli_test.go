@@ -81,6 +81,12 @@ func TestBadInput(t *testing.T) {
 		{"bad fulfil", []string{"run", "--queue", "stream", "--fulfil", "twice"}, `unknown fulfil "twice"`},
 		{"lock and queue", []string{"run", "--queue", "stream", "--lock", "token"}, "exclude each other"},
 		{"redlock on own redis", []string{"matrix", "--locks", "redlock", "--faults", "none", "--redis-url", "redis://127.0.0.1:1"}, "needs 5 independent Redis servers"},
+		// Sizes the machine cannot hold are refused before a server starts, naming the flag.
+		{"too many waiting buyers", []string{"run", "--lock", "token", "--buyers", "100000000"}, "lower --buyers"},
+		{"too many workers", []string{"run", "--queue", "list", "--workers", "100000000"}, "lower --workers"},
+		{"too many connections", []string{"run", "--lock", "lua", "--conns", "10000000"}, "lower --conns"},
+		{"rate not a number", []string{"run", "--lock", "lua", "--rate", "NaN"}, "rate must be a finite number"},
+		{"share not a number", []string{"run", "--lock", "token", "--think", "longtail:1ms,2ms,NaN"}, "share must be between 0 and 1"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -98,6 +104,29 @@ func TestBadInput(t *testing.T) {
 				t.Errorf("bad input must not create %s", out)
 			}
 		})
+	}
+}
+
+// TestOutChecked: an --out that cannot hold a run directory is refused before Redis
+// starts, and nothing is made.
+func TestOutChecked(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "file")
+	os.WriteFile(file, []byte("x"), 0o644)
+	for _, tt := range []struct{ name, out, want string }{
+		{"a file", file, "is a file, not a directory"},
+		{"under a file", filepath.Join(file, "runs"), "not a directory"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			code, _, stderr := stockbench(t, "run", "--lock", "lua", "--out", tt.out)
+			lines := strings.Split(strings.TrimSpace(stderr), "\n")
+			if code != exitUsage || len(lines) != 1 || !strings.Contains(lines[0], tt.want) {
+				t.Errorf("want exit 2 and one line with %q, got %d:\n%s", tt.want, code, stderr)
+			}
+		})
+	}
+	if b, _ := os.ReadFile(file); string(b) != "x" {
+		t.Error("the file given as --out was changed")
 	}
 }
 
@@ -313,15 +342,32 @@ func TestFaultRun(t *testing.T) {
 				t.Errorf("token under redis-restart: want OVERSOLD, the restart recorded and a linearizability violation; got %s, %+v, %+v",
 					token.Cell, token.Events, token.Linearizability)
 			}
-			if mode == "container" {
-				if n := ownContainers(t, cmd.Process.Pid); n != 0 {
-					t.Errorf("%d containers left behind", n)
-				}
-				if n := ownNetworks(t, cmd.Process.Pid); n != 0 {
-					t.Errorf("%d networks left behind", n)
-				}
-			}
+			nothingLeft(t, cmd.Process.Pid, f)
 		})
+	}
+}
+
+// nothingLeft fails if the stockbench process pid left anything it started: the Redis f
+// names (when f is not nil), containers, networks, or a redis-server's directory.
+func nothingLeft(t *testing.T, pid int, f *results.File) {
+	t.Helper()
+	if f != nil {
+		leftBehind(t, f)
+	}
+	if exec.Command("docker", "version").Run() == nil {
+		if n := ownContainers(t, pid); n != 0 {
+			t.Errorf("%d containers left behind", n)
+		}
+		if n := ownNetworks(t, pid); n != 0 {
+			t.Errorf("%d networks left behind", n)
+		}
+	}
+	owners, _ := filepath.Glob(filepath.Join(os.TempDir(), "stockbench-redis-*", "owner"))
+	for _, owner := range owners {
+		b, _ := os.ReadFile(owner)
+		if p, _, _ := strings.Cut(string(b), " "); p == strconv.Itoa(pid) {
+			t.Errorf("%s left behind", filepath.Dir(owner))
+		}
 	}
 }
 

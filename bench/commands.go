@@ -14,8 +14,18 @@ import (
 
 // runCommand is `stockbench run`: one preset with one lock or queue, under one fault plan.
 func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	c, jobs, help, err := runJobs(args, stdout)
+	if help || err != nil {
+		return report(stderr, err)
+	}
+	return execute(ctx, c, jobs, args, stdout, stderr)
+}
+
+// runJobs reads run's command line into the job it names, checked; help is set when
+// help was asked for and printed.
+func runJobs(args []string, stdout io.Writer) (c *common, jobs []job, help bool, err error) {
 	fs := newFlagSet("run", "run (--lock NAME | --queue NAME) [--scenario NAME] [--fault PLAN] [flags]")
-	var c common
+	c = new(common)
 	var o overrides
 	var q queueOverrides
 	c.bind(fs)
@@ -27,26 +37,23 @@ func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	fault := fs.String("fault", "none", "what goes wrong: a fault, or several joined by +, as client-pause or redis-pause:for=3s+net-latency")
 	set, help, err := parse(fs, args, stdout)
 	if help || err != nil {
-		return report(stderr, err)
+		return nil, nil, help, err
 	}
 	var p plan
 	switch {
 	case *lock != "" && *queue != "":
-		return report(stderr, usageError(fmt.Errorf("run: --lock and --queue exclude each other")))
+		return nil, nil, false, usageError(fmt.Errorf("run: --lock and --queue exclude each other"))
 	case *lock != "":
 		p = plan{locks: []string{*lock}, scenarios: []string{or(*scenario, "flash-sale")}, faults: []string{*fault}}
 	case *queue != "":
 		p = plan{queues: []string{*queue}, queueScenarios: []string{or(*scenario, "queue-sale")}, queueFaults: []string{*fault},
 			fulfils: []string{or(q.fulfil, string(scenarios.Naive))}}
 	default:
-		return report(stderr, usageError(fmt.Errorf("run: --lock or --queue is required (locks: %s; queues: %s)",
-			joinNames(lockimpl.Names()), joinNames(queueimpl.Names()))))
+		return nil, nil, false, usageError(fmt.Errorf("run: --lock or --queue is required (locks: %s; queues: %s)",
+			joinNames(lockimpl.Names()), joinNames(queueimpl.Names())))
 	}
-	jobs, err := p.jobs(&o, &q, set, &c)
-	if err != nil {
-		return report(stderr, err)
-	}
-	return execute(ctx, &c, jobs, args, stdout, stderr)
+	jobs, err = p.jobs(&o, &q, set, c)
+	return c, jobs, false, err
 }
 
 // matrixCommand is `stockbench matrix`: every named lock under every named fault plan on
@@ -133,6 +140,9 @@ func (p plan) lockJobs(o *overrides, set map[string]bool, c *common) ([]job, err
 			return nil, err
 		}
 		sale.Seed, sale.CheckLinearizable = c.seed, c.linear
+		if c.external() {
+			sale.KeyLease = scenarios.DefaultKeyLease
+		}
 		for _, fp := range plans {
 			sale.Faults = fp
 			if err := sale.Validate(); err != nil {
@@ -175,6 +185,9 @@ func (p plan) queueJobs(q *queueOverrides, o *overrides, set map[string]bool, c 
 			return nil, err
 		}
 		base.Seed = c.seed
+		if c.external() {
+			base.KeyLease = scenarios.DefaultKeyLease
+		}
 		for _, f := range p.fulfils {
 			for _, fp := range plans {
 				sale := base
@@ -209,7 +222,7 @@ func parsePlans(specs []string) ([]faults.Plan, error) {
 // fitsExternal refuses, before anything starts, what the user's own Redis cannot do:
 // the harness starts no servers beside it, and acts on none.
 func fitsExternal(c *common, fp faults.Plan, nodes int, design string) error {
-	if c.redis.URL == "" && c.redis.Mode != "external" {
+	if !c.external() {
 		return nil
 	}
 	n := fp.Needs()

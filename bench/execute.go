@@ -20,8 +20,15 @@ import (
 
 // execute starts Redis, runs the jobs in order and writes the run directory after each
 // one. Ctrl-C or a failing run stops the sequence; what ran is still written, marked
-// incomplete, and Redis is stopped either way.
+// incomplete, and Redis is stopped either way. What can be checked before a server
+// starts is: the output directory, and whether the sales fit in this machine.
 func execute(ctx context.Context, c *common, jobs []job, args []string, stdout, stderr io.Writer) int {
+	if err := writable(c.out); err != nil {
+		return report(stderr, usageError(err))
+	}
+	if err := fits(jobs, !c.external()); err != nil {
+		return report(stderr, usageError(err))
+	}
 	most := 0
 	for _, j := range jobs {
 		most = max(most, j.buyers())
@@ -34,31 +41,53 @@ func execute(ctx context.Context, c *common, jobs []job, args []string, stdout, 
 	defer e.stop(stderr)
 
 	id := runID()
-	out, err := results.Create(c.out, id)
-	if err != nil {
-		return report(stderr, err)
-	}
+	out := results.NewOutput(c.out, id)
 	file := &results.File{
 		SchemaVersion: results.SchemaVersion, Tool: "stockbench " + version(), Args: redactArgs(args), ID: id,
 		StartedAt: time.Now().UTC(), Target: e.shared.Info,
 		Host: results.Host{OS: runtime.GOOS, Arch: runtime.GOARCH, CPUs: runtime.NumCPU(), Procs: runtime.GOMAXPROCS(0), GoVersion: runtime.Version()},
 	}
 	code = e.runAll(ctx, jobs, id, out, file, stderr)
+	if len(file.Runs) == 0 && code == exitInterrupted {
+		fmt.Fprintln(stderr, "stockbench: interrupted before the first sale ended; nothing was written")
+		return code
+	}
 	file.Complete = file.Incomplete == "" && len(file.Runs) == len(jobs)
 	file.FinishedAt = time.Now().UTC()
-	if err := out.Write(file); err != nil {
+	if err := out.Progress(file); err != nil {
 		fmt.Fprintln(stderr, "stockbench: write results:", oneLine(err.Error()))
-		if code == exitOK {
-			code = exitFailed
-		}
+		return max(code, exitFailed)
 	}
 	fmt.Fprintln(stdout)
 	results.WriteReport(stdout, file.Runs)
 	if !file.Complete {
 		fmt.Fprintf(stdout, "\nINCOMPLETE: %s\n", file.Incomplete)
+		fmt.Fprintln(stderr, "stockbench: incomplete:", file.Incomplete)
 	}
 	fmt.Fprintf(stdout, "\nresults: %s\n", out.Dir)
-	return code
+	return writeReport(ctx, out, file, code, stderr)
+}
+
+// writeReport writes the run's report beside its results.json and returns the exit
+// code. A run cut short still gets the report of what it measured; Ctrl-C while the
+// report is written stops it (results.json is whole by then), and a report that fails
+// loses nothing but itself.
+func writeReport(ctx context.Context, out *results.Output, file *results.File, code int, stderr io.Writer) int {
+	rctx := ctx
+	if ctx.Err() != nil {
+		rctx = context.WithoutCancel(ctx)
+	}
+	fmt.Fprintln(stderr, "stockbench: writing the report in", out.Dir)
+	err := out.Report(rctx, file)
+	switch {
+	case err == nil:
+		return code
+	case rctx.Err() != nil:
+		fmt.Fprintf(stderr, "stockbench: interrupted while writing the report; results.json is whole (stockbench report %s writes the rest)\n", out.Dir)
+		return exitInterrupted
+	}
+	fmt.Fprintf(stderr, "stockbench: report: %s; results.json is whole\n", oneLine(err.Error()))
+	return max(code, exitFailed)
 }
 
 // env is the Redis a run uses: the shared server and a pool for the servers some sales
@@ -78,17 +107,23 @@ func start(ctx context.Context, c *common, stderr io.Writer) (*env, int) {
 	if err != nil {
 		return nil, report(stderr, usageError(err))
 	}
+	interrupted := func() (*env, int) {
+		fmt.Fprintln(stderr, "stockbench: interrupted before the run began; nothing ran")
+		return nil, exitInterrupted
+	}
 	t, err := provider.Start(ctx)
 	if err != nil {
 		if ctx.Err() != nil {
-			fmt.Fprintln(stderr, "stockbench: interrupted before Redis was up; nothing ran")
-			return nil, exitInterrupted
+			return interrupted()
 		}
 		return nil, report(stderr, usageError(fmt.Errorf("redis: %w", err)))
 	}
 	pool, err := rig.NewPool(ctx, t, c.redis)
 	if err != nil {
 		closeAll(stderr, t.Close)
+		if ctx.Err() != nil {
+			return interrupted()
+		}
 		return nil, report(stderr, err)
 	}
 	fmt.Fprintln(stderr, "stockbench: redis:", t.Info)
@@ -135,6 +170,10 @@ func (e *env) runAll(ctx context.Context, jobs []job, id string, out *results.Ou
 		fmt.Fprintf(stderr, "%s %s\n", step, j.describe())
 		run, err := e.runJob(ctx, j, fmt.Sprintf("{stockbench:%s:%d}", id, i))
 		if err != nil && run.Scenario == "" {
+			if ctx.Err() != nil {
+				file.Incomplete = fmt.Sprintf("interrupted while %s was starting", j.design())
+				return exitInterrupted
+			}
 			file.Incomplete = fmt.Sprintf("%s could not start: %s", j.design(), oneLine(err.Error()))
 			return exitFailed
 		}

@@ -33,6 +33,10 @@ func (c *common) bind(fs *flag.FlagSet) {
 	fs.IntVar(&c.procs, "procs", 0, "CPUs the buyers' goroutines run on (GOMAXPROCS); default: all but one when Redis runs on this machine, all for --redis-url, or GOMAXPROCS from the environment")
 }
 
+// external reports whether the run is on the user's own Redis: nothing is started, and
+// keys carry a lease (scenarios.DefaultKeyLease).
+func (c *common) external() bool { return c.redis.URL != "" || c.redis.Mode == "external" }
+
 func envOr(key, def string) string {
 	if v := os.Getenv(key); v != "" {
 		return v

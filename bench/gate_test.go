@@ -59,6 +59,12 @@ func TestGateCommand(t *testing.T) {
 	}
 	broken := filepath.Join(dir, "broken.json")
 	os.WriteFile(broken, []byte(`{"max_p99_rise": "lots"}`), 0o644)
+	// A baseline that decodes but holds nothing to compare would pass every run.
+	nullRuns := filepath.Join(dir, "null-runs.json")
+	os.WriteFile(nullRuns, []byte(`{"schema_version": 1, "id": "x", "runs": null}`), 0o644)
+	noOracle := filepath.Join(dir, "no-oracle.json")
+	os.WriteFile(noOracle, []byte(`{"schema_version": 1, "id": "x", "runs": [{"scenario": "s", "impl": "lua", "params": {},
+		"complete": true, "verdict": "SAFE", "class": "SAFE", "cell": "SAFE"}]}`), 0o644)
 	tests := []struct {
 		name string
 		args []string
@@ -75,6 +81,8 @@ func TestGateCommand(t *testing.T) {
 		{"bad gate file", []string{"--baseline", good, "--current", good, "--rules", broken}, 2, "broken.json"},
 		{"bad tolerance", []string{"--baseline", good, "--current", good, "--max-throughput-drop", "2"}, 2, "max_throughput_drop 2 is out of range"},
 		{"no runs", []string{"--baseline", good, "--runs", filepath.Join(dir, "empty")}, 2, "no run under"},
+		{"baseline runs null", []string{"--baseline", nullRuns, "--current", good}, 2, `"runs" is null`},
+		{"current without an oracle", []string{"--baseline", good, "--current", noOracle}, 2, `run 0: "oracle" is missing`},
 		{"baseline: no runs", []string{"baseline", "--runs", filepath.Join(dir, "empty")}, 2, "name it with --from"},
 	}
 	for _, tt := range tests {
@@ -138,6 +146,8 @@ func TestReportCommand(t *testing.T) {
 	os.WriteFile(filepath.Join(old, "results.json"), []byte(`{"schema_version": 0, "runs": []}`), 0o644)
 	junk := filepath.Join(dir, "junk.json")
 	os.WriteFile(junk, []byte(`<html>`), 0o644)
+	nullRuns := filepath.Join(dir, "null-runs.json")
+	os.WriteFile(nullRuns, []byte(`{"schema_version": 1, "id": "x", "runs": null}`), 0o644)
 	for name, tt := range map[string]struct {
 		args []string
 		want string
@@ -145,7 +155,8 @@ func TestReportCommand(t *testing.T) {
 		"no directory": {nil, "name at least one run directory"},
 		"missing":      {[]string{filepath.Join(dir, "nope")}, "no such run directory"},
 		"old schema":   {[]string{old}, "schema_version 0; this stockbench reads 1"},
-		"not results":  {[]string{junk}, "is not a results file"},
+		"not results":  {[]string{junk}, "not a results file"},
+		"no runs":      {[]string{nullRuns}, `"runs" is null`},
 	} {
 		code, _, stderr := stockbench(t, append([]string{"report"}, tt.args...)...)
 		if code != 2 || !strings.Contains(stderr, tt.want) || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {

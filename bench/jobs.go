@@ -24,6 +24,8 @@ type job interface {
 	conns() int
 	// buyers is how many buyers the sale has.
 	buyers() int
+	// footprint estimates what the sale holds in memory, Redis here or not.
+	footprint(redisHere bool) scenarios.Footprint
 	run(ctx context.Context, prefix string, r scenarios.Redis) (results.Run, error)
 }
 
@@ -41,6 +43,9 @@ func (j lockJob) faults() faults.Plan { return j.sale.Faults }
 func (j lockJob) nodes() int          { return j.impl.LockNodes() }
 func (j lockJob) conns() int          { return j.sale.WithDefaults().Conns }
 func (j lockJob) buyers() int         { return j.sale.Buyers }
+func (j lockJob) footprint(redisHere bool) scenarios.Footprint {
+	return j.sale.Footprint(j.impl, redisHere)
+}
 func (j lockJob) run(ctx context.Context, prefix string, r scenarios.Redis) (results.Run, error) {
 	s := j.sale
 	s.Prefix = prefix
@@ -67,6 +72,9 @@ func (j queueJob) faults() faults.Plan { return j.sale.Faults }
 func (j queueJob) nodes() int          { return 1 }
 func (j queueJob) conns() int          { return j.sale.WithDefaults().Conns }
 func (j queueJob) buyers() int         { return j.sale.Buyers }
+func (j queueJob) footprint(redisHere bool) scenarios.Footprint {
+	return j.sale.Footprint(redisHere)
+}
 func (j queueJob) run(ctx context.Context, prefix string, r scenarios.Redis) (results.Run, error) {
 	s := j.sale
 	s.Prefix = prefix

@@ -24,6 +24,8 @@ import (
 	"syscall"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/stockbench/stockbench/internal/redact"
 )
 
 // Exit codes.
@@ -59,12 +61,16 @@ func (quietRedis) Printf(context.Context, string, ...any) {}
 
 func main() {
 	redis.SetLogger(quietRedis{})
+	// Passwords are known before anything can print them: every output hides them.
+	for _, a := range append(os.Args[1:], os.Getenv("STOCKBENCH_REDIS_URL")) {
+		redact.URL(a)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	go func() {
 		<-ctx.Done()
 		stop() // a second Ctrl-C kills at once
 	}()
-	os.Exit(cli(ctx, os.Args[1:], os.Stdout, os.Stderr))
+	os.Exit(cli(ctx, os.Args[1:], redacting{os.Stdout}, redacting{os.Stderr}))
 }
 
 // cli runs one command line and returns the exit code.
@@ -82,7 +88,7 @@ func cli(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case "matrix":
 		return matrixCommand(ctx, args[1:], stdout, stderr)
 	case "report":
-		return reportCommand(args[1:], stdout, stderr)
+		return reportCommand(ctx, args[1:], stdout, stderr)
 	case "gate":
 		return gateCommand(args[1:], stdout, stderr)
 	case "baseline":
@@ -103,6 +109,17 @@ func cli(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 var errUsage = errors.New("usage")
 
 func usageError(err error) error { return fmt.Errorf("%w: %w", errUsage, err) }
+
+// redacting masks passwords in what it writes (see package redact). Messages are written
+// whole, each in one call, so a password is never split between two writes.
+type redacting struct{ w io.Writer }
+
+func (r redacting) Write(p []byte) (int, error) {
+	if _, err := io.WriteString(r.w, redact.String(string(p))); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
 
 // report prints err on one line and returns its exit code.
 func report(stderr io.Writer, err error) int {

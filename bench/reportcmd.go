@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -16,7 +17,7 @@ import (
 
 // reportCommand is `stockbench report DIR [DIR...]`: rebuild the report of saved results,
 // or, given several, one report that puts them side by side.
-func reportCommand(args []string, stdout, stderr io.Writer) int {
+func reportCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fset := newFlagSet("report", "report [--out DIR] RUN_DIR [RUN_DIR...]")
 	out := fset.String("out", "", "where the report goes (default: the run directory itself for one, a new compare-* directory beside the first for several)")
 	dirs, help, err := parseWithArgs(fset, args, stdout)
@@ -48,7 +49,7 @@ func reportCommand(args []string, stdout, stderr io.Writer) int {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return report(stderr, fmt.Errorf("report: %w", err))
 	}
-	if err := results.Report(dir, sources); err != nil {
+	if err := results.Report(ctx, dir, sources); err != nil {
 		return report(stderr, fmt.Errorf("report: %w", err))
 	}
 	fmt.Fprintf(stdout, "report: %s\n", filepath.Join(dir, "report.html"))

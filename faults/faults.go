@@ -161,6 +161,25 @@ func (p Plan) String() string {
 	return strings.Join(parts, "+")
 }
 
+// Documented is the name designs document their verdicts under for p: its faults'
+// kinds joined by "+", "none" for none. ok is false when a setting changes what a fault
+// does (how long it lasts, how slow the network is), so that the documented verdict
+// need not hold; choosing another victim (nth) or more of them (count) does not.
+func (p Plan) Documented() (name string, ok bool) {
+	if len(p) == 0 {
+		return "none", true
+	}
+	kinds := make([]string, len(p))
+	ok = true
+	for i, f := range p {
+		kinds[i] = string(f.Kind)
+		if f.For > 0 || f.Latency > 0 || f.Jitter > 0 {
+			ok = false
+		}
+	}
+	return strings.Join(kinds, "+"), ok
+}
+
 // Has reports whether p includes a fault of kind k.
 func (p Plan) Has(k Kind) bool {
 	return slices.ContainsFunc(p, func(f Fault) bool { return f.Kind == k })

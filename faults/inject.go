@@ -61,6 +61,7 @@ type Injector struct {
 
 	mu     sync.Mutex
 	events []Event
+	hit    map[Kind]bool // the plan's faults that fired
 	fired  sync.WaitGroup
 	stop   chan struct{}
 	bg     sync.WaitGroup
@@ -78,7 +79,30 @@ func New(plan Plan, srv Servers, ttl time.Duration, prefix string) (*Injector, e
 	case n.Proxy && srv.LockLink == nil:
 		return nil, fmt.Errorf("faults %s need toxiproxy between buyers and Redis", plan)
 	}
-	return &Injector{plan: plan, srv: srv, ttl: ttl, prefix: prefix, stop: make(chan struct{})}, nil
+	return &Injector{plan: plan, srv: srv, ttl: ttl, prefix: prefix, stop: make(chan struct{}), hit: make(map[Kind]bool)}, nil
+}
+
+// fires marks fault k as having struck, so that its sale's verdict covers it.
+func (in *Injector) fires(k Kind) {
+	in.mu.Lock()
+	in.hit[k] = true
+	in.mu.Unlock()
+}
+
+// NotFired lists the plan's faults that never struck: a victim that never came (its
+// Nth holder, purchase or task was never reached) or a design that has no part the
+// fault acts on (a holder fault on a design without a holder). A sale's verdict says
+// nothing about them.
+func (in *Injector) NotFired() []Kind {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	var out []Kind
+	for _, f := range in.plan {
+		if !in.hit[f.Kind] {
+			out = append(out, f.Kind)
+		}
+	}
+	return out
 }
 
 // Start sets up the faults that last the whole sale; call it just before buyers start.
@@ -92,9 +116,13 @@ func (in *Injector) Start(ctx context.Context) error {
 			err = in.srv.Replica.Detach(ctx)
 			in.record(f.Kind, "replica detached from the lock server", err)
 		case NetLatency:
-			err = in.latency(f)
+			if err = in.latency(f); err == nil {
+				in.fires(f.Kind)
+			}
 		case Evict:
-			err = in.startEviction(ctx)
+			if err = in.startEviction(ctx); err == nil {
+				in.fires(f.Kind)
+			}
 		}
 		if err != nil {
 			return fmt.Errorf("faults: start %s: %w", f.Kind, err)
@@ -132,6 +160,7 @@ func (in *Injector) record(k Kind, detail string, err error) {
 func (in *Injector) CrashesAcquiring(buyer int) bool {
 	for _, f := range in.plan {
 		if f.Kind == CrashAcquire && buyer == f.nth()-1 {
+			in.fires(f.Kind)
 			in.record(f.Kind, fmt.Sprintf("buyer %d dies taking the lock", buyer), nil)
 			return true
 		}
@@ -194,13 +223,16 @@ func (in *Injector) Held(ctx context.Context) Victim {
 		switch f.Kind {
 		case SlowWork:
 			v.Until = time.Now().Add(d)
+			in.fires(f.Kind)
 			in.record(f.Kind, fmt.Sprintf("holder %d works %s", n, d), nil)
 		case ClientPause:
 			v.Until = time.Now().Add(d)
 			v.FreezeUntil = v.Until
+			in.fires(f.Kind)
 			in.record(f.Kind, fmt.Sprintf("holder %d paused %s, renewals too", n, d), nil)
 		case CrashHolder:
 			v.Crash = true
+			in.fires(f.Kind)
 			in.record(f.Kind, fmt.Sprintf("holder %d dies holding the lock", n), nil)
 		case RedisPause, RedisRestart, Failover, NetTimeout:
 			v.await, v.margin = in.fire(ctx, f, fmt.Sprintf("holder %d", n)), in.margin()
@@ -218,10 +250,12 @@ func (in *Injector) Delivered(ctx context.Context) Victim {
 		switch {
 		case (f.Kind == WorkerCrash || f.Kind == WorkerCrashLate) && n >= f.nth() && n < f.nth()+f.count():
 			v.Crash, v.CrashLate = f.Kind == WorkerCrash, f.Kind == WorkerCrashLate
+			in.fires(f.Kind)
 			in.record(f.Kind, fmt.Sprintf("the worker with task %d dies", n), nil)
 		case f.Kind == WorkerPause && n == f.nth():
 			d := f.lasting(in.ttl)
 			v.Until = time.Now().Add(d)
+			in.fires(f.Kind)
 			in.record(f.Kind, fmt.Sprintf("the worker with task %d stalls %s", n, d), nil)
 		case f.Kind == RedisRestart && n == f.nth():
 			v.await, v.margin = in.fire(ctx, f, fmt.Sprintf("the worker with task %d", n)), in.margin()
@@ -231,17 +265,30 @@ func (in *Injector) Delivered(ctx context.Context) Victim {
 }
 
 // Purchasing is called by lock-free designs as each purchase starts; server faults fire
-// at the Nth, without a holder to wait for them.
-func (in *Injector) Purchasing(ctx context.Context) {
+// at the Nth, without a holder to wait for them. A design that reads the stock, works
+// and then writes (optimistically, as WATCH does) thinks: slow work and a client pause
+// then stretch the Nth purchase's work, and the Victim returned says until when. A
+// design that does not think (one script) takes no holder fault: those stay unfired.
+func (in *Injector) Purchasing(ctx context.Context, thinks bool) Victim {
 	n := int(in.purchases.Add(1))
+	var v Victim
 	for _, f := range in.plan {
-		if f.nth() == n {
-			switch f.Kind {
-			case RedisPause, RedisRestart, Failover, NetTimeout:
-				in.fire(ctx, f, fmt.Sprintf("purchase %d", n))
+		if f.nth() != n {
+			continue
+		}
+		switch f.Kind {
+		case RedisPause, RedisRestart, Failover, NetTimeout:
+			in.fire(ctx, f, fmt.Sprintf("purchase %d", n))
+		case SlowWork, ClientPause:
+			if thinks {
+				d := f.lasting(in.ttl)
+				v.Until = time.Now().Add(d)
+				in.fires(f.Kind)
+				in.record(f.Kind, fmt.Sprintf("purchase %d works %s between its read and its write", n, d), nil)
 			}
 		}
 	}
+	return v
 }
 
 // margin is how long a victim keeps the lock after a server fault is over: long enough
@@ -254,10 +301,21 @@ func (in *Injector) fire(ctx context.Context, f Fault, who string) *sync.WaitGro
 	var wg sync.WaitGroup
 	wg.Add(1)
 	in.fired.Add(1)
-	ctx = context.WithoutCancel(ctx) // a fault, once begun, is carried through
+	in.fires(f.Kind)
+	// A fault, once begun, is carried through even when the sale is stopped, until Stop:
+	// a pause then ends early, and the server is resumed.
+	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	go func() {
+		select {
+		case <-in.stop:
+		case <-ctx.Done():
+		}
+		cancel()
+	}()
 	go func() {
 		defer in.fired.Done()
 		defer wg.Done()
+		defer cancel()
 		d := f.lasting(in.ttl)
 		var err error
 		var detail string
@@ -275,7 +333,7 @@ func (in *Injector) fire(ctx context.Context, f Fault, who string) *sync.WaitGro
 			err = in.srv.Lock.Kill(ctx)
 		case NetTimeout:
 			detail = fmt.Sprintf("network to the lock server carries nothing for %s while %s holds the lock", d, who)
-			err = in.outage(d)
+			err = in.outage(ctx, d)
 		}
 		in.record(f.Kind, detail, err)
 	}()

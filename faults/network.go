@@ -30,13 +30,18 @@ func (in *Injector) latency(f Fault) error {
 	return errors.Join(errs...)
 }
 
-// outage stops all data to and from the lock server for d; what was sent meanwhile
-// arrives once it ends.
-func (in *Injector) outage(d time.Duration) error {
+// outage stops all data to and from the lock server for d, or until ctx ends; what was
+// sent meanwhile arrives once it ends.
+func (in *Injector) outage(ctx context.Context, d time.Duration) error {
 	if err := in.srv.LockLink.AddToxic("outage", "timeout", map[string]any{"timeout": 0}); err != nil {
 		return err
 	}
-	time.Sleep(d)
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
 	return in.srv.LockLink.RemoveToxic("outage")
 }
 

@@ -56,7 +56,7 @@ if tonumber(ARGV[1]) <= seen then
   redis.call('INCR', KEYS[3])
   return {0, seen}
 end
-redis.call('SET', KEYS[2], ARGV[1])
+redis.call('SET', KEYS[2], ARGV[1], 'KEEPTTL')
 return {1, tonumber(redis.call('GET', KEYS[1]) or '0')}`)
 
 	fencedWriteScript = redis.NewScript(`
@@ -64,7 +64,7 @@ if redis.call('GET', KEYS[2]) ~= ARGV[1] then
   redis.call('INCR', KEYS[3])
   return 0
 end
-redis.call('SET', KEYS[1], ARGV[2])
+redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL')
 redis.call('RPUSH', KEYS[4], ARGV[3])
 return 1`)
 )

@@ -51,7 +51,7 @@ func (w Watch) Try(ctx context.Context, s Stock, buyer string, think time.Durati
 			return err
 		}
 		_, err = tx.TxPipelined(ctx, func(p redis.Pipeliner) error {
-			p.Set(ctx, s.Key, n-1, 0)
+			p.Set(ctx, s.Key, n-1, redis.KeepTTL) // the key's TTL, if any, stays
 			p.RPush(ctx, s.Orders, buyer)
 			return nil
 		})

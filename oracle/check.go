@@ -68,9 +68,10 @@ type Report struct {
 // Check runs every oracle over l and the final state f; f is nil when Redis could not be
 // read after the sale.
 func Check(l *Ledger, f *Final) Report {
-	r := Report{Buyers: len(l.Entries), InitialStock: l.InitialStock, FinalUnknown: f == nil}
-	for i := range l.Entries {
-		e := &l.Entries[i]
+	r := Report{Buyers: len(l.Entries), InitialStock: l.InitialStock, FinalUnknown: f == nil, Interrupted: l.Unstarted}
+	started := l.Started()
+	for i := range started {
+		e := &started[i]
 		switch e.Outcome {
 		case Bought:
 			r.Bought++
@@ -94,8 +95,8 @@ func Check(l *Ledger, f *Final) Report {
 			r.Pending++
 		}
 	}
-	for i := range l.Entries {
-		if e := &l.Entries[i]; e.Outcome == GaveUp && (r.SellOut == 0 || e.Done < r.SellOut) {
+	for i := range started {
+		if e := &started[i]; e.Outcome == GaveUp && (r.SellOut == 0 || e.Done < r.SellOut) {
 			r.GaveUpWithStock++
 		}
 	}
@@ -110,7 +111,7 @@ func Check(l *Ledger, f *Final) Report {
 		r.Stuck = f.LockTTL < 0 || f.LockTTL > f.Horizon
 		r.RenewalsAfterRelease = f.RenewalsAfterRelease
 	}
-	r.Overlaps, r.LongestOverlap = overlaps(l.Entries)
+	r.Overlaps, r.LongestOverlap = overlaps(started)
 	return r
 }
 
@@ -118,7 +119,13 @@ func Check(l *Ledger, f *Final) Report {
 // hold that enters before it overlaps at least one earlier hold.
 func overlaps(entries []Entry) (count int, longest time.Duration) {
 	type hold struct{ enter, leave time.Duration }
-	holds := make([]hold, 0, len(entries)/4)
+	n := 0
+	for i := range entries {
+		if entries[i].Held {
+			n++
+		}
+	}
+	holds := make([]hold, 0, n)
 	for i := range entries {
 		if e := &entries[i]; e.Held {
 			holds = append(holds, hold{e.Enter, e.Leave})

@@ -14,9 +14,23 @@ const (
 	ClassReordered Class = "REORDERED"
 	ClassOverlap   Class = "OVERLAP" // two holders at once, stock intact
 	ClassStuck     Class = "STUCK"   // a lock left held for good, or buyers kept from stock
-	ClassSafe      Class = "SAFE"    // nothing found
-	ClassUnknown   Class = "UNKNOWN" // the final state could not be read
+	// ClassNotExercised: nothing was found, but a fault of the plan never struck (its
+	// victim never came, or the design has no part it acts on), so the sale says nothing
+	// about the design under it.
+	ClassNotExercised Class = "NOT-EXERCISED"
+	ClassSafe         Class = "SAFE"    // nothing found
+	ClassUnknown      Class = "UNKNOWN" // the final state could not be read
 )
+
+// NotExercised returns the class a sale earns whose plan left faults unfired: c itself
+// when it is a finding, ClassNotExercised in place of SAFE. UNKNOWN stays: without the
+// final state nothing at all is known.
+func NotExercised(c Class, unfired int) Class {
+	if unfired > 0 && c == ClassSafe {
+		return ClassNotExercised
+	}
+	return c
+}
 
 // Class returns the most severe class of r.
 func (r Report) Class() Class {

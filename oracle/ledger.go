@@ -58,7 +58,14 @@ type Entry struct {
 type Ledger struct {
 	InitialStock int64
 	Entries      []Entry
+	// Unstarted is how many buyers, the last ones, never started because the sale was
+	// stopped first. Their entries are left as they were: marking a million of them
+	// would cost a stopped run seconds of page faults.
+	Unstarted int
 }
+
+// Started is the entries of the buyers who started.
+func (l *Ledger) Started() []Entry { return l.Entries[:len(l.Entries)-l.Unstarted] }
 
 // NewLedger returns a ledger for buyers buyers.
 func NewLedger(buyers int, initialStock int64) *Ledger {

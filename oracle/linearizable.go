@@ -101,8 +101,9 @@ func check(m porcupine.Model, ops []porcupine.Operation, timeout time.Duration) 
 // in order of their start.
 func purchases(l *Ledger) []porcupine.Operation {
 	var ops []porcupine.Operation
-	for i := range l.Entries {
-		e := &l.Entries[i]
+	started := l.Started()
+	for i := range started {
+		e := &started[i]
 		if e.Outcome != Bought {
 			continue
 		}

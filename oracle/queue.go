@@ -78,21 +78,40 @@ type QueueReport struct {
 	OutOfOrder int `json:"out_of_order"`
 	Crashed    int `json:"crashed"`
 
-	InitialStock  int64 `json:"initial_stock"`
+	InitialStock int64 `json:"initial_stock"`
+	// FinalUnknown is set when Redis could not be read after the sale: what was applied,
+	// refused or lost is then not known, and only what the workers' own ledger shows
+	// (the order of deliveries) is judged.
+	FinalUnknown  bool  `json:"final_unknown,omitempty"`
 	FinalStock    int64 `json:"final_stock"`
 	Oversold      int64 `json:"oversold"`
 	NegativeStock bool  `json:"negative_stock"`
 }
 
-// CheckQueue runs the queue oracles over l and f; ordered says whether the design
-// promises to hand tasks out in Seq order.
-func CheckQueue(l *QueueLedger, f QueueFinal, ordered bool) QueueReport {
-	r := QueueReport{Buyers: len(l.Orders), Deliveries: len(l.Takes), InitialStock: l.InitialStock, FinalStock: f.Stock}
+// CheckQueue runs the queue oracles over l and f; f is nil when Redis could not be read
+// after the sale. ordered says whether the design promises to hand tasks out in Seq
+// order.
+func CheckQueue(l *QueueLedger, f *QueueFinal, ordered bool) QueueReport {
+	r := QueueReport{Buyers: len(l.Orders), Deliveries: len(l.Takes), InitialStock: l.InitialStock, FinalUnknown: f == nil}
+	for _, o := range l.Orders {
+		if o.Accepted {
+			r.Accepted++
+		}
+	}
+	r.Crashed, r.Redeliveries, r.OutOfOrder = deliveries(l, ordered)
+	if f != nil {
+		r.judgeEffects(l, f)
+	}
+	return r
+}
+
+// judgeEffects compares the orders accepted with the effects and refusals Redis logged.
+func (r *QueueReport) judgeEffects(l *QueueLedger, f *QueueFinal) {
+	r.FinalStock = f.Stock
 	accepted := make(map[string]bool, len(l.Orders))
 	for _, o := range l.Orders {
 		if o.Accepted {
 			accepted[o.ID] = true
-			r.Accepted++
 		}
 	}
 	done := make(map[string]int)
@@ -116,27 +135,33 @@ func CheckQueue(l *QueueLedger, f QueueFinal, ordered bool) QueueReport {
 			}
 		}
 	}
+	r.Oversold = max(0, int64(r.Fulfilled)-l.InitialStock)
+	r.NegativeStock = f.Stock < 0
+}
+
+// deliveries reads the workers' takes alone: how many crashed, how many were
+// redeliveries, and, for a design that promises an order, how many first deliveries
+// came out of it.
+func deliveries(l *QueueLedger, ordered bool) (crashed, redelivered, outOfOrderN int) {
 	takes := slices.Clone(l.Takes)
 	slices.SortStableFunc(takes, func(a, b Take) int { return cmp.Compare(a.Begin, b.Begin) })
 	seen := make(map[string]bool, len(takes))
 	var first []Take
 	for _, t := range takes {
 		if t.Result == TakeCrashed {
-			r.Crashed++
+			crashed++
 		}
 		if seen[t.ID] {
-			r.Redeliveries++
+			redelivered++
 			continue
 		}
 		seen[t.ID] = true
 		first = append(first, t)
 	}
 	if ordered {
-		r.OutOfOrder = outOfOrder(first, l.Orders)
+		outOfOrderN = outOfOrder(first, l.Orders)
 	}
-	r.Oversold = max(0, int64(r.Fulfilled)-l.InitialStock)
-	r.NegativeStock = f.Stock < 0
-	return r
+	return crashed, redelivered, outOfOrderN
 }
 
 func distinct(ids []string) int {
@@ -178,6 +203,8 @@ func (r QueueReport) Class() Class {
 		return ClassDuplicated
 	case r.OutOfOrder > 0:
 		return ClassReordered
+	case r.FinalUnknown:
+		return ClassUnknown
 	}
 	return ClassSafe
 }
@@ -215,10 +242,14 @@ func (r QueueReport) Findings() []string {
 	return f
 }
 
-// Verdict is "SAFE" or the findings joined.
+// Verdict is "SAFE" or the findings joined; "UNKNOWN" when nothing was found but the
+// final state could not be read.
 func (r QueueReport) Verdict() string {
-	if f := r.Findings(); len(f) > 0 {
+	switch f := r.Findings(); {
+	case len(f) > 0:
 		return strings.Join(f, " ")
+	case r.FinalUnknown:
+		return "UNKNOWN"
 	}
 	return "SAFE"
 }

@@ -25,7 +25,7 @@ func TestCheckQueue(t *testing.T) {
 	tests := []struct {
 		name    string
 		l       *QueueLedger
-		f       QueueFinal
+		f       *QueueFinal
 		ordered bool
 		cell    string
 		check   func(r QueueReport) bool
@@ -34,21 +34,21 @@ func TestCheckQueue(t *testing.T) {
 			// Every order fulfilled once, in order.
 			name: "clean", ordered: true,
 			l: &QueueLedger{InitialStock: 3, Orders: orders(3), Takes: []Take{take("0", 0, 0, 1), take("1", 1, 2, 3), take("2", 2, 4, 5)}},
-			f: QueueFinal{Stock: 0, Effects: []string{"0", "1", "2"}}, cell: "SAFE",
+			f: &QueueFinal{Stock: 0, Effects: []string{"0", "1", "2"}}, cell: "SAFE",
 			check: func(r QueueReport) bool { return r.Fulfilled == 3 && r.Lost == 0 },
 		},
 		{
 			// Order 1 was taken by a worker that died: lost, exactly one.
 			name: "lost",
 			l:    &QueueLedger{InitialStock: 3, Orders: orders(3), Takes: []Take{take("0", 0, 0, 1), {ID: "1", Result: TakeCrashed}, take("2", 2, 4, 5)}},
-			f:    QueueFinal{Stock: 1, Effects: []string{"0", "2"}}, cell: "LOST 1",
+			f:    &QueueFinal{Stock: 1, Effects: []string{"0", "2"}}, cell: "LOST 1",
 			check: func(r QueueReport) bool { return r.Lost == 1 && r.LostIDs[0] == "1" && r.Crashed == 1 },
 		},
 		{
 			// Order 1 delivered twice and applied twice; a refusal counts as settled.
 			name: "duplicated",
 			l:    &QueueLedger{InitialStock: 2, Orders: orders(3), Takes: []Take{take("0", 0, 0, 1), take("1", 1, 2, 3), take("1", 1, 6, 7), take("2", 2, 8, 9)}},
-			f:    QueueFinal{Stock: 0, Effects: []string{"0", "1", "1"}, Refused: []string{"2"}}, cell: "DUPLICATED 1",
+			f:    &QueueFinal{Stock: 0, Effects: []string{"0", "1", "1"}, Refused: []string{"2"}}, cell: "DUPLICATED 1",
 			check: func(r QueueReport) bool { return r.Redeliveries == 1 && r.Refused == 1 && r.Lost == 0 },
 		},
 		{
@@ -56,29 +56,46 @@ func TestCheckQueue(t *testing.T) {
 			// then got task 1, waiting all along: out of order.
 			name: "reordered", ordered: true,
 			l: &QueueLedger{InitialStock: 3, Orders: orders(3), Takes: []Take{take("0", 0, 0, 1), take("2", 2, 2, 3), take("1", 1, 4, 5)}},
-			f: QueueFinal{Effects: []string{"0", "2", "1"}}, cell: "REORDERED 1",
+			f: &QueueFinal{Effects: []string{"0", "2", "1"}}, cell: "REORDERED 1",
 			check: func(r QueueReport) bool { return r.OutOfOrder == 1 },
 		},
 		{
 			// Overlapping takes may come back in either order.
 			name: "concurrent takes", ordered: true,
 			l: &QueueLedger{InitialStock: 3, Orders: orders(2), Takes: []Take{take("1", 1, 0, 5), take("0", 0, 1, 3)}},
-			f: QueueFinal{Effects: []string{"0", "1"}}, cell: "SAFE",
+			f: &QueueFinal{Effects: []string{"0", "1"}}, cell: "SAFE",
 			check: func(r QueueReport) bool { return r.OutOfOrder == 0 },
 		},
 		{
 			// A redelivery is out of order by nature, and not counted as such.
 			name: "redelivered", ordered: true,
 			l: &QueueLedger{InitialStock: 3, Orders: orders(3), Takes: []Take{take("0", 0, 0, 1), take("1", 1, 2, 3), take("2", 2, 4, 5), take("0", 0, 10, 11)}},
-			f: QueueFinal{Effects: []string{"0", "1", "2"}}, cell: "SAFE",
+			f: &QueueFinal{Effects: []string{"0", "1", "2"}}, cell: "SAFE",
 			check: func(r QueueReport) bool { return r.Redeliveries == 1 && r.OutOfOrder == 0 },
 		},
 		{
 			// Effects beyond the stock: oversold.
 			name: "oversold",
 			l:    &QueueLedger{InitialStock: 1, Orders: orders(2), Takes: []Take{take("0", 0, 0, 1), take("1", 1, 2, 3)}},
-			f:    QueueFinal{Stock: -1, Effects: []string{"0", "1"}}, cell: "OVERSOLD 1",
+			f:    &QueueFinal{Stock: -1, Effects: []string{"0", "1"}}, cell: "OVERSOLD 1",
 			check: func(r QueueReport) bool { return r.NegativeStock },
+		},
+		{
+			// Redis could not be read after the sale: nothing is known lost, however
+			// many orders were accepted.
+			name: "final unknown",
+			l:    &QueueLedger{InitialStock: 3, Orders: orders(3), Takes: []Take{take("0", 0, 0, 1)}},
+			cell: "UNKNOWN",
+			check: func(r QueueReport) bool {
+				return r.FinalUnknown && r.Lost == 0 && r.Accepted == 3 && r.Verdict() == "UNKNOWN"
+			},
+		},
+		{
+			// The workers' own ledger still shows a reordering without the final state.
+			name: "final unknown, reordered", ordered: true,
+			l:     &QueueLedger{InitialStock: 3, Orders: orders(3), Takes: []Take{take("0", 0, 0, 1), take("2", 2, 2, 3), take("1", 1, 4, 5)}},
+			cell:  "REORDERED 1",
+			check: func(r QueueReport) bool { return r.FinalUnknown && r.Lost == 0 },
 		},
 	}
 	for _, tt := range tests {

@@ -1,10 +1,12 @@
 package results
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 
 	"gonum.org/v1/plot"
@@ -18,8 +20,11 @@ type Figure struct {
 	Title string
 	// Section is the heading the report shows the figure under.
 	Section string
-	plot    *plot.Plot
-	w, h    vg.Length
+	// Note, when set, is why the figure has no image: nothing to draw (no purchase was
+	// timed, say), or drawing it failed. The report shows the note in its place.
+	Note string
+	plot *plot.Plot
+	w, h vg.Length
 	// legend, when set, is drawn to the right of the plot rather than over it: with a
 	// dozen designs a legend inside covers the curves.
 	legend *plot.Legend
@@ -28,14 +33,21 @@ type Figure struct {
 // Figures builds every plot of runs: per scenario, heat maps of the damage by
 // implementation and fault plan; per scenario and fault plan, the latency spectrum,
 // throughput over time, the wait distribution and, for queues, the backlog over time.
-func Figures(runs []Run) ([]Figure, error) {
+//
+// A plot that has nothing to draw, or that cannot be built, is a Figure with a Note:
+// a tiny sale still gets its report, which says what is missing and why.
+func Figures(runs []Run) []Figure {
 	var figs []Figure
-	add := func(p *plot.Plot, err error, name, title, section string, w, h vg.Length) error {
-		if err != nil || p == nil {
-			return err
+	add := func(p *plot.Plot, err error, name, title, section string, w, h vg.Length) bool {
+		f := Figure{Name: name, Title: title, Section: section, plot: p, w: w, h: h}
+		switch {
+		case err != nil:
+			f.plot, f.Note = nil, "could not be drawn: "+err.Error()
+		case p == nil:
+			f.Note = "nothing to draw: " + nothingTo(name)
 		}
-		figs = append(figs, Figure{Name: name, Title: title, Section: section, plot: p, w: w, h: h})
-		return nil
+		figs = append(figs, f)
+		return f.plot != nil
 	}
 	for _, m := range Matrices(runs) {
 		if len(m.Faults) == 1 && len(m.Locks) == 1 {
@@ -45,21 +57,18 @@ func Figures(runs []Run) ([]Figure, error) {
 		for _, d := range Damages[kindOr(kind)] {
 			title := d.Name + " by design and fault: " + m.Scenario
 			p, w, h, err := DamagePlot(title, m, d)
-			if err := add(p, err, d.Name+"-"+fileSafe(m.Scenario), title, m.Scenario, w, h); err != nil {
-				return nil, err
-			}
+			add(p, err, d.Name+"-"+fileSafe(m.Scenario), title, m.Scenario, w, h)
 		}
 	}
 	// addLines adds a plot of one line per design, its legend moved beside it.
-	addLines := func(p *plot.Plot, err error, name, title, section string, w, h vg.Length) error {
-		if err := add(p, err, name, title, section, w, h); err != nil || p == nil {
-			return err
+	addLines := func(p *plot.Plot, err error, name, title, section string, w, h vg.Length) {
+		if !add(p, err, name, title, section, w, h) {
+			return
 		}
 		l := p.Legend
 		l.Top, l.Left = true, true
 		p.Legend = plot.NewLegend()
 		figs[len(figs)-1].legend = &l
-		return nil
 	}
 	for _, g := range Groups(runs) {
 		base, title := fileSafe(g.Scenario), g.Scenario
@@ -70,25 +79,31 @@ func Figures(runs []Run) ([]Figure, error) {
 		phase, _ := g.Runs[0].mainLatency()
 		wide, tall := 9*vg.Inch, 5*vg.Inch
 		p, err := LatencyPlot(phase.String()+" latency: "+title, phase, g.Runs)
-		if err := addLines(p, err, "latency-"+base, "latency spectrum", title, wide, tall); err != nil {
-			return nil, err
-		}
+		addLines(p, err, "latency-"+base, "latency spectrum", title, wide, tall)
 		p, err = ThroughputPlot("throughput: "+title, g.Runs)
-		if err := addLines(p, err, "throughput-"+base, "throughput over time", title, wide, tall); err != nil {
-			return nil, err
-		}
+		addLines(p, err, "throughput-"+base, "throughput over time", title, wide, tall)
 		p, err = FairnessPlot("wait distribution: "+title, g.Runs)
-		if err := addLines(p, err, "fairness-"+base, "wait distribution", title, wide, tall); err != nil {
-			return nil, err
-		}
+		addLines(p, err, "fairness-"+base, "wait distribution", title, wide, tall)
 		if g.Runs[0].Kind == "queue" {
 			p, err = BacklogPlot("backlog: "+title, g.Runs)
-			if err := addLines(p, err, "backlog-"+base, "backlog over time", title, wide, tall); err != nil {
-				return nil, err
-			}
+			addLines(p, err, "backlog-"+base, "backlog over time", title, wide, tall)
 		}
 	}
-	return figs, nil
+	return figs
+}
+
+// nothingTo says why a plot named name had nothing to draw.
+func nothingTo(name string) string {
+	kind, _, _ := strings.Cut(name, "-")
+	switch kind {
+	case "latency", "fairness":
+		return "no purchase (or order) was timed: none succeeded, or all fell in the warm-up"
+	case "throughput":
+		return "no sale was confirmed"
+	case "backlog":
+		return "the queue's length was never sampled"
+	}
+	return "no run had data for it"
 }
 
 // kindOr reads a missing kind (results written before queues existed) as a lock sale.
@@ -99,34 +114,54 @@ func kindOr(kind string) string {
 	return kind
 }
 
-// SaveAll writes every figure as PNG and SVG into dir, on all CPUs: rendering is most of
-// the time a report takes.
-func SaveAll(dir string, figs []Figure) error {
-	errs := make([]error, len(figs))
+// SaveAll writes every figure that has a plot as PNG and SVG into dir, on all CPUs:
+// rendering is most of the time a report takes. A figure that cannot be written, even
+// one whose drawing panics inside the plotting library, gets a Note saying so and no
+// files; the others are written all the same. It stops early, with ctx's error, when
+// ctx ends.
+func SaveAll(ctx context.Context, dir string, figs []Figure) error {
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
 	var wg sync.WaitGroup
 	for i := range figs {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			errs[i] = figs[i].save(dir)
-		}()
+		if figs[i].plot == nil {
+			continue
+		}
+		select {
+		case <-ctx.Done():
+		case sem <- struct{}{}:
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			if err := figs[i].save(dir); err != nil {
+				figs[i].Note, figs[i].plot = "could not be drawn: "+err.Error(), nil
+			}
+		})
 	}
 	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("results: plots: %w", err)
 	}
 	return nil
 }
 
-func (f Figure) save(dir string) error {
+// save writes f in both formats; a panic in the plotting library is an error of f's.
+func (f Figure) save(dir string) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("results: save %s: %v", f.Name, p)
+		}
+		if err != nil {
+			for _, format := range []string{"png", "svg"} {
+				os.Remove(filepath.Join(dir, f.Name+"."+format))
+			}
+		}
+	}()
 	for _, format := range []string{"png", "svg"} {
 		path := filepath.Join(dir, f.Name+"."+format)
 		if err := f.write(path, format); err != nil {
-			os.Remove(path)
 			return fmt.Errorf("results: save %s: %w", path, err)
 		}
 	}

@@ -1,13 +1,17 @@
 package results
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/stockbench/stockbench/faults"
+	"github.com/stockbench/stockbench/internal/redact"
 	"github.com/stockbench/stockbench/internal/target"
 	"github.com/stockbench/stockbench/oracle"
 )
@@ -76,6 +80,9 @@ type Run struct {
 	// when it documents none. AsExpected says whether Class is one of them.
 	Expected   []oracle.Class `json:"expected,omitempty"`
 	AsExpected *bool          `json:"as_expected,omitempty"`
+	// NotExercised names the faults of the plan that never struck: the verdict says
+	// nothing about them (Class is NOT-EXERCISED where nothing else was found).
+	NotExercised []string `json:"not_exercised,omitempty"`
 	// Queue is what the queue oracles found, for a queue sale.
 	Queue *oracle.QueueReport `json:"queue,omitempty"`
 	// Backlog is the queue's length over time, for a queue sale.
@@ -131,25 +138,92 @@ type Sample struct {
 	N  int64         `json:"n"`
 }
 
-// Read loads a results.json, refusing one of another schema version.
+// Read loads a results.json, refusing one of another schema version, one without runs,
+// and one whose runs lack what reports and gates read.
 func Read(path string) (*File, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("results: %w", err)
 	}
+	f, err := Decode(b)
+	if err != nil {
+		return nil, fmt.Errorf("results: %s: %w", path, err)
+	}
+	return f, nil
+}
+
+// Decode reads a results.json from b, as Read does.
+func Decode(b []byte) (*File, error) {
 	var f File
 	if err := json.Unmarshal(b, &f); err != nil {
-		return nil, fmt.Errorf("results: %s is not a results file: %w", path, err)
+		return nil, fmt.Errorf("not a results file: %w", err)
 	}
 	if f.SchemaVersion != SchemaVersion {
-		return nil, fmt.Errorf("results: %s has schema_version %d; this stockbench reads %d", path, f.SchemaVersion, SchemaVersion)
+		return nil, fmt.Errorf("schema_version %d; this stockbench reads %d", f.SchemaVersion, SchemaVersion)
+	}
+	if err := checkFields(b); err != nil {
+		return nil, err
+	}
+	if len(f.Runs) == 0 {
+		why := ""
+		if f.Incomplete != "" {
+			why = " (" + f.Incomplete + ")"
+		}
+		return nil, fmt.Errorf("no runs%s: nothing to report or gate", why)
 	}
 	return &f, nil
 }
 
+// Fields every results file and every run in it must hold, not null: what the report,
+// the matrices and the gates read.
+var (
+	fileFields = []string{"schema_version", "id", "runs"}
+	runFields  = []string{"scenario", "impl", "params", "complete", "verdict", "class", "cell", "oracle"}
+)
+
+// checkFields refuses a file that decodes but lacks a required field, or holds null in
+// one: Go would read those as zeros, and a gate would pass on nothing.
+func checkFields(b []byte) error {
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(b, &top); err != nil {
+		return fmt.Errorf("not a results file: %w", err)
+	}
+	if err := present(top, fileFields); err != nil {
+		return err
+	}
+	var runs []map[string]json.RawMessage
+	if err := json.Unmarshal(top["runs"], &runs); err != nil {
+		return fmt.Errorf("runs: %w", err)
+	}
+	for i, r := range runs {
+		if r == nil {
+			return fmt.Errorf("run %d is null", i)
+		}
+		if err := present(r, runFields); err != nil {
+			return fmt.Errorf("run %d: %w", i, err)
+		}
+	}
+	return nil
+}
+
+func present(obj map[string]json.RawMessage, fields []string) error {
+	for _, name := range fields {
+		v, ok := obj[name]
+		if !ok {
+			return fmt.Errorf("%q is missing", name)
+		}
+		if string(bytes.TrimSpace(v)) == "null" {
+			return fmt.Errorf("%q is null", name)
+		}
+	}
+	return nil
+}
+
 // writeJSON writes f to path through a temporary file, so that a reader (or a crash)
-// never sees half a file.
+// never sees half a file. The texts that may quote what the user typed or what a
+// server said are masked first (see package redact).
 func writeJSON(path string, f *File) error {
+	f.redact()
 	f.Verdicts = verdicts(f.Runs)
 	for i := range f.Runs {
 		f.Runs[i].fillFairness()
@@ -166,6 +240,43 @@ func writeJSON(path string, f *File) error {
 		return errors.Join(fmt.Errorf("results: rename %s: %w", tmp, err), os.Remove(tmp))
 	}
 	return nil
+}
+
+// Judge sets the run's verdict, class, cell and findings from what the oracles found and
+// the plan's faults that never struck, and whether the class is one the design
+// documents (expected, when it documents any). A sale that found nothing under a fault
+// that never struck is NOT-EXERCISED, not SAFE.
+func (r *Run) Judge(verdict string, class oracle.Class, cell string, findings, unfired []string, expected []oracle.Class) {
+	r.Verdict, r.Class, r.Cell, r.Findings, r.NotExercised = verdict, class, cell, slices.Clone(findings), unfired
+	if len(unfired) > 0 {
+		note := string(oracle.ClassNotExercised) + " " + strings.Join(unfired, ",")
+		r.Findings = append(r.Findings, note)
+		if r.Class = oracle.NotExercised(class, len(unfired)); r.Class != class {
+			r.Verdict, r.Cell = note, string(r.Class)
+		} else {
+			r.Verdict += " " + note
+		}
+	}
+	if r.Findings == nil {
+		r.Findings = []string{}
+	}
+	if len(expected) > 0 {
+		as := slices.Contains(expected, r.Class)
+		r.Expected, r.AsExpected = expected, &as
+	}
+}
+
+// redact masks passwords in f's texts; the report reads the same texts afterwards.
+func (f *File) redact() {
+	redact.Strings(f.Args)
+	f.Incomplete, f.Target.Detail = redact.String(f.Incomplete), redact.String(f.Target.Detail)
+	for i := range f.Runs {
+		r := &f.Runs[i]
+		r.Error, r.FirstError = redact.String(r.Error), redact.String(r.FirstError)
+		for j := range r.Events {
+			r.Events[j].Detail, r.Events[j].Err = redact.String(r.Events[j].Detail), redact.String(r.Events[j].Err)
+		}
+	}
 }
 
 // FaultPlan is the fault plan the run ran under, "none" for none.

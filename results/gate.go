@@ -1,12 +1,14 @@
 package results
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path"
 	"slices"
-	"strings"
 )
 
 // GateRules are what a gate holds a run to. DefaultGateRules documents the defaults; a
@@ -43,15 +45,28 @@ var DefaultGateRules = GateRules{
 
 // ReadGateRules reads a gate file over the defaults.
 func ReadGateRules(file string) (GateRules, error) {
-	r := DefaultGateRules
 	b, err := os.ReadFile(file)
 	if err != nil {
-		return r, fmt.Errorf("gate: %w", err)
+		return DefaultGateRules, fmt.Errorf("gate: %w", err)
 	}
-	dec := json.NewDecoder(strings.NewReader(string(b)))
+	r, err := DecodeGateRules(b)
+	if err != nil {
+		return r, fmt.Errorf("gate: %s: %w", file, err)
+	}
+	return r, nil
+}
+
+// DecodeGateRules reads gate rules over the defaults from b: one JSON object that names
+// only the fields it changes, none unknown, and nothing after it.
+func DecodeGateRules(b []byte) (GateRules, error) {
+	r := DefaultGateRules
+	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&r); err != nil {
-		return r, fmt.Errorf("gate: %s: %w", file, err)
+		return DefaultGateRules, err
+	}
+	if dec.More() {
+		return DefaultGateRules, errors.New("more than one JSON value")
 	}
 	return r, r.Validate()
 }
@@ -59,7 +74,7 @@ func ReadGateRules(file string) (GateRules, error) {
 // Validate refuses tolerances that cannot be meant.
 func (g GateRules) Validate() error {
 	for name, v := range map[string]float64{"max_throughput_drop": g.MaxThroughputDrop, "max_p99_rise": g.MaxP99Rise, "max_p999_rise": g.MaxP999Rise} {
-		if v < 0 || (name == "max_throughput_drop" && v > 1) {
+		if !(v >= 0) || math.IsInf(v, 0) || (name == "max_throughput_drop" && v > 1) { // NaN fails >= 0
 			return fmt.Errorf("gate: %s %v is out of range", name, v)
 		}
 	}

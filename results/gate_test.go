@@ -20,6 +20,7 @@ type gateRun struct {
 	oversold, overl int64
 	expected        []oracle.Class
 	incomplete      bool
+	unfired         []string
 }
 
 func (g gateRun) run() Run {
@@ -30,6 +31,9 @@ func (g gateRun) run() Run {
 		Latency: map[string]Latency{"purchase": {Count: g.n, P99Us: g.p99, P999Us: g.p999}}}
 	if g.faults == "none" {
 		r.Params.Faults = ""
+	}
+	if len(g.unfired) > 0 {
+		r.Judge(rep.Verdict(), rep.Class(), rep.Cell(), rep.Findings(), g.unfired, g.expected)
 	}
 	return r
 }
@@ -72,6 +76,10 @@ func TestGate(t *testing.T) {
 	few := nx(100, 90000)
 	few.n = 50
 	faulted := func(g gateRun) gateRun { g.faults = "client-pause"; return g }
+	unfired := faulted(nx(1000, 10000))
+	unfired.faults, unfired.unfired = "slow-work:nth=99999", []string{"slow-work"}
+	unfiredDocumented := unfired
+	unfiredDocumented.impl, unfiredDocumented.expected = "lua", []oracle.Class{oracle.ClassNotExercised}
 
 	tests := []struct {
 		name     string
@@ -102,6 +110,9 @@ func TestGate(t *testing.T) {
 		{"p99 up past the tolerance", base, gateFile(ref(10000, 1000), nx(1000, 15100)), DefaultGateRules,
 			[]string{"p99 15.1ms (15.1× lua) vs baseline 10.0ms (10× lua): +51%, tolerance +50%"}, false},
 		{"too few sales are not soft-gated", gateFile(ref(10000, 1000), few), gateFile(ref(10000, 1000), func() gateRun { g := few; g.sales = 1; return g }()), DefaultGateRules, nil, true},
+		{"a fault that never struck", base, gateFile(ref(10000, 1000), nx(1000, 10000), unfired), DefaultGateRules,
+			[]string{"flash-sale/set-nx-ex/slow-work:nth=99999: slow-work never struck, so the sale says nothing about it (NOT-EXERCISED slow-work)"}, false},
+		{"a fault the design documents it takes no part in", base, gateFile(ref(10000, 1000), nx(1000, 10000), unfiredDocumented), DefaultGateRules, nil, true},
 		{"fault runs are not soft-gated by default", gateFile(ref(10000, 1000), faulted(nx(1000, 10000))),
 			gateFile(ref(10000, 1000), faulted(nx(100, 10000))), DefaultGateRules, nil, true},
 		{"unless asked", gateFile(ref(10000, 1000), faulted(ref(10000, 1000)), faulted(nx(1000, 10000))),

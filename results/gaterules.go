@@ -67,6 +67,10 @@ func hardGates(key string, r, b *Run) []string {
 	if !r.Complete {
 		out = append(out, fmt.Sprintf("%s: the sale did not finish (%s)", key, or(r.Error, "interrupted")))
 	}
+	if len(r.NotExercised) > 0 && !slices.Contains(r.Expected, oracle.ClassNotExercised) {
+		out = append(out, fmt.Sprintf("%s: %s never struck, so the sale says nothing about it (%s)",
+			key, strings.Join(r.NotExercised, ", "), r.Verdict))
+	}
 	safe := len(r.Expected) == 1 && r.Expected[0] == oracle.ClassSafe
 	for _, c := range severity {
 		n := damage(r, c)

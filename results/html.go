@@ -48,6 +48,8 @@ type htmlDesign struct {
 type htmlFigure struct {
 	Name, Title string
 	PNG         string // base64
+	// Note, when set, stands in for the image: why there is none.
+	Note string
 }
 
 type htmlSection struct {
@@ -121,11 +123,14 @@ func WriteHTML(dir string, sources []Source, runs []Run, figs []Figure) error {
 	}
 	page.Designs = designsOf(runs)
 	for _, f := range figs {
-		b, err := os.ReadFile(filepath.Join(dir, f.Name+".png"))
-		if err != nil {
-			return fmt.Errorf("results: report: %w", err)
+		hf := htmlFigure{Name: f.Name, Title: f.Title, Note: f.Note}
+		if f.Note == "" {
+			b, err := os.ReadFile(filepath.Join(dir, f.Name+".png"))
+			if err != nil {
+				return fmt.Errorf("results: report: %w", err)
+			}
+			hf.PNG = base64.StdEncoding.EncodeToString(b)
 		}
-		hf := htmlFigure{Name: f.Name, Title: f.Title, PNG: base64.StdEncoding.EncodeToString(b)}
 		i := slices.IndexFunc(page.Sections, func(s htmlSection) bool { return s.Name == f.Section })
 		if i < 0 {
 			page.Sections = append(page.Sections, htmlSection{Name: f.Section})

@@ -62,7 +62,9 @@ func (m Matrix) Cell(lock, faults string) string {
 const MatrixLegend = "Cells: SAFE, OVERLAP n (two holders at once, stock intact), STUCK (a lock left for good, " +
 	"or buyers kept from stock), LOST n (lost updates; for a queue, orders never fulfilled nor refused), " +
 	"DUPLICATED n (an order applied more than once), REORDERED n (a task handed out ahead of one waiting longer), " +
-	"OVERSOLD n (orders beyond the stock). ! = not the verdict the design documents for that fault; " +
+	"OVERSOLD n (orders beyond the stock), NOT-EXERCISED (nothing found, but a fault never struck: its victim never came, " +
+	"or the design has no part it acts on), UNKNOWN (Redis could not be read after the sale). " +
+	"! = not the verdict the design documents for that fault; " +
 	"? = the sale did not finish."
 
 // WriteText writes m as an aligned text grid.

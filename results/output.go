@@ -3,6 +3,7 @@ package results
 import (
 	"bytes"
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -13,37 +14,75 @@ import (
 
 // Output is a run directory: results.json, summary.md, report.html and the plots.
 type Output struct {
-	Dir string
+	Dir  string
+	made bool
 }
 
-// Create makes the run directory base/id; it fails if it already exists.
+// NewOutput names the run directory base/id without making it: it is made when first
+// written to, so a run stopped before it measured anything leaves no empty directory.
+func NewOutput(base, id string) *Output { return &Output{Dir: filepath.Join(base, id)} }
+
+// Create makes the run directory base/id now; it fails if it already exists.
 func Create(base, id string) (*Output, error) {
-	if err := os.MkdirAll(base, 0o755); err != nil {
-		return nil, fmt.Errorf("results: %w", err)
-	}
-	dir := filepath.Join(base, id)
-	if err := os.Mkdir(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("results: %w", err)
-	}
-	return &Output{Dir: dir}, nil
+	o := NewOutput(base, id)
+	return o, o.make()
 }
 
-// Progress writes results.json alone. It is called after every sale, so that a run that
-// dies later still leaves what it measured.
+func (o *Output) make() error {
+	if o.made {
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Dir(o.Dir), 0o755); err != nil {
+		return fmt.Errorf("results: %w", err)
+	}
+	if err := os.Mkdir(o.Dir, 0o755); err != nil {
+		return fmt.Errorf("results: %w", err)
+	}
+	o.made = true
+	return nil
+}
+
+// Progress writes results.json alone, making the directory if need be. It is called
+// after every sale, so that a run that dies later still leaves what it measured.
 func (o *Output) Progress(f *File) error {
+	if err := o.make(); err != nil {
+		return err
+	}
 	return writeJSON(filepath.Join(o.Dir, "results.json"), f)
 }
 
-// Write writes f and everything derived from it: results.json, the plots as PNG and SVG,
-// summary.md and report.html.
-func (o *Output) Write(f *File) error {
-	return errors.Join(o.Progress(f), Report(o.Dir, []Source{{File: f}}))
+// Write writes f and everything derived from it: results.json first, so that nothing
+// the report does can lose it, then the plots as PNG and SVG, summary.md and
+// report.html. When ctx ends the report is left unwritten and Write returns ctx's error.
+func (o *Output) Write(ctx context.Context, f *File) error {
+	if err := o.Progress(f); err != nil {
+		return err
+	}
+	return o.Report(ctx, f)
+}
+
+// Report writes the report of f into the run directory, results.json being there.
+func (o *Output) Report(ctx context.Context, f *File) error {
+	return Report(ctx, o.Dir, []Source{{File: f}})
 }
 
 // Report writes into dir what is derived from the sources: the plots as PNG and SVG,
 // summary.md and report.html. Several sources are compared side by side: each run is
 // labelled with its source's name and runs of one design sit next to each other.
-func Report(dir string, sources []Source) error {
+//
+// A plot that has nothing to draw or cannot be drawn is named in the report with the
+// reason; a panic anywhere in the report's making is returned as an error rather than
+// ending the program, so a caller still cleans up. report.html is written last: when
+// it is there, the report is whole. When ctx ends, Report stops between plots.
+func Report(ctx context.Context, dir string, sources []Source) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("results: report: %v", p)
+		}
+	}()
+	if len(sources) == 0 {
+		return errors.New("results: report: no results to report")
+	}
 	f := sources[0].File
 	runs := f.Runs
 	if len(sources) > 1 {
@@ -52,16 +91,15 @@ func Report(dir string, sources []Source) error {
 	for i := range runs {
 		runs[i].fillFairness()
 	}
-	figs, err := Figures(runs)
-	if err != nil {
-		return err
-	}
-	if err := SaveAll(dir, figs); err != nil {
+	figs := Figures(runs)
+	if err := SaveAll(ctx, dir, figs); err != nil {
 		return err
 	}
 	var pngs []string
 	for _, fig := range figs {
-		pngs = append(pngs, fig.Name+".png")
+		if fig.Note == "" {
+			pngs = append(pngs, fig.Name+".png")
+		}
 	}
 	summary := *f
 	summary.Runs = runs

@@ -53,7 +53,27 @@ func (l *lines) plot() *plot.Plot {
 	if l.drawn == 0 {
 		return nil
 	}
+	logRange(&l.p.X)
+	logRange(&l.p.Y)
 	return l.p
+}
+
+// logRange keeps a log axis drawable when its data span no range, as one purchase, or
+// several equally fast, do: gonum widens an empty range by 1 on either side, and a log
+// scale cannot reach 0.
+func logRange(a *plot.Axis) {
+	if _, ok := a.Scale.(plot.LogScale); !ok {
+		return
+	}
+	if a.Max <= 0 {
+		a.Max = 1
+	}
+	if a.Min <= 0 {
+		a.Min = math.Min(0.001, a.Max)
+	}
+	if a.Min >= a.Max {
+		a.Min, a.Max = a.Min/2, a.Max*2
+	}
 }
 
 // LatencyPlot is the latency percentile spectrum of phase for each run, as HdrHistogram

@@ -2,6 +2,7 @@ package results
 
 import (
 	"bytes"
+	"context"
 	"image/png"
 	"os"
 	"path/filepath"
@@ -174,7 +175,7 @@ func TestOutputWrite(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := sampleFile(t)
-	if err := out.Write(f); err != nil {
+	if err := out.Write(context.Background(), f); err != nil {
 		t.Fatal(err)
 	}
 	back, err := Read(filepath.Join(out.Dir, "results.json"))
@@ -222,20 +223,36 @@ func TestOutputWrite(t *testing.T) {
 }
 
 func TestReadRejects(t *testing.T) {
-	dir := t.TempDir()
-	for name, body := range map[string]string{
-		"old.json":     `{"schema_version": 0, "runs": []}`,
-		"garbage.json": `not json`,
-	} {
-		path := filepath.Join(dir, name)
-		os.WriteFile(path, []byte(body), 0o644)
-		if _, err := Read(path); err == nil {
-			t.Errorf("%s: want an error", name)
-		}
+	run := `{"scenario":"s","impl":"lua","params":{},"complete":true,"verdict":"SAFE","class":"SAFE","cell":"SAFE","oracle":{}}`
+	tests := []struct {
+		name, body, want string
+	}{
+		{"old schema", `{"schema_version": 0, "runs": []}`, "schema_version 0"},
+		{"not json", `not json`, "not a results file"},
+		// A gate against a file with no runs would pass on nothing.
+		{"runs missing", `{"schema_version": 1, "id": "x"}`, `"runs" is missing`},
+		{"runs null", `{"schema_version": 1, "id": "x", "runs": null}`, `"runs" is null`},
+		{"no runs", `{"schema_version": 1, "id": "x", "runs": [], "incomplete_reason": "lua could not start"}`, "no runs (lua could not start)"},
+		{"run null", `{"schema_version": 1, "id": "x", "runs": [null]}`, "run 0 is null"},
+		{"params missing", `{"schema_version": 1, "id": "x", "runs": [` + strings.Replace(run, `"params":{},`, "", 1) + `]}`, `run 0: "params" is missing`},
+		{"oracle null", `{"schema_version": 1, "id": "x", "runs": [` + strings.Replace(run, `"oracle":{}`, `"oracle":null`, 1) + `]}`, `run 0: "oracle" is null`},
+		{"runs not a list", `{"schema_version": 1, "id": "x", "runs": {}}`, "not a results file"},
 	}
-	_, err := Read(filepath.Join(dir, "old.json"))
-	if err == nil || !strings.Contains(err.Error(), "schema_version 0") {
-		t.Errorf("want an error naming the schema version, got %v", err)
+	dir := t.TempDir()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(dir, tt.name+".json")
+			os.WriteFile(path, []byte(tt.body), 0o644)
+			_, err := Read(path)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("want an error with %q, got %v", tt.want, err)
+			}
+		})
+	}
+	good := filepath.Join(dir, "good.json")
+	os.WriteFile(good, []byte(`{"schema_version": 1, "id": "x", "runs": [`+run+`]}`), 0o644)
+	if _, err := Read(good); err != nil {
+		t.Errorf("a whole file: %v", err)
 	}
 }
 
@@ -288,10 +305,7 @@ func TestDesignColumns(t *testing.T) {
 // TestLegendsBeside: the plots of one line per design carry their legend beside the
 // plot, not inside it over the curves, and the SVG shows every design's name.
 func TestLegendsBeside(t *testing.T) {
-	figs, err := Figures(sampleFile(t).Runs)
-	if err != nil {
-		t.Fatal(err)
-	}
+	figs := Figures(sampleFile(t).Runs)
 	dir := t.TempDir()
 	for _, f := range figs {
 		if !strings.HasPrefix(f.Name, "latency-") && !strings.HasPrefix(f.Name, "fairness-") {

@@ -25,7 +25,12 @@ var columns = []column{
 		}
 		return r.Verdict
 	}},
-	{"SOLD/STOCK", func(r *Run) string { return fmt.Sprintf("%d/%d", r.Oracle.Bought, r.Oracle.InitialStock) }},
+	{"SOLD/STOCK", func(r *Run) string {
+		if r.Queue != nil && r.Queue.FinalUnknown { // a queue's sales are read from Redis
+			return fmt.Sprintf("?/%d", r.Oracle.InitialStock)
+		}
+		return fmt.Sprintf("%d/%d", r.Oracle.Bought, r.Oracle.InitialStock)
+	}},
 	{"FINAL", func(r *Run) string {
 		if r.Oracle.FinalUnknown {
 			return "?"

@@ -65,6 +65,6 @@ func BenchmarkQueuedBuyer(b *testing.B) {
 	ctx := context.Background()
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
-		sl.buyQueued(ctx, i&(1<<16-1))
+		sl.buyQueued(ctx, i&(1<<16-1), sl.t0)
 	}
 }

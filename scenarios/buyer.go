@@ -103,7 +103,8 @@ func (e *executed) TryLock(ctx context.Context, key string, ttl time.Duration) (
 	return lease, err
 }
 
-// run starts every buyer, at once or as they arrive, and waits for all of them.
+// run starts every buyer, at once or as they arrive, and waits for all of them. When
+// ctx ends before every buyer started, the rest are marked interrupted.
 func (sl *sale) run(ctx context.Context) {
 	if sl.oneCall() {
 		sl.runQueued(ctx)
@@ -120,8 +121,13 @@ func (sl *sale) run(ctx context.Context) {
 		return
 	}
 	start := make(chan struct{})
-	wg.Add(sl.Buyers)
 	for i := range sl.Buyers {
+		// Starting a million goroutines takes a second or two: a stop meanwhile is heard.
+		if i%4096 == 0 && ctx.Err() != nil {
+			sl.interrupt(i)
+			break
+		}
+		wg.Add(1)
 		go sl.buyer(ctx, i, start, &wg)
 	}
 	sl.t0 = time.Now()
@@ -129,6 +135,9 @@ func (sl *sale) run(ctx context.Context) {
 	close(start)
 	wg.Wait()
 }
+
+// interrupt notes that the buyers from the ith on never started.
+func (sl *sale) interrupt(from int) { sl.ledger.Unstarted = sl.Buyers - from }
 
 // buyer is a closed-model buyer's goroutine: it buys once start is closed. It is a
 // method rather than a closure for its frame's sake (see buyWithLock).
@@ -145,33 +154,15 @@ func (sl *sale) buyer(ctx context.Context, i int, start <-chan struct{}, wg *syn
 }
 
 // arrive starts each buyer at its arrival time, by calling start with the buyer and
-// the time it was due. Buyers due together (the timer's granularity is about a
-// millisecond) start together, each with its own intended time.
+// the time it was due.
 func (sl *sale) arrive(ctx context.Context, start func(i int, at time.Time)) {
-	timer := time.NewTimer(0)
-	defer timer.Stop()
-	for i := 0; i < sl.Buyers; {
-		now := time.Since(sl.t0)
-		for ; i < sl.Buyers; i++ {
-			at := arrival(i, sl.Buyers, sl.Rate, sl.RampTo)
-			if at > now {
-				timer.Reset(at - now)
-				break
-			}
-			start(i, sl.t0.Add(at))
+	started := 0
+	arrived := arrive(ctx, sl.Buyers, sl.Rate, sl.RampTo, sl.t0, func(n int) {
+		for ; started < n; started++ {
+			start(started, sl.t0.Add(arrival(started, sl.Buyers, sl.Rate, sl.RampTo)))
 		}
-		if i == sl.Buyers {
-			return
-		}
-		select {
-		case <-ctx.Done():
-			for ; i < sl.Buyers; i++ {
-				sl.ledger.Entries[i].Outcome = oracle.Interrupted
-			}
-			return
-		case <-timer.C:
-		}
-	}
+	})
+	sl.interrupt(arrived)
 }
 
 // measure records a latency of buyer i, unless it arrived during the warm-up.
@@ -220,45 +211,27 @@ func (sl *sale) oneCall() bool {
 
 // runQueued runs a sale whose purchases are one call each. Such a buyer has nothing to
 // wait for but a connection, so it needs no goroutine of its own: buyers queue, first
-// come first served, and one worker per connection buys for each in turn. That saves
-// the goroutine and two hand-overs per purchase, which is what lets the lua sale keep
-// pace with redis-benchmark. Under a closed load every buyer arrives at the start.
+// come first served, and one worker per connection buys for each in turn (see feed).
+// That saves the goroutine and two hand-overs per purchase, which is what lets the lua
+// sale keep pace with redis-benchmark. Under a closed load every buyer arrives at the
+// start.
 func (sl *sale) runQueued(ctx context.Context) {
-	queue := make(chan int, sl.Buyers)
-	var workers sync.WaitGroup
 	sl.t0 = time.Now()
 	stopReports := sl.startReports()
-	for range sl.Conns {
-		workers.Go(func() {
-			for i := range queue {
-				sl.buyQueued(ctx, i)
-			}
-		})
-	}
-	if sl.Rate == 0 {
-		for i := range sl.Buyers {
-			queue <- i
-		}
-	} else {
-		sl.arrive(ctx, func(i int, at time.Time) {
-			sl.ledger.Entries[i].Start = at.Sub(sl.t0) // read by the worker the send hands i to
-			queue <- i
-		})
-	}
-	close(queue)
-	workers.Wait()
-	stopReports()
+	defer stopReports()
+	feed(ctx, sl.Buyers, sl.Conns, sl.Rate, sl.RampTo, sl.t0,
+		func(i int, at time.Time) { sl.buyQueued(ctx, i, at) }, sl.interrupt)
 }
 
 // buyQueued is a queued buyer's purchase, run by a worker: its own connection, so the
-// call runs here rather than on an executor. Its intended start is in its ledger entry.
-func (sl *sale) buyQueued(ctx context.Context, i int) {
-	start := sl.t0.Add(sl.ledger.Entries[i].Start)
+// call runs here rather than on an executor. start is its intended start.
+func (sl *sale) buyQueued(ctx context.Context, i int, start time.Time) {
+	sl.ledger.Entries[i].Start = start.Sub(sl.t0)
 	if err := ctx.Err(); err != nil {
 		sl.settle(ctx, i, start, 0, err)
 		return
 	}
-	sl.inj.Purchasing(ctx)
+	sl.inj.Purchasing(ctx, false) // one script: nothing between a read and a write to stretch
 	sl.ledger.Entries[i].Tries = 1
 	left, err := sl.purchaser.Purchase(ctx, sl.stock, strconv.Itoa(i), sl.Think.Draw(sl.Seed, i))
 	sl.settle(ctx, i, start, left, err)
@@ -266,13 +239,19 @@ func (sl *sale) buyQueued(ctx context.Context, i int) {
 
 // buyLockFree buys through a lock-free design that retries: each try runs on the
 // executor, the sleeps between them on the buyer's goroutine.
+//
+// A slow-work or client-pause victim works that much longer between its read and its
+// write on its first try, as a holder would under the lock.
 func (sl *sale) buyLockFree(ctx context.Context, i int, start time.Time) {
-	sl.inj.Purchasing(ctx)
+	v := sl.inj.Purchasing(ctx, true)
 	t := sl.purchaser.(tryer)
 	id, think := strconv.Itoa(i), sl.Think.Draw(sl.Seed, i)
+	extra := max(time.Until(v.Until), 0)
 	var left int64
 	tries, err := sl.Retry.Do(ctx, func(ctx context.Context) (err error) {
-		left, err = runOn(ctx, sl.x, func() (int64, error) { return t.Try(ctx, sl.stock, id, think) })
+		d := think + extra
+		extra = 0
+		left, err = runOn(ctx, sl.x, func() (int64, error) { return t.Try(ctx, sl.stock, id, d) })
 		return err
 	})
 	sl.ledger.Entries[i].Tries = int32(tries)
@@ -347,9 +326,15 @@ func (sl *sale) crashAcquiring(ctx context.Context, i int, start time.Time) {
 }
 
 // release gives the lock back, even when the run is being stopped: a lock left behind
-// would outlive it. A lock found lost is not an error of the run; the oracles judge it.
+// would outlive it. A stopped run gives it a second, for its server may be what stopped
+// it. A lock found lost is not an error of the run; the oracles judge it.
 func (sl *sale) release(ctx context.Context, i int, lease lockimpl.Lease, leave time.Time) {
 	bg := context.WithoutCancel(ctx)
+	if ended(ctx) {
+		var cancel context.CancelFunc
+		bg, cancel = context.WithTimeout(bg, time.Second)
+		defer cancel()
+	}
 	var err error
 	sl.x.do(bg, func() { err = lease.Release(bg) })
 	if r, ok := lease.(lockimpl.Renewer); ok {
@@ -372,6 +357,13 @@ var errCrashed = errors.New("flash-sale: crashed by a fault")
 // the holder, think, write.
 func (sl *sale) critical(ctx context.Context, i int, id string, lease lockimpl.Lease) (int64, error) {
 	if sl.Critical == Atomic {
+		// The faults strike a holder as it is about to write: lock or no lock, one
+		// script cannot be overwritten by a late one.
+		if v := sl.inj.Held(ctx); v != (faults.Victim{}) {
+			if err := sl.suffer(ctx, lease, v); err != nil {
+				return 0, err
+			}
+		}
 		return runOn(ctx, sl.x, func() (int64, error) { return sl.script.Purchase(ctx, sl.stock, id, 0) })
 	}
 	fenced, isFenced := lease.(lockimpl.Fenced)
@@ -403,7 +395,7 @@ func (sl *sale) critical(ctx context.Context, i int, id string, lease lockimpl.L
 	} else {
 		_, err = runOn(ctx, sl.x, func() ([]redis.Cmder, error) {
 			pipe := sl.r.Stock.Pipeline()
-			pipe.Set(ctx, sl.stock.Key, n-1, 0)
+			pipe.Set(ctx, sl.stock.Key, n-1, redis.KeepTTL) // a key lease, if any, stays
 			pipe.RPush(ctx, sl.stock.Orders, id)
 			return pipe.Exec(ctx)
 		})

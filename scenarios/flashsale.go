@@ -22,6 +22,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/stockbench/stockbench/faults"
@@ -91,6 +92,12 @@ type FlashSale struct {
 	// Progress, when set, is called about once a second while the sale runs, from a
 	// goroutine of its own. Default: nil.
 	Progress func(Progress)
+	// KeyLease, when set, keeps a TTL of KeyLease on the sale's keys while it runs,
+	// renewed four times a second, so that the keys of a run killed before its clean-up expire
+	// on their own: for a user's own Redis (DefaultKeyLease). A lock keeps the TTL its
+	// design gives it, up to KeyLease; one left with none gets KeyLease once it is stuck.
+	// Default: none, for servers the harness throws away.
+	KeyLease time.Duration
 }
 
 // Progress is how far a running sale has got.
@@ -146,14 +153,18 @@ func (s FlashSale) Validate() error {
 	check(s.Retry.Interval < 0, "retry interval must be positive, got %s", s.Retry.Interval)
 	check(s.Retry.Timeout < 0, "timeout must be positive, got %s", s.Retry.Timeout)
 	check(s.Conns < 0, "conns must be at least 1, got %d", s.Conns)
+	check(!finite(s.Rate) || !finite(s.RampTo), "rate must be a finite number, got %g (ramp to %g)", s.Rate, s.RampTo)
 	check(s.Rate < 0 || s.RampTo < 0, "rate must not be negative, got %g (ramp to %g)", s.Rate, s.RampTo)
 	check(s.RampTo > 0 && s.Rate == 0, "a ramp needs a starting rate")
 	check(s.Warmup < 0, "warm-up must not be negative, got %s", s.Warmup)
+	check(s.KeyLease < 0, "key lease must not be negative, got %s", s.KeyLease)
 	if k, ok := s.Faults.ForLocks(); !ok {
 		check(true, "fault %s applies to queues, not locks", k)
 	}
 	return errors.Join(errs...)
 }
+
+func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
 
 // keys are the sale's Redis keys.
 func (s FlashSale) keys() (stock lockimpl.Stock, lock string) {
@@ -164,6 +175,16 @@ func (s FlashSale) keys() (stock lockimpl.Stock, lock string) {
 func (s FlashSale) lockKeys() []string {
 	_, lock := s.keys()
 	return []string{lock, lock + ":counter"}
+}
+
+// leases are the sale's keys by server, for KeyLease.
+func (s FlashSale) leases(r Redis) []leased {
+	stock, lock := s.keys()
+	sets := []leased{{c: r.StockAdmin, data: stock.Keys()}}
+	for _, c := range r.LockAdmins {
+		sets = append(sets, leased{c: c, data: []string{lock + ":counter"}, locks: []string{lock}})
+	}
+	return sets
 }
 
 // setUp writes the stock and clears what an earlier sale with the same prefix left.
@@ -177,7 +198,7 @@ func (s FlashSale) setUp(ctx context.Context, r Redis) error {
 			return fmt.Errorf("flash-sale: set up: del lock: %w", err)
 		}
 	}
-	if err := r.StockAdmin.Set(ctx, stock.Key, s.Stock, 0).Err(); err != nil {
+	if err := r.StockAdmin.Set(ctx, stock.Key, s.Stock, s.KeyLease).Err(); err != nil {
 		return fmt.Errorf("flash-sale: set up: set stock: %w", err)
 	}
 	return nil

@@ -1,7 +1,6 @@
 package scenarios
 
 import (
-	"slices"
 	"time"
 
 	"github.com/stockbench/stockbench/oracle"
@@ -9,16 +8,17 @@ import (
 	"github.com/stockbench/stockbench/results"
 )
 
-// record turns a finished queue sale into its result record. The lock-sale figures the
-// table shows (sold, final stock, sales/s) are filled from the queue's.
-func (s QueueSale) record(impl queueimpl.Impl, started time.Time, qs *queueRun, final oracle.QueueFinal) results.Run {
+// record turns a finished queue sale into its result record; final is nil when Redis
+// could not be read, and unfired are the plan's faults that never struck. The lock-sale
+// figures the table shows (sold, final stock, sales/s) are filled from the queue's.
+func (s QueueSale) record(impl queueimpl.Impl, started time.Time, qs *queueRun, final *oracle.QueueFinal, unfired []string) results.Run {
 	q := oracle.CheckQueue(qs.ledger, final, impl.Ordered)
 	run := results.Run{
 		Kind: "queue", Scenario: s.Name, Impl: impl.Name, Complete: true,
 		Started: started, Duration: time.Since(started),
-		Verdict: q.Verdict(), Class: q.Class(), Cell: q.Cell(), Findings: q.Findings(),
 		Queue: &q, Backlog: qs.backlog,
-		Oracle:  oracle.Report{Buyers: s.Buyers, Bought: q.Fulfilled, InitialStock: s.Stock, FinalStock: final.Stock},
+		Oracle: oracle.Report{Buyers: s.Buyers, Bought: q.Fulfilled, InitialStock: s.Stock,
+			FinalStock: q.FinalStock, FinalUnknown: q.FinalUnknown},
 		Latency: make(map[string]results.Latency),
 		Params: results.Params{
 			Buyers: s.Buyers, Stock: s.Stock, Critical: "queue", Think: s.Work.String(), Conns: s.Conns,
@@ -30,10 +30,11 @@ func (s QueueSale) record(impl queueimpl.Impl, started time.Time, qs *queueRun, 
 	if s.Fulfil == Idempotent {
 		fulfil = 1
 	}
-	if want, ok := impl.Expect[s.Faults.String()]; ok && len(want[fulfil]) > 0 {
-		as := slices.Contains(want[fulfil], run.Class)
-		run.Expected, run.AsExpected = want[fulfil], &as
+	var want []oracle.Class
+	if name, ok := s.Faults.Documented(); ok {
+		want = impl.Expect[name][fulfil]
 	}
+	run.Judge(q.Verdict(), q.Class(), q.Cell(), q.Findings(), unfired, want)
 	var last time.Duration
 	var sold []time.Duration
 	for _, t := range qs.ledger.Takes {

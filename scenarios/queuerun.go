@@ -40,10 +40,18 @@ func (s QueueSale) Run(ctx context.Context, r Redis, impl queueimpl.Impl) (resul
 		return results.Run{}, err
 	}
 	started := time.Now()
-	qs.run(ctx)
+	sale, gone := guard(ctx, r.watched(s.Faults))
+	k := qs.k
+	unlease := keepLeases(sale, s.KeyLease, s.Visibility, []leased{
+		{c: r.StockAdmin, data: k.stockKeys()},
+		{c: r.LockAdmins[0], data: []string{k.queue.Queue, k.queue.Processing, k.queue.Taken}, locks: []string{k.queue.Lock}},
+	})
+	qs.run(sale)
+	unlease()
 	inj.Stop()
+	goneErr := gone()
 
-	after, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	after, cancel := afterSale(ctx, goneErr)
 	defer cancel()
 	var afterStats results.ServerStats
 	if statsErr == nil {
@@ -52,7 +60,7 @@ func (s QueueSale) Run(ctx context.Context, r Redis, impl queueimpl.Impl) (resul
 	final, finalErr := qs.final(after)
 	cleanErr := qs.cleanUp(after)
 
-	run := s.record(impl, started, qs, final)
+	run := s.record(impl, started, qs, final, kindNames(inj.NotFired()))
 	run.Events = inj.Events()
 	if statsErr == nil {
 		run.Commands = results.NewCommands(before, afterStats, run.Queue.Fulfilled)
@@ -61,10 +69,7 @@ func (s QueueSale) Run(ctx context.Context, r Redis, impl queueimpl.Impl) (resul
 	if e := qs.firstErr.Load(); e != nil {
 		run.FirstError = (*e).Error()
 	}
-	runErr := errors.Join(qs.runErr(), finalErr)
-	if runErr == nil && cleanErr != nil {
-		runErr = cleanErr
-	}
+	runErr := runError(goneErr, errors.Join(qs.runErr(), finalErr), cleanErr)
 	switch {
 	case runErr != nil:
 		run.Complete, run.Error = false, runErr.Error()
@@ -125,7 +130,7 @@ func (qs *queueRun) setUp(ctx context.Context) error {
 	if err := qs.r.LockAdmins[0].Del(ctx, qs.k.queue.All()...).Err(); err != nil {
 		return fmt.Errorf("queue-sale: set up: %w", err)
 	}
-	if err := qs.r.StockAdmin.Set(ctx, qs.k.stock.Key, qs.Stock, 0).Err(); err != nil {
+	if err := qs.r.StockAdmin.Set(ctx, qs.k.stock.Key, qs.Stock, qs.KeyLease).Err(); err != nil {
 		return fmt.Errorf("queue-sale: set up: %w", err)
 	}
 	if su, ok := qs.admin.(queueimpl.Setupper); ok {
@@ -147,7 +152,10 @@ func (qs *queueRun) cleanUp(ctx context.Context) error {
 func (qs *queueRun) run(ctx context.Context) {
 	qs.t0 = time.Now()
 	wctx, stopWorkers := context.WithCancel(ctx)
-	for range qs.Workers {
+	for i := range qs.Workers {
+		if i%4096 == 0 && ctx.Err() != nil { // many workers take a while to start
+			break
+		}
 		qs.startWorker(wctx)
 	}
 	bg, stopBG := context.WithCancel(ctx)
@@ -164,27 +172,12 @@ func (qs *queueRun) run(ctx context.Context) {
 	bgDone.Wait()
 }
 
-// sendBuyers enqueues every buyer's order: all at once, or at Rate.
+// sendBuyers enqueues every buyer's order: all at once, or as they arrive at Rate. One
+// sender per connection sends them (see feed), so a buyer costs no goroutine before its
+// order goes out. Orders never sent because the sale was stopped are not accepted.
 func (qs *queueRun) sendBuyers(ctx context.Context) {
-	var wg sync.WaitGroup
-	var tick <-chan time.Time
-	if qs.Rate > 0 {
-		t := time.NewTicker(time.Duration(float64(time.Second) / qs.Rate))
-		defer t.Stop()
-		tick = t.C
-	}
-	for i := range qs.Buyers {
-		if tick != nil {
-			select {
-			case <-ctx.Done():
-				wg.Wait()
-				return
-			case <-tick:
-			}
-		}
-		wg.Go(func() { qs.enqueue(ctx, i) })
-	}
-	wg.Wait()
+	feed(ctx, qs.Buyers, qs.Conns, qs.Rate, 0, qs.t0,
+		func(i int, _ time.Time) { qs.enqueue(ctx, i) }, func(int) {})
 }
 
 func (qs *queueRun) enqueue(ctx context.Context, i int) {
@@ -205,25 +198,17 @@ func (qs *queueRun) enqueue(ctx context.Context, i int) {
 func (qs *queueRun) awaitSettled(ctx context.Context) {
 	quiet := 2*qs.Visibility + 300*time.Millisecond
 	last, lastChange := qs.taken.Load(), time.Now()
-	tick := time.NewTicker(20 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-		}
+	every(ctx, 20*time.Millisecond, func() bool {
 		if qs.settled.Load() >= int64(qs.accepted()) && qs.busy.Load() == 0 {
 			if n, err := qs.admin.Len(ctx); err == nil && n == 0 {
-				return
+				return false
 			}
 		}
 		if n := qs.taken.Load(); n != last {
 			last, lastChange = n, time.Now()
-		} else if time.Since(lastChange) > quiet {
-			return
 		}
-	}
+		return time.Since(lastChange) <= quiet
+	})
 }
 
 func (qs *queueRun) accepted() int {
@@ -238,34 +223,19 @@ func (qs *queueRun) accepted() int {
 
 // sample records the backlog every 50ms.
 func (qs *queueRun) sample(ctx context.Context) {
-	tick := time.NewTicker(50 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-		}
+	every(ctx, 50*time.Millisecond, func() bool {
 		if n, err := qs.admin.Len(ctx); err == nil {
 			qs.mu.Lock()
 			qs.backlog = append(qs.backlog, results.Sample{At: time.Since(qs.t0), N: n})
 			qs.mu.Unlock()
 		}
-	}
+		return true
+	})
 }
 
 // reap runs the design's reaper every quarter of the visibility timeout.
 func (qs *queueRun) reap(ctx context.Context, r queueimpl.Reaper) {
-	tick := time.NewTicker(max(qs.Visibility/4, 10*time.Millisecond))
-	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-			r.Reap(ctx)
-		}
-	}
+	every(ctx, max(qs.Visibility/4, 10*time.Millisecond), func() bool { r.Reap(ctx); return true })
 }
 
 func (qs *queueRun) failed(err error) {
@@ -281,14 +251,17 @@ func (qs *queueRun) runErr() error {
 	return nil
 }
 
-// final reads the stock and the logs of effects and refusals.
-func (qs *queueRun) final(ctx context.Context) (oracle.QueueFinal, error) {
+// final reads the stock and the logs of effects and refusals; nil when it cannot.
+func (qs *queueRun) final(ctx context.Context) (*oracle.QueueFinal, error) {
 	c := qs.r.StockAdmin
-	stock, err1 := c.Get(ctx, qs.k.stock.Key).Int64()
-	effects, err2 := c.LRange(ctx, qs.k.effects, 0, -1).Result()
-	refused, err3 := c.LRange(ctx, qs.k.refused, 0, -1).Result()
-	if err := errors.Join(err1, err2, err3); err != nil {
-		return oracle.QueueFinal{}, fmt.Errorf("queue-sale: read final state: %w", err)
+	stock, err := c.Get(ctx, qs.k.stock.Key).Int64()
+	if err != nil {
+		return nil, fmt.Errorf("queue-sale: read final stock: %w", err)
 	}
-	return oracle.QueueFinal{Stock: stock, Effects: effects, Refused: refused}, nil
+	effects, err1 := c.LRange(ctx, qs.k.effects, 0, -1).Result()
+	refused, err2 := c.LRange(ctx, qs.k.refused, 0, -1).Result()
+	if err := errors.Join(err1, err2); err != nil {
+		return nil, fmt.Errorf("queue-sale: read final state: %w", err)
+	}
+	return &oracle.QueueFinal{Stock: stock, Effects: effects, Refused: refused}, nil
 }

@@ -57,6 +57,9 @@ type QueueSale struct {
 	Faults faults.Plan
 	// Seed is recorded for symmetry with FlashSale; queue sales draw nothing at random.
 	Seed uint64
+	// KeyLease keeps a TTL on the sale's keys while it runs, as FlashSale.KeyLease does.
+	// Default: none.
+	KeyLease time.Duration
 }
 
 // WithDefaults returns s with its zero fields set.
@@ -92,7 +95,9 @@ func (s QueueSale) Validate() error {
 	check(s.Workers < 0, "workers must be at least 1, got %d", s.Workers)
 	check(s.Fulfil != "" && s.Fulfil != Naive && s.Fulfil != Idempotent, "unknown fulfil %q (known: naive, idempotent)", s.Fulfil)
 	check(s.Visibility < 0, "visibility timeout must be positive, got %s", s.Visibility)
+	check(!finite(s.Rate), "rate must be a finite number, got %g", s.Rate)
 	check(s.Rate < 0, "rate must not be negative, got %g", s.Rate)
+	check(s.KeyLease < 0, "key lease must not be negative, got %s", s.KeyLease)
 	if k, ok := s.Faults.ForQueues(); !ok {
 		check(true, "fault %s does not apply to a queue (queue faults: worker-crash, worker-crash-late, worker-pause, redis-restart)", k)
 	}

@@ -1,7 +1,6 @@
 package scenarios
 
 import (
-	"slices"
 	"time"
 
 	"github.com/stockbench/stockbench/lockimpl"
@@ -9,16 +8,16 @@ import (
 	"github.com/stockbench/stockbench/results"
 )
 
-// record turns a finished sale into its result record.
-func (s FlashSale) record(impl lockimpl.Impl, started time.Time, r oracle.Report, sl *sale) results.Run {
+// record turns a finished sale into its result record; unfired are the plan's faults
+// that never struck.
+func (s FlashSale) record(impl lockimpl.Impl, started time.Time, r oracle.Report, sl *sale, unfired []string) results.Run {
 	rec := sl.rec
 	if impl.Retry != nil {
 		s.Retry = impl.Retry(s.Retry)
 	}
 	run := results.Run{
 		Kind: "lock", Scenario: s.Name, Impl: impl.Name, Complete: true,
-		Started: started, Duration: time.Since(started),
-		Verdict: r.Verdict(), Class: r.Class(), Cell: r.Cell(), Findings: r.Findings(), Oracle: r,
+		Started: started, Duration: time.Since(started), Oracle: r,
 		Latency: make(map[string]results.Latency),
 		Params: results.Params{
 			Buyers: s.Buyers, Stock: s.Stock, Critical: string(s.Critical), Think: s.Think.String(),
@@ -32,19 +31,18 @@ func (s FlashSale) record(impl lockimpl.Impl, started time.Time, r oracle.Report
 	if impl.NewPurchaser != nil {
 		run.Params.Critical, run.Params.Think = "lua-script", "-"
 	}
-	if want, ok := impl.Expect[s.Faults.String()]; ok && len(want) > 0 {
-		as := slices.Contains(want, run.Class)
-		run.Expected, run.AsExpected = want, &as
+	var want []oracle.Class
+	if name, ok := s.Faults.Documented(); ok {
+		want = impl.Expect[name]
 	}
-	if run.Findings == nil {
-		run.Findings = []string{}
-	}
+	run.Judge(r.Verdict(), r.Class(), r.Cell(), r.Findings(), unfired, want)
 	if r.LastSale > 0 {
 		run.SalesPerSec = float64(r.Bought) / r.LastSale.Seconds()
 	}
 	var sold []time.Duration
-	tries := make([]int32, len(sl.ledger.Entries))
-	for i, e := range sl.ledger.Entries {
+	entries := sl.ledger.Started()
+	tries := make([]int32, len(entries))
+	for i, e := range entries {
 		if e.Outcome == oracle.Bought {
 			sold = append(sold, e.Done)
 		}

@@ -78,11 +78,15 @@ func (s FlashSale) Run(ctx context.Context, r Redis, impl lockimpl.Impl) (result
 	}
 
 	started := time.Now()
-	sl.run(ctx)
+	sale, gone := guard(ctx, r.watched(s.Faults))
+	unlease := keepLeases(sale, s.KeyLease, s.Retry.Timeout, s.leases(r))
+	sl.run(sale)
+	unlease()
 	inj.Stop()
+	goneErr := gone()
 
 	// The sale's context may be over; the final reads and the clean-up still need Redis.
-	after, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	after, cancel := afterSale(ctx, goneErr)
 	defer cancel()
 	var afterStats results.ServerStats
 	if statsErr == nil {
@@ -92,7 +96,7 @@ func (s FlashSale) Run(ctx context.Context, r Redis, impl lockimpl.Impl) (result
 	cleanErr := s.cleanUp(after, r)
 
 	report := oracle.Check(sl.ledger, final)
-	run := s.record(impl, started, report, sl)
+	run := s.record(impl, started, report, sl, kindNames(inj.NotFired()))
 	run.Events = inj.Events()
 	if s.CheckLinearizable {
 		lin := oracle.CheckLinearizable(sl.ledger, 10*time.Second)
@@ -109,10 +113,7 @@ func (s FlashSale) Run(ctx context.Context, r Redis, impl lockimpl.Impl) (result
 	if sl.firstErr != nil {
 		run.FirstError = sl.firstErr.Error()
 	}
-	runErr := errors.Join(sl.runErr(), finalErr)
-	if runErr == nil && cleanErr != nil {
-		runErr = cleanErr
-	}
+	runErr := runError(goneErr, errors.Join(sl.runErr(), finalErr), cleanErr)
 	switch {
 	case runErr != nil:
 		run.Complete, run.Error = false, runErr.Error()
@@ -120,6 +121,63 @@ func (s FlashSale) Run(ctx context.Context, r Redis, impl lockimpl.Impl) (result
 		run.Complete, run.Error = false, "interrupted"
 	}
 	return run, runErr
+}
+
+// guard returns the context a sale runs under: ctx, ended early with ErrRedisGone when
+// one of the watched servers stops answering. gone stops the watch and returns that
+// error, if it came to that.
+func guard(ctx context.Context, watched []redis.UniversalClient) (sale context.Context, gone func() error) {
+	sale, stop := context.WithCancelCause(ctx)
+	unwatch := watchServers(sale, stop, watched)
+	return sale, func() error {
+		unwatch()
+		err := context.Cause(sale)
+		stop(nil)
+		if errors.Is(err, ErrRedisGone) {
+			return err
+		}
+		return nil
+	}
+}
+
+// afterSale is the context of the reads and the clean-up after a sale: not ctx, which
+// may be over, but bounded; briefly when a server is known to be gone.
+func afterSale(ctx context.Context, gone error) (context.Context, context.CancelFunc) {
+	d := 10 * time.Second
+	if gone != nil {
+		d = time.Second
+	}
+	return context.WithTimeout(context.WithoutCancel(ctx), d)
+}
+
+// runError is the error that makes a run incomplete: a server gone says it all, else
+// what the sale met, else a failed clean-up.
+func runError(gone, saleErr, cleanErr error) error {
+	switch {
+	case gone != nil:
+		return gone
+	case saleErr != nil:
+		return saleErr
+	}
+	return cleanErr
+}
+
+// watched are the servers a sale cannot go on without: every one, but the lock server
+// when the plan's faults stop, restart or kill it on purpose.
+func (r Redis) watched(p faults.Plan) []redis.UniversalClient {
+	all := r.admins()
+	if !p.Needs().Owned {
+		return all
+	}
+	return slices.DeleteFunc(all, func(c redis.UniversalClient) bool { return c == r.LockAdmins[0] && c != r.StockAdmin })
+}
+
+func kindNames(kinds []faults.Kind) []string {
+	names := make([]string, len(kinds))
+	for i, k := range kinds {
+		names[i] = string(k)
+	}
+	return names
 }
 
 // admins are the distinct servers of r, by their direct clients.

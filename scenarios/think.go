@@ -75,7 +75,7 @@ func ParseThink(s string) (Think, error) {
 			return bad(err)
 		}
 		p, err := strconv.ParseFloat(parts[2], 64)
-		if err != nil || p < 0 || p > 1 {
+		if err != nil || !(p >= 0 && p <= 1) { // NaN is neither
 			return bad(fmt.Errorf("share must be between 0 and 1"))
 		}
 		return Think{kind: "longtail", base: a, alt: b, p: p}, nil

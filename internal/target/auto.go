@@ -4,7 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
+
+	"github.com/stockbench/stockbench/internal/redact"
 )
 
 // Auto starts Redis in a container when a Docker engine answers and has (or can pull) the
@@ -34,11 +35,6 @@ func (a Auto) Start(ctx context.Context) (*Target, error) {
 	return t, nil
 }
 
-// RedactURL hides a password in u so that it never reaches a log or a result file.
-func RedactURL(u string) string {
-	p, err := url.Parse(u)
-	if err != nil {
-		return "(unparsable URL)"
-	}
-	return p.Redacted()
-}
+// RedactURL hides a password in u so that it never reaches a log or a result file, and
+// from every text redact.String is given later.
+func RedactURL(u string) string { return redact.URL(u) }

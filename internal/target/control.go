@@ -21,12 +21,14 @@ type control interface {
 var ErrNotOwned = errors.New("target: the harness did not start this server")
 
 // Pause stops the server for d and lets it go on: SIGSTOP and SIGCONT for a process,
-// docker pause and unpause for a container. The server is resumed even when ctx ends.
+// docker pause and unpause for a container. When ctx ends the pause ends early; the
+// server is resumed either way, and neither step is cut off halfway (a pause request
+// abandoned by its caller may still be carried out, with nobody left to resume).
 func (t *Target) Pause(ctx context.Context, d time.Duration) error {
 	if t.ctl == nil {
 		return ErrNotOwned
 	}
-	if err := t.ctl.pause(ctx); err != nil {
+	if err := t.ctl.pause(context.WithoutCancel(ctx)); err != nil {
 		return fmt.Errorf("target: pause: %w", err)
 	}
 	timer := time.NewTimer(d)
@@ -46,7 +48,7 @@ func (t *Target) Kill(ctx context.Context) error {
 	if t.ctl == nil {
 		return ErrNotOwned
 	}
-	if err := t.ctl.kill(ctx); err != nil {
+	if err := t.ctl.kill(context.WithoutCancel(ctx)); err != nil { // a kill is never half done
 		return fmt.Errorf("target: kill: %w", err)
 	}
 	t.dead.Store(true)
@@ -54,11 +56,14 @@ func (t *Target) Kill(ctx context.Context) error {
 }
 
 // Restart kills the server and starts it again with nothing in it (persistence is off),
-// and waits until it answers; clients follow it if its address changed.
+// and waits until it answers; clients follow it if its address changed. Once begun it
+// is carried through whatever ctx does: a server killed and never started again would
+// be a fault nobody asked for.
 func (t *Target) Restart(ctx context.Context) error {
 	if t.ctl == nil {
 		return ErrNotOwned
 	}
+	ctx = context.WithoutCancel(ctx)
 	down := make(chan struct{})
 	t.up.Store(&down)
 	defer close(down) // whatever happens, dials stop waiting

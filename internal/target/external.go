@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/stockbench/stockbench/internal/redact"
 )
 
 // External connects to a server the user runs. The harness never stops it and never
@@ -22,16 +24,21 @@ var _ Provider = External{}
 
 // Start implements [Provider].
 func (e External) Start(ctx context.Context) (*Target, error) {
+	detail := RedactURL(e.URL) // first: the errors below may quote the URL
 	opts, err := e.options()
 	if err != nil {
-		return nil, fmt.Errorf("redis-url: %w", err)
+		return nil, fmt.Errorf("redis-url: %s", redactErr(err))
 	}
-	t := newTarget(Info{Kind: KindExternal, Addr: opts.Addrs[0], Detail: RedactURL(e.URL), Cluster: e.Cluster}, opts, nil, nil)
+	t := newTarget(Info{Kind: KindExternal, Addr: opts.Addrs[0], Detail: detail, Cluster: e.Cluster}, opts, nil, nil)
 	if err := t.ready(ctx, 3*time.Second); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s", redactErr(err))
 	}
 	return t, nil
 }
+
+// redactErr is err's text with the passwords seen so far masked. The error's chain is
+// dropped with them: nothing above needs more than its text.
+func redactErr(err error) string { return redact.String(err.Error()) }
 
 func (e External) options() (redis.UniversalOptions, error) {
 	if e.Cluster {

@@ -40,6 +40,7 @@ func (p Process) Start(ctx context.Context) (*Target, error) {
 	if err != nil {
 		return nil, fmt.Errorf("process: %s not found (install Redis, or pass --redis-server): %w", bin, err)
 	}
+	reapDirs()
 	for attempt := 1; ; attempt++ {
 		t, err := p.startOnce(ctx, path)
 		if err == nil || attempt == 3 || !errors.Is(err, errPortTaken) {
@@ -55,8 +56,12 @@ func (p Process) startOnce(ctx context.Context, path string) (*Target, error) {
 	if err != nil {
 		return nil, fmt.Errorf("process: free port: %w", err)
 	}
-	dir, err := os.MkdirTemp("", "stockbench-redis-")
+	dir, err := os.MkdirTemp("", dirPrefix)
 	if err != nil {
+		return nil, fmt.Errorf("process: temp dir: %w", err)
+	}
+	if err := writeOwner(dir); err != nil {
+		os.RemoveAll(dir)
 		return nil, fmt.Errorf("process: temp dir: %w", err)
 	}
 	s := &server{path: path, dir: dir, port: port, extra: p.Args}
@@ -186,6 +191,42 @@ func (s *server) shutdown(ctx context.Context) error {
 		<-exited
 		return fmt.Errorf("process: redis-server pid %d ignored SIGTERM and was killed", cmd.Process.Pid)
 	}
+}
+
+// A process target's files live in a directory named dirPrefix*, with an owner file
+// naming the harness process (pid and start time), so that a later run can remove the
+// directories of a harness that was killed before it could. The kernel kills the
+// server itself with its harness (see childAttrs).
+const (
+	dirPrefix = "stockbench-redis-"
+	ownerFile = "owner"
+)
+
+func writeOwner(dir string) error {
+	pid := os.Getpid()
+	return os.WriteFile(filepath.Join(dir, ownerFile), []byte(strconv.Itoa(pid)+" "+processStart(pid)+"\n"), 0o644)
+}
+
+// reapDirs removes the directories of process targets whose harness is gone. A
+// directory without an owner file (an older harness's) goes once it is an hour old.
+// Best effort: a failure here must not stop a run.
+func reapDirs() {
+	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), dirPrefix+"*"))
+	for _, d := range dirs {
+		if dirOwnerGone(d) {
+			os.RemoveAll(d)
+		}
+	}
+}
+
+func dirOwnerGone(dir string) bool {
+	b, err := os.ReadFile(filepath.Join(dir, ownerFile))
+	if err != nil {
+		st, err := os.Stat(dir)
+		return err == nil && time.Since(st.ModTime()) > time.Hour
+	}
+	pid, start, _ := strings.Cut(strings.TrimSpace(string(b)), " ")
+	return ownerGone(map[string]string{labelPID: pid, labelStart: start})
 }
 
 func freePort() (int, error) {

@@ -1,0 +1,65 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stockbench/stockbench/lockimpl"
+	"github.com/stockbench/stockbench/oracle"
+	"github.com/stockbench/stockbench/queueimpl"
+)
+
+// TestTinySales: every lock and queue design, at stock 0 to 3 and 1, 2 or 5 buyers, ends
+// with a verdict and a whole report, and leaves no server behind. A lone buyer can
+// neither oversell, overlap, lose nor duplicate, whatever the design.
+func TestTinySales(t *testing.T) {
+	designs := len(lockimpl.Names()) + 2*len(queueimpl.Names())
+	for _, buyers := range []int{1, 2, 5} {
+		for stock := range 4 {
+			t.Run(fmt.Sprintf("buyers %d stock %d", buyers, stock), func(t *testing.T) {
+				t.Parallel()
+				out := t.TempDir()
+				cmd := exec.Command(binary, "matrix", "--faults", "none", "--queue-faults", "none",
+					"--buyers", fmt.Sprint(buyers), "--stock", fmt.Sprint(stock), "--out", out)
+				var stderr strings.Builder
+				cmd.Stderr = &stderr
+				if err := cmd.Run(); err != nil {
+					t.Fatalf("%v:\n%s", err, stderr.String())
+				}
+				f := readRun(t, out, "summary.md")
+				if !f.Complete || len(f.Runs) != designs {
+					t.Fatalf("want %d complete runs, got %d (complete %v: %s)", designs, len(f.Runs), f.Complete, f.Incomplete)
+				}
+				dir := filepath.Dir(firstResults(t, out))
+				if _, err := os.Stat(filepath.Join(dir, "report.html")); err != nil {
+					t.Errorf("no report: %v", err)
+				}
+				for _, r := range f.Runs {
+					switch {
+					case r.Verdict == "" || r.Class == "":
+						t.Errorf("%s: no verdict", r.Impl)
+					case int64(r.Oracle.Bought) > int64(stock) && r.Impl != "none" && r.Impl != "seed-setnx":
+						t.Errorf("%s: sold %d of %d", r.Impl, r.Oracle.Bought, stock)
+					case buyers == 1 && r.Class != oracle.ClassSafe:
+						t.Errorf("%s with one buyer: %s", r.Impl, r.Verdict)
+					}
+				}
+				nothingLeft(t, cmd.Process.Pid, f)
+			})
+		}
+	}
+}
+
+// firstResults is the path of the one results.json under out.
+func firstResults(t *testing.T, out string) string {
+	t.Helper()
+	m, _ := filepath.Glob(filepath.Join(out, "*", "results.json"))
+	if len(m) != 1 {
+		t.Fatalf("want one run under %s, got %v", out, m)
+	}
+	return m[0]
+}

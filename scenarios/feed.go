@@ -1,0 +1,121 @@
+package scenarios
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// feed runs a sale's one-call buyers on a fixed set of workers: each worker takes the
+// next buyer that has arrived and calls serve with it, until every buyer was served.
+// Under a closed load (rate 0) every buyer arrives at t0; under an open one each at its
+// arrival time, and at is when it was due. A buyer costs nothing but its index until a
+// worker takes it, so a million of them need no goroutine, channel slot or allocation
+// each. When ctx ends, arrivals stop, the workers finish the purchase in hand, and
+// unstarted is told the first buyer none took: that one and those after it never
+// started.
+func feed(ctx context.Context, n, workers int, rate, rampTo float64, t0 time.Time,
+	serve func(i int, at time.Time), unstarted func(from int)) {
+	f := &feeder{total: int64(n)}
+	f.cond = sync.NewCond(&f.mu)
+	if rate == 0 {
+		f.arrived.Store(f.total)
+		f.closed = true
+	}
+	var wg sync.WaitGroup
+	for range max(workers, 1) {
+		wg.Go(func() {
+			for i, ok := f.take(ctx); ok; i, ok = f.take(ctx) {
+				at := t0
+				if rate > 0 {
+					at = t0.Add(arrival(i, n, rate, rampTo))
+				}
+				serve(i, at)
+			}
+		})
+	}
+	if rate > 0 {
+		arrive(ctx, n, rate, rampTo, t0, f.arrive)
+		f.close()
+	}
+	wg.Wait()
+	if next := int(f.next.Load()); next < n {
+		unstarted(next)
+	}
+}
+
+// feeder hands out buyer indices in order, as far as they have arrived.
+type feeder struct {
+	total         int64
+	next, arrived atomic.Int64
+	mu            sync.Mutex
+	cond          *sync.Cond
+	closed        bool // no more arrivals
+}
+
+// take returns the next buyer that has arrived, waiting for one if none has yet; ok is
+// false once every buyer that will arrive was taken, or ctx ended.
+func (f *feeder) take(ctx context.Context) (i int, ok bool) {
+	for {
+		if ctx.Err() != nil {
+			return 0, false
+		}
+		n := f.next.Load()
+		if n < f.arrived.Load() {
+			if f.next.CompareAndSwap(n, n+1) {
+				return int(n), true
+			}
+			continue
+		}
+		f.mu.Lock()
+		for f.next.Load() >= f.arrived.Load() && !f.closed {
+			f.cond.Wait()
+		}
+		done := f.closed && f.next.Load() >= f.arrived.Load()
+		f.mu.Unlock()
+		if done {
+			return 0, false
+		}
+	}
+}
+
+// arrive makes the buyers before n arrive.
+func (f *feeder) arrive(n int) {
+	f.mu.Lock()
+	f.arrived.Store(int64(n))
+	f.mu.Unlock()
+	f.cond.Broadcast()
+}
+
+// close ends the arrivals: workers stop once they took every buyer that arrived.
+func (f *feeder) close() {
+	f.mu.Lock()
+	f.closed = true
+	f.mu.Unlock()
+	f.cond.Broadcast()
+}
+
+// arrive calls upTo with the number of buyers due, each time more are, until all n are
+// or ctx ends; it returns how many arrived. Buyers due together (the timer's
+// granularity is about a millisecond) arrive together.
+func arrive(ctx context.Context, n int, rate, rampTo float64, t0 time.Time, upTo func(n int)) int {
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	for i := 0; ; {
+		now := time.Since(t0)
+		for i < n && arrival(i, n, rate, rampTo) <= now {
+			i++
+		}
+		upTo(i)
+		if i == n {
+			return n
+		}
+		timer.Reset(arrival(i, n, rate, rampTo) - now)
+		select {
+		case <-ctx.Done():
+			return i
+		case <-timer.C:
+		}
+	}
+}

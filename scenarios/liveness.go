@@ -1,0 +1,110 @@
+package scenarios
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// ErrRedisGone is the cause a sale is stopped with when a server it needs stops
+// answering: the run is then incomplete, and what was measured until then is kept.
+var ErrRedisGone = errors.New("redis stopped answering")
+
+// How servers are watched during a sale. A refused or reset connection is a dead server
+// after goneAfter. A server that answers nothing at all (stopped, frozen, or behind a
+// dead container's address) is given frozenAfter: a ping's reply can also wait that
+// long for the harness's own goroutines when a million buyers start at once, and a
+// false alarm would end a good run.
+const (
+	pingEvery   = 200 * time.Millisecond
+	pingTimeout = 2 * time.Second
+	goneAfter   = time.Second
+	frozenAfter = 4 * time.Second
+)
+
+// watchServers pings each server on a connection of its own, beside the buyers' pools,
+// and stops the sale with ErrRedisGone when one stops answering. unwatch stops the
+// watching and closes its connections.
+func watchServers(ctx context.Context, stop context.CancelCauseFunc, servers []redis.UniversalClient) (unwatch func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	for _, s := range servers {
+		c, addr := ownConn(s)
+		wg.Go(func() {
+			if c != s {
+				defer c.Close()
+			}
+			if err := watch(ctx, c, addr); err != nil {
+				stop(err)
+			}
+		})
+	}
+	return func() { cancel(); wg.Wait() }
+}
+
+// watch pings c until ctx ends, or returns why it stopped answering.
+func watch(ctx context.Context, c redis.UniversalClient, addr string) (gone error) {
+	lastOK := time.Now()
+	every(ctx, pingEvery, func() bool {
+		pctx, cancel := context.WithTimeout(ctx, pingTimeout)
+		err := c.Ping(pctx).Err()
+		cancel()
+		switch down := time.Since(lastOK); {
+		case err == nil:
+			lastOK = time.Now()
+		case ctx.Err() != nil:
+		case down >= frozenAfter || (down >= goneAfter && !timedOut(err)):
+			gone = fmt.Errorf("%w: %s did not answer for %s: %w", ErrRedisGone, addr, down.Round(100*time.Millisecond), err)
+			return false
+		}
+		return true
+	})
+	return gone
+}
+
+// every calls fn every d until ctx ends or fn returns false.
+func every(ctx context.Context, d time.Duration, fn func() bool) {
+	tick := time.NewTicker(d)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		if !fn() {
+			return
+		}
+	}
+}
+
+func timedOut(err error) bool {
+	var ne net.Error
+	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, os.ErrDeadlineExceeded) ||
+		(errors.As(err, &ne) && ne.Timeout())
+}
+
+// ownConn returns a client of the same server as c with a pool of one connection, so
+// that a ping never waits behind buyers for a pooled one, and the address it reaches.
+// A client of a kind it does not know is used as it is.
+func ownConn(c redis.UniversalClient) (redis.UniversalClient, string) {
+	switch c := c.(type) {
+	case *redis.Client:
+		o := *c.Options()
+		o.PoolSize, o.MaxActiveConns, o.MinIdleConns, o.MaxIdleConns = 1, 1, 0, 1
+		o.DialTimeout, o.MaxRetries, o.ContextTimeoutEnabled = time.Second, -1, true
+		return redis.NewClient(&o), o.Addr
+	case *redis.ClusterClient:
+		o := *c.Options()
+		o.PoolSize, o.MaxActiveConns, o.MinIdleConns, o.MaxIdleConns = 1, 1, 0, 1
+		o.DialTimeout, o.MaxRetries, o.ContextTimeoutEnabled = time.Second, -1, true
+		return redis.NewClusterClient(&o), o.Addrs[0]
+	}
+	return c, "redis"
+}
