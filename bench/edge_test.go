@@ -14,8 +14,9 @@ import (
 )
 
 // TestTinySales: every lock and queue design, at stock 0 to 3 and 1, 2 or 5 buyers, ends
-// with a verdict and a whole report, and leaves no server behind. A lone buyer can
-// neither oversell, overlap, lose nor duplicate, whatever the design.
+// with a verdict and a whole report, and leaves no server behind. A lone buyer of a lock
+// design has nobody to overlap with, whatever the design. (A queue's lone order still
+// meets four workers: seed-zset may hand it to two.)
 func TestTinySales(t *testing.T) {
 	designs := len(lockimpl.Names()) + 2*len(queueimpl.Names())
 	for _, buyers := range []int{1, 2, 5} {
@@ -44,7 +45,7 @@ func TestTinySales(t *testing.T) {
 						t.Errorf("%s: no verdict", r.Impl)
 					case int64(r.Oracle.Bought) > int64(stock) && r.Impl != "none" && r.Impl != "seed-setnx":
 						t.Errorf("%s: sold %d of %d", r.Impl, r.Oracle.Bought, stock)
-					case buyers == 1 && r.Class != oracle.ClassSafe:
+					case buyers == 1 && r.Kind == "lock" && r.Class != oracle.ClassSafe:
 						t.Errorf("%s with one buyer: %s", r.Impl, r.Verdict)
 					}
 				}

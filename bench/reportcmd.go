@@ -50,6 +50,10 @@ func reportCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 		return report(stderr, fmt.Errorf("report: %w", err))
 	}
 	if err := results.Report(ctx, dir, sources); err != nil {
+		if ctx.Err() != nil {
+			fmt.Fprintln(stderr, "stockbench: report: interrupted; report.html was not written")
+			return exitInterrupted
+		}
 		return report(stderr, fmt.Errorf("report: %w", err))
 	}
 	fmt.Fprintf(stdout, "report: %s\n", filepath.Join(dir, "report.html"))

@@ -12,8 +12,8 @@
 // 200,000 waiting buyers take about 0.9 GB.
 //
 // A buyer of a design whose purchase is one call (lua) has nothing to wait for but a
-// connection, so it is a state machine of one step: an index on a queue that one worker
-// per connection drains. It costs a ledger entry and no goroutine (a million buyers take
+// connection, so it is a state machine of one step: an index that one worker per
+// connection takes in turn (see feed). It costs a ledger entry and no goroutine (a million buyers take
 // about 170 MB), and no hand-over between goroutines, which is what lets the lua sale
 // keep pace with redis-benchmark.
 package scenarios
