@@ -55,7 +55,7 @@ var columns = []column{
 	{"P99", func(r *Run) string { return mainQuantile(r, func(l Latency) int64 { return l.P99Us }) }},
 	{"P99.9", func(r *Run) string { return mainQuantile(r, func(l Latency) int64 { return l.P999Us }) }},
 	{"CMDS/SALE", func(r *Run) string {
-		if r.Commands == nil {
+		if r.Commands == nil || r.Oracle.Bought == 0 { // per sale of none
 			return "-"
 		}
 		return fmt.Sprintf("%.1f", r.Commands.PerSale)
