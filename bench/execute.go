@@ -10,9 +10,9 @@ import (
 	"runtime"
 	"runtime/debug"
 	"slices"
-	"strings"
 	"time"
 
+	"github.com/stockbench/stockbench/internal/redact"
 	"github.com/stockbench/stockbench/internal/rig"
 	"github.com/stockbench/stockbench/internal/target"
 	"github.com/stockbench/stockbench/results"
@@ -214,20 +214,9 @@ func runID() string {
 	return time.Now().UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b)
 }
 
-// redactArgs returns args with the password of any --redis-url hidden.
-func redactArgs(args []string) []string {
-	out := slices.Clone(args)
-	for i, a := range out {
-		switch {
-		case (a == "--redis-url" || a == "-redis-url") && i+1 < len(out):
-			out[i+1] = target.RedactURL(out[i+1])
-		case strings.HasPrefix(a, "--redis-url=") || strings.HasPrefix(a, "-redis-url="):
-			name, u, _ := strings.Cut(a, "=")
-			out[i] = name + "=" + target.RedactURL(u)
-		}
-	}
-	return out
-}
+// redactArgs returns a copy of args with every password masked: a --redis-url's, and
+// one typed anywhere else (see package redact).
+func redactArgs(args []string) []string { return redact.Strings(slices.Clone(args)) }
 
 // Buyers' commands leave garbage at the rate Redis answers, and with 200,000 buyers
 // waiting the collector's default pacing let the heap double past what was live: 1.2 GB

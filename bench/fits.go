@@ -50,11 +50,7 @@ func writable(out string) error {
 			break
 		}
 		if !errors.Is(err, os.ErrNotExist) {
-			var pe *os.PathError
-			if errors.As(err, &pe) {
-				err = pe.Err
-			}
-			return fmt.Errorf("--out %s: %s: %w", out, dir, err)
+			return fmt.Errorf("--out %s: %s: %w", out, dir, bare(err))
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
@@ -64,12 +60,16 @@ func writable(out string) error {
 	}
 	probe, err := os.CreateTemp(dir, ".stockbench-probe-*")
 	if err != nil {
-		var pe *os.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
-		return fmt.Errorf("--out %s: cannot write in %s: %w", out, dir, err)
+		return fmt.Errorf("--out %s: cannot write in %s: %w", out, dir, bare(err))
 	}
 	probe.Close()
 	return os.Remove(probe.Name())
+}
+
+// bare is a file error without the path it names, which the message says its own way.
+func bare(err error) error {
+	if pe, ok := errors.AsType[*os.PathError](err); ok {
+		return pe.Err
+	}
+	return err
 }

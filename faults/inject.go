@@ -63,8 +63,10 @@ type Injector struct {
 	events []Event
 	hit    map[Kind]bool // the plan's faults that fired
 	fired  sync.WaitGroup
-	stop   chan struct{}
-	bg     sync.WaitGroup
+	// halt ends with Stop: what a fault does in the background stops with it.
+	halt context.Context
+	stop context.CancelFunc
+	bg   sync.WaitGroup
 }
 
 // New returns an injector for plan on srv, for a sale whose locks live for ttl; prefix is
@@ -79,7 +81,8 @@ func New(plan Plan, srv Servers, ttl time.Duration, prefix string) (*Injector, e
 	case n.Proxy && srv.LockLink == nil:
 		return nil, fmt.Errorf("faults %s need toxiproxy between buyers and Redis", plan)
 	}
-	return &Injector{plan: plan, srv: srv, ttl: ttl, prefix: prefix, stop: make(chan struct{}), hit: make(map[Kind]bool)}, nil
+	halt, stop := context.WithCancel(context.Background())
+	return &Injector{plan: plan, srv: srv, ttl: ttl, prefix: prefix, halt: halt, stop: stop, hit: make(map[Kind]bool)}, nil
 }
 
 // fires marks fault k as having struck, so that its sale's verdict covers it.
@@ -133,7 +136,7 @@ func (in *Injector) Start(ctx context.Context) error {
 
 // Stop ends what Start began and waits for faults in flight.
 func (in *Injector) Stop() {
-	close(in.stop)
+	in.stop()
 	in.bg.Wait()
 	in.fired.Wait()
 }
@@ -235,7 +238,7 @@ func (in *Injector) Held(ctx context.Context) Victim {
 			in.fires(f.Kind)
 			in.record(f.Kind, fmt.Sprintf("holder %d dies holding the lock", n), nil)
 		case RedisPause, RedisRestart, Failover, NetTimeout:
-			v.await, v.margin = in.fire(ctx, f, fmt.Sprintf("holder %d", n)), in.margin()
+			v.await, v.margin = in.fire(f, fmt.Sprintf("holder %d", n)), in.margin()
 		}
 	}
 	return v
@@ -258,7 +261,7 @@ func (in *Injector) Delivered(ctx context.Context) Victim {
 			in.fires(f.Kind)
 			in.record(f.Kind, fmt.Sprintf("the worker with task %d stalls %s", n, d), nil)
 		case f.Kind == RedisRestart && n == f.nth():
-			v.await, v.margin = in.fire(ctx, f, fmt.Sprintf("the worker with task %d", n)), in.margin()
+			v.await, v.margin = in.fire(f, fmt.Sprintf("the worker with task %d", n)), in.margin()
 		}
 	}
 	return v
@@ -278,7 +281,7 @@ func (in *Injector) Purchasing(ctx context.Context, thinks bool) Victim {
 		}
 		switch f.Kind {
 		case RedisPause, RedisRestart, Failover, NetTimeout:
-			in.fire(ctx, f, fmt.Sprintf("purchase %d", n))
+			in.fire(f, fmt.Sprintf("purchase %d", n))
 		case SlowWork, ClientPause:
 			if thinks {
 				d := f.lasting(in.ttl)
@@ -296,26 +299,18 @@ func (in *Injector) Purchasing(ctx context.Context, thinks bool) Victim {
 // victim's lock would still be alive had the fault not happened.
 func (in *Injector) margin() time.Duration { return max(in.ttl/2, 100*time.Millisecond) }
 
-// fire starts server fault f in the background and returns what to wait on.
-func (in *Injector) fire(ctx context.Context, f Fault, who string) *sync.WaitGroup {
+// fire starts server fault f in the background and returns what to wait on. A fault,
+// once begun, is carried through even when the sale is stopped, until Stop: a pause then
+// ends early, and the server is resumed.
+func (in *Injector) fire(f Fault, who string) *sync.WaitGroup {
 	var wg sync.WaitGroup
 	wg.Add(1)
 	in.fired.Add(1)
 	in.fires(f.Kind)
-	// A fault, once begun, is carried through even when the sale is stopped, until Stop:
-	// a pause then ends early, and the server is resumed.
-	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	go func() {
-		select {
-		case <-in.stop:
-		case <-ctx.Done():
-		}
-		cancel()
-	}()
+	ctx := in.halt
 	go func() {
 		defer in.fired.Done()
 		defer wg.Done()
-		defer cancel()
 		d := f.lasting(in.ttl)
 		var err error
 		var detail string

@@ -72,7 +72,7 @@ func (in *Injector) startEviction(ctx context.Context) error {
 		defer tick.Stop()
 		for i := 0; ; i++ {
 			select {
-			case <-in.stop:
+			case <-in.halt.Done():
 				return
 			case <-ctx.Done():
 				return

@@ -104,7 +104,7 @@ func (e *executed) TryLock(ctx context.Context, key string, ttl time.Duration) (
 }
 
 // run starts every buyer, at once or as they arrive, and waits for all of them. When
-// ctx ends before every buyer started, the rest are marked interrupted.
+// ctx ends before every buyer started, the rest are counted as never started.
 func (sl *sale) run(ctx context.Context) {
 	if sl.oneCall() {
 		sl.runQueued(ctx)

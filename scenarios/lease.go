@@ -36,16 +36,14 @@ if t > tonumber(ARGV[1]) or (t == -1 and ARGV[2] == '1') then
 end
 return t`)
 
-// keepLeases renews the leases of sets now and every leaseEvery until stop is called, so
-// that a key a sale creates while it runs has a TTL within a moment (the sale's own
-// writes keep a TTL: SET ... KEEPTTL). horizon is how long
-// a buyer waits for a lock; lease should exceed it, so that a stuck lock given the lease
-// is still judged stuck.
-func keepLeases(ctx context.Context, lease, horizon time.Duration, sets []leased) (stop func()) {
-	if lease <= 0 || len(sets) == 0 {
+// keepLeases renews the leases of sets as k says, now and every leaseEvery until stop
+// is called, so that a key a sale creates while it runs has a TTL within a moment (the
+// sale's own writes keep a TTL: SET ... KEEPTTL). A zero lease keeps none.
+func keepLeases(ctx context.Context, k keeper, sets []leased) (stop func()) {
+	if k.lease <= 0 || len(sets) == 0 {
 		return func() {}
 	}
-	k := &keeper{lease: lease, horizon: horizon, noTTL: make(map[string]time.Time)}
+	k.noTTL = make(map[string]time.Time)
 	ctx, cancel := context.WithCancel(ctx)
 	k.renew(ctx, sets)
 	var wg sync.WaitGroup
@@ -53,6 +51,9 @@ func keepLeases(ctx context.Context, lease, horizon time.Duration, sets []leased
 	return func() { cancel(); wg.Wait() }
 }
 
+// keeper is how keys are leased: for lease, renewed; horizon is how long a buyer waits
+// for a lock, and lease should exceed it, so that a stuck lock given the lease is still
+// judged stuck.
 type keeper struct {
 	lease, horizon time.Duration
 	noTTL          map[string]time.Time // lock keys seen without a TTL, since when

@@ -40,16 +40,7 @@ func (s QueueSale) Run(ctx context.Context, r Redis, impl queueimpl.Impl) (resul
 		return results.Run{}, err
 	}
 	started := time.Now()
-	sale, gone := guard(ctx, r.watched(s.Faults))
-	k := qs.k
-	unlease := keepLeases(sale, s.KeyLease, s.Visibility, []leased{
-		{c: r.StockAdmin, data: k.stockKeys()},
-		{c: r.LockAdmins[0], data: []string{k.queue.Queue, k.queue.Processing, k.queue.Taken}, locks: []string{k.queue.Lock}},
-	})
-	qs.run(sale)
-	unlease()
-	inj.Stop()
-	goneErr := gone()
+	goneErr := during(ctx, r.watched(s.Faults), keeper{lease: s.KeyLease, horizon: s.Visibility}, qs.leases(), inj, qs.run)
 
 	after, cancel := afterSale(ctx, goneErr)
 	defer cancel()
@@ -121,6 +112,16 @@ func newQueueRun(s QueueSale, r Redis, impl queueimpl.Impl, inj *faults.Injector
 	qs.q = impl.New(queueimpl.Env{Client: r.Locks[0], Keys: qs.k.queue, Visibility: s.Visibility})
 	qs.admin = impl.New(queueimpl.Env{Client: r.LockAdmins[0], Keys: qs.k.queue, Visibility: s.Visibility})
 	return qs
+}
+
+// leases are the sale's keys by server, for KeyLease: the seed queue's lock keeps its
+// own TTL (see leased).
+func (qs *queueRun) leases() []leased {
+	q := qs.k.queue
+	return []leased{
+		{c: qs.r.StockAdmin, data: qs.k.stockKeys()},
+		{c: qs.r.LockAdmins[0], data: []string{q.Queue, q.Processing, q.Taken}, locks: []string{q.Lock}},
+	}
 }
 
 func (qs *queueRun) setUp(ctx context.Context) error {

@@ -78,12 +78,7 @@ func (s FlashSale) Run(ctx context.Context, r Redis, impl lockimpl.Impl) (result
 	}
 
 	started := time.Now()
-	sale, gone := guard(ctx, r.watched(s.Faults))
-	unlease := keepLeases(sale, s.KeyLease, s.Retry.Timeout, s.leases(r))
-	sl.run(sale)
-	unlease()
-	inj.Stop()
-	goneErr := gone()
+	goneErr := during(ctx, r.watched(s.Faults), keeper{lease: s.KeyLease, horizon: s.Retry.Timeout}, s.leases(r), inj, sl.run)
 
 	// The sale's context may be over; the final reads and the clean-up still need Redis.
 	after, cancel := afterSale(ctx, goneErr)
@@ -123,21 +118,24 @@ func (s FlashSale) Run(ctx context.Context, r Redis, impl lockimpl.Impl) (result
 	return run, runErr
 }
 
-// guard returns the context a sale runs under: ctx, ended early with ErrRedisGone when
-// one of the watched servers stops answering. gone stops the watch and returns that
-// error, if it came to that.
-func guard(ctx context.Context, watched []redis.UniversalClient) (sale context.Context, gone func() error) {
+// during runs a sale's buyers and workers (run) while the watched servers are watched
+// and the sale's keys leased (k says how, sets which keys), then stops the faults. run's
+// context ends early with ErrRedisGone when a watched server stops answering; during
+// then returns that error.
+func during(ctx context.Context, watched []redis.UniversalClient, k keeper, sets []leased,
+	inj *faults.Injector, run func(context.Context)) error {
 	sale, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
 	unwatch := watchServers(sale, stop, watched)
-	return sale, func() error {
-		unwatch()
-		err := context.Cause(sale)
-		stop(nil)
-		if errors.Is(err, ErrRedisGone) {
-			return err
-		}
-		return nil
+	unlease := keepLeases(sale, k, sets)
+	run(sale)
+	unlease()
+	inj.Stop()
+	unwatch()
+	if err := context.Cause(sale); errors.Is(err, ErrRedisGone) {
+		return err
 	}
+	return nil
 }
 
 // afterSale is the context of the reads and the clean-up after a sale: not ctx, which
