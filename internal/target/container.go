@@ -91,7 +91,9 @@ func (c Container) Start(ctx context.Context) (*Target, error) {
 	if c.Network != "" {
 		opts = append(opts, network.WithNetworkName(nil, c.Network))
 	}
-	ctr, err := testcontainers.Run(ctx, image, opts...)
+	// Not cut off by ctx: a create request abandoned halfway can still make a container
+	// the daemon then starts with nobody to remove it. It is removed below instead.
+	ctr, err := testcontainers.Run(context.WithoutCancel(ctx), image, opts...)
 	stop := func(ctx context.Context) error {
 		if ctr == nil {
 			return nil
@@ -100,6 +102,9 @@ func (c Container) Start(ctx context.Context) (*Target, error) {
 			return fmt.Errorf("container: terminate %s: %w", ctr.GetContainerID()[:12], err)
 		}
 		return nil
+	}
+	if err == nil && ctx.Err() != nil {
+		err = ctx.Err()
 	}
 	if err != nil {
 		stop(context.WithoutCancel(ctx))
@@ -129,7 +134,7 @@ type containerCtl struct {
 var _ control = (*containerCtl)(nil)
 
 func (c *containerCtl) docker(ctx context.Context, act func(cli *testcontainers.DockerClient, id string) error) error {
-	cli, err := testcontainers.NewDockerClientWithOpts(ctx)
+	cli, err := dockerClient(ctx)
 	if err != nil {
 		return err
 	}
@@ -203,11 +208,18 @@ func bridgeAddr(ctx context.Context, ctr *testcontainers.DockerContainer) (strin
 	return "", false
 }
 
+// dockerClient returns a Docker client. It is made with ctx's values but never its end:
+// testcontainers reads the engine's socket once per process, and panics when that first
+// read is cut off (Ctrl-C during start-up crashed the harness).
+func dockerClient(ctx context.Context) (*testcontainers.DockerClient, error) {
+	return testcontainers.NewDockerClientWithOpts(context.WithoutCancel(ctx))
+}
+
 // dockerAnswers reports whether a Docker engine answers a ping within a few seconds.
 func dockerAnswers(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	cli, err := testcontainers.NewDockerClientWithOpts(ctx)
+	cli, err := dockerClient(ctx)
 	if err != nil {
 		return err
 	}
@@ -219,7 +231,7 @@ func dockerAnswers(ctx context.Context) error {
 // ensureImage pulls image unless the engine has it, once: testcontainers would retry a
 // registry that is not there for several seconds before auto could fall back.
 func ensureImage(ctx context.Context, image string) error {
-	cli, err := testcontainers.NewDockerClientWithOpts(ctx)
+	cli, err := dockerClient(ctx)
 	if err != nil {
 		return err
 	}
@@ -240,7 +252,7 @@ func ensureImage(ctx context.Context, image string) error {
 // reapOrphans removes containers that an earlier harness on this host started and could
 // not remove because it was killed. Best effort: a failure here must not stop a run.
 func reapOrphans(ctx context.Context) {
-	cli, err := testcontainers.NewDockerClientWithOpts(ctx)
+	cli, err := dockerClient(ctx)
 	if err != nil {
 		return
 	}

@@ -21,8 +21,13 @@ type Network struct {
 // if this one is killed before it can.
 func NewNetwork(ctx context.Context) (*Network, error) {
 	quiet()
-	n, err := network.New(ctx, network.WithLabels(ownLabels()))
+	// As with a container, not cut off halfway: removed instead if ctx has ended.
+	n, err := network.New(context.WithoutCancel(ctx), network.WithLabels(ownLabels()))
 	if err != nil {
+		return nil, fmt.Errorf("docker network: %w", err)
+	}
+	if err := ctx.Err(); err != nil {
+		n.Remove(context.WithoutCancel(ctx))
 		return nil, fmt.Errorf("docker network: %w", err)
 	}
 	return &Network{n}, nil
