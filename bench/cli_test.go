@@ -18,6 +18,7 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/testcontainers/testcontainers-go"
 
+	"github.com/stockbench/stockbench/oracle"
 	"github.com/stockbench/stockbench/results"
 )
 
@@ -62,7 +63,7 @@ func TestBadInput(t *testing.T) {
 	}{
 		{"unknown lock", []string{"run", "--lock", "redlock-ish"}, `unknown lock "redlock-ish"`},
 		{"negative stock", []string{"run", "--lock", "lua", "--stock", "-5"}, "stock must not be negative"},
-		{"no buyers", []string{"run", "--lock", "lua", "--buyers", "0"}, "--buyers must be positive"},
+		{"no buyers", []string{"run", "--lock", "lua", "--buyers", "0"}, `invalid value "0" for flag -buyers: must be positive`},
 		{"no lock", []string{"run"}, "--lock or --queue is required"},
 		{"unknown flag", []string{"run", "--lock", "lua", "--stonks", "3"}, "flag provided but not defined: -stonks"},
 		{"bad number", []string{"run", "--lock", "lua", "--buyers", "many"}, `invalid value "many"`},
@@ -75,8 +76,8 @@ func TestBadInput(t *testing.T) {
 		{"unknown fault", []string{"run", "--lock", "lua", "--fault", "meteor"}, `unknown fault "meteor"`},
 		{"bad fault setting", []string{"run", "--lock", "token", "--fault", "redis-pause:for=-1s"}, "must be positive"},
 		{"server fault on own redis", []string{"run", "--lock", "token", "--fault", "redis-restart", "--redis-url", "redis://127.0.0.1:1"}, "cannot run with --redis-url"},
-		{"queue fault on a lock", []string{"run", "--lock", "token", "--fault", "worker-crash"}, "applies to queues, not locks"},
-		{"lock fault on a queue", []string{"run", "--queue", "stream", "--fault", "client-pause"}, "does not apply to a queue"},
+		{"queue fault on a lock", []string{"run", "--lock", "token", "--fault", "worker-crash"}, "fault worker-crash does not apply to locks"},
+		{"lock fault on a queue", []string{"run", "--queue", "stream", "--fault", "client-pause"}, "fault client-pause does not apply to queues (faults for queues: worker-crash, worker-crash-late, worker-pause, redis-restart)"},
 		{"unknown queue", []string{"run", "--queue", "kafka"}, `unknown queue "kafka"`},
 		{"bad fulfil", []string{"run", "--queue", "stream", "--fulfil", "twice"}, `unknown fulfil "twice"`},
 		{"lock and queue", []string{"run", "--queue", "stream", "--lock", "token"}, "exclude each other"},
@@ -338,7 +339,7 @@ func TestFaultRun(t *testing.T) {
 			}
 			token := f.Runs[0]
 			if token.Class != "OVERSOLD" || len(token.Events) == 0 || token.Linearizability == nil ||
-				token.Linearizability.Verdict != "not linearizable" {
+				token.Linearizability.Verdict != oracle.NotLinearizable {
 				t.Errorf("token under redis-restart: want OVERSOLD, the restart recorded and a linearizability violation; got %s, %+v, %+v",
 					token.Cell, token.Events, token.Linearizability)
 			}

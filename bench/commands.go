@@ -16,7 +16,7 @@ import (
 func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	c, jobs, help, err := runJobs(args, stdout)
 	if help || err != nil {
-		return report(stderr, err)
+		return complain(stderr, err)
 	}
 	return execute(ctx, c, jobs, args, stdout, stderr)
 }
@@ -26,17 +26,15 @@ func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer) in
 func runJobs(args []string, stdout io.Writer) (c *common, jobs []job, help bool, err error) {
 	fs := newFlagSet("run", "run (--lock NAME | --queue NAME) [--scenario NAME] [--fault PLAN] [flags]")
 	c = new(common)
-	var o overrides
-	var q queueOverrides
+	var sf saleFlags
 	c.bind(fs)
-	o.bind(fs)
-	q.bind(fs)
+	sf.bind(fs)
 	lock := fs.String("lock", "", "lock implementation (stockbench list names them)")
 	queue := fs.String("queue", "", "queue implementation (stockbench list names them)")
 	scenario := fs.String("scenario", "", "preset whose settings the other flags override (default flash-sale, or queue-sale with --queue)")
-	fault := fs.String("fault", "none", "what goes wrong: a fault, or several joined by +, as client-pause or redis-pause:for=3s+net-latency")
-	set, help, err := parse(fs, args, stdout)
-	if help || err != nil {
+	fault := fs.String("fault", faults.None, "what goes wrong: a fault, or several joined by +, as client-pause or redis-pause:for=3s+net-latency")
+	fulfil := fs.String("fulfil", string(scenarios.Naive), "how workers apply an order: naive or idempotent")
+	if help, err := parse(fs, args, stdout); help || err != nil {
 		return nil, nil, help, err
 	}
 	var p plan
@@ -47,12 +45,12 @@ func runJobs(args []string, stdout io.Writer) (c *common, jobs []job, help bool,
 		p = plan{locks: []string{*lock}, scenarios: []string{or(*scenario, "flash-sale")}, faults: []string{*fault}}
 	case *queue != "":
 		p = plan{queues: []string{*queue}, queueScenarios: []string{or(*scenario, "queue-sale")}, queueFaults: []string{*fault},
-			fulfils: []string{or(q.fulfil, string(scenarios.Naive))}}
+			fulfils: []string{*fulfil}}
 	default:
 		return nil, nil, false, usageError(fmt.Errorf("run: --lock or --queue is required (locks: %s; queues: %s)",
 			joinNames(lockimpl.Names()), joinNames(queueimpl.Names())))
 	}
-	jobs, err = p.jobs(&o, &q, set, c)
+	jobs, err = p.jobs(&sf, c)
 	return c, jobs, false, err
 }
 
@@ -61,33 +59,46 @@ func runJobs(args []string, stdout io.Writer) (c *common, jobs []job, help bool,
 func matrixCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("matrix", "matrix [--locks a,b] [--faults x,y] [--queues q] [--queue-faults z] [flags]")
 	var c common
-	var o overrides
-	var q queueOverrides
+	var sf saleFlags
 	c.bind(fs)
-	o.bind(fs)
-	q.bind(fs)
-	var p plan
+	sf.bind(fs)
 	locks := fs.String("locks", joinNames(lockimpl.Names()), "comma-separated lock implementations (empty: none)")
-	faultList := fs.String("faults", "none,"+joinNames(kindNames(faults.Kinds)), "comma-separated fault plans for the locks")
+	faultList := fs.String("faults", plansOf(faults.Locks), "comma-separated fault plans for the locks")
 	scens := fs.String("scenarios", joinNames(scenarios.DefaultMatrix), "comma-separated lock presets")
 	queues := fs.String("queues", joinNames(queueimpl.Names()), "comma-separated queue implementations (empty: none)")
-	queueFaults := fs.String("queue-faults", "none,"+joinNames(kindNames(faults.QueueKinds)), "comma-separated fault plans for the queues")
+	queueFaults := fs.String("queue-faults", plansOf(faults.Queues), "comma-separated fault plans for the queues")
 	queueScens := fs.String("queue-scenarios", joinNames(scenarios.DefaultQueueMatrix), "comma-separated queue presets")
-	fulfils := fs.String("fulfils", "naive,idempotent", "comma-separated queue fulfils")
-	set, help, err := parse(fs, args, stdout)
-	if help || err != nil {
-		return report(stderr, err)
+	fulfils := fs.String("fulfils", joinNames(fulfilNames()), "comma-separated queue fulfils")
+	if help, err := parse(fs, args, stdout); help || err != nil {
+		return complain(stderr, err)
 	}
-	p = plan{
+	p := plan{
 		locks: splitList(*locks), scenarios: splitList(*scens), faults: splitList(*faultList),
 		queues: splitList(*queues), queueScenarios: splitList(*queueScens), queueFaults: splitList(*queueFaults),
 		fulfils: splitList(*fulfils),
 	}
-	jobs, err := p.jobs(&o, &q, set, &c)
+	jobs, err := p.jobs(&sf, &c)
 	if err != nil {
-		return report(stderr, err)
+		return complain(stderr, err)
 	}
 	return execute(ctx, &c, jobs, args, stdout, stderr)
+}
+
+// plansOf is the default fault plans of a matrix for sales of a: none, then each fault.
+func plansOf(a faults.Applies) string {
+	names := []string{faults.None}
+	for _, k := range faults.Kinds(a) {
+		names = append(names, string(k))
+	}
+	return joinNames(names)
+}
+
+func fulfilNames() []string {
+	names := make([]string, len(scenarios.Fulfils))
+	for i, f := range scenarios.Fulfils {
+		names[i] = string(f)
+	}
+	return names
 }
 
 // plan is what a command was asked to run, by name.
@@ -98,12 +109,12 @@ type plan struct {
 
 // jobs checks every name and setting before anything starts, so that bad input never
 // leaves a Redis behind or a results directory without results.
-func (p plan) jobs(o *overrides, q *queueOverrides, set map[string]bool, c *common) ([]job, error) {
-	lockJobs, err := p.lockJobs(o, set, c)
+func (p plan) jobs(sf *saleFlags, c *common) ([]job, error) {
+	lockJobs, err := p.lockJobs(sf, c)
 	if err != nil {
 		return nil, usageError(err)
 	}
-	queueJobs, err := p.queueJobs(q, o, set, c)
+	queueJobs, err := p.queueJobs(sf, c)
 	if err != nil {
 		return nil, usageError(err)
 	}
@@ -114,7 +125,7 @@ func (p plan) jobs(o *overrides, q *queueOverrides, set map[string]bool, c *comm
 	return jobs, nil
 }
 
-func (p plan) lockJobs(o *overrides, set map[string]bool, c *common) ([]job, error) {
+func (p plan) lockJobs(sf *saleFlags, c *common) ([]job, error) {
 	impls := make([]lockimpl.Impl, len(p.locks))
 	for i, l := range p.locks {
 		impl, err := lockimpl.Lookup(l)
@@ -132,14 +143,11 @@ func (p plan) lockJobs(o *overrides, set map[string]bool, c *common) ([]job, err
 		if len(impls) == 0 {
 			break
 		}
-		sale, err := scenarios.Lookup(name)
+		preset, err := scenarios.Lookup(name)
 		if err != nil {
 			return nil, err
 		}
-		if sale, err = o.apply(sale, set); err != nil {
-			return nil, err
-		}
-		sale.Seed, sale.CheckLinearizable = c.seed, c.linear
+		sale := sf.flashSale(preset)
 		if c.external() {
 			sale.KeyLease = scenarios.DefaultKeyLease
 		}
@@ -159,7 +167,7 @@ func (p plan) lockJobs(o *overrides, set map[string]bool, c *common) ([]job, err
 	return jobs, nil
 }
 
-func (p plan) queueJobs(q *queueOverrides, o *overrides, set map[string]bool, c *common) ([]job, error) {
+func (p plan) queueJobs(sf *saleFlags, c *common) ([]job, error) {
 	impls := make([]queueimpl.Impl, len(p.queues))
 	for i, name := range p.queues {
 		impl, err := queueimpl.Lookup(name)
@@ -177,14 +185,11 @@ func (p plan) queueJobs(q *queueOverrides, o *overrides, set map[string]bool, c 
 		if len(impls) == 0 {
 			break
 		}
-		base, err := scenarios.LookupQueue(name)
+		preset, err := scenarios.LookupQueue(name)
 		if err != nil {
 			return nil, err
 		}
-		if base, err = q.apply(base, set, o); err != nil {
-			return nil, err
-		}
-		base.Seed = c.seed
+		base := sf.queueSale(preset)
 		if c.external() {
 			base.KeyLease = scenarios.DefaultKeyLease
 		}

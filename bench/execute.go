@@ -13,9 +13,11 @@ import (
 	"time"
 
 	"github.com/stockbench/stockbench/internal/redact"
-	"github.com/stockbench/stockbench/internal/rig"
 	"github.com/stockbench/stockbench/internal/target"
+	"github.com/stockbench/stockbench/internal/target/rig"
 	"github.com/stockbench/stockbench/results"
+	"github.com/stockbench/stockbench/results/report"
+	"github.com/stockbench/stockbench/scenarios"
 )
 
 // execute starts Redis, runs the jobs in order and writes the run directory after each
@@ -24,10 +26,10 @@ import (
 // starts is: the output directory, and whether the sales fit in this machine.
 func execute(ctx context.Context, c *common, jobs []job, args []string, stdout, stderr io.Writer) int {
 	if err := writable(c.out); err != nil {
-		return report(stderr, usageError(err))
+		return complain(stderr, usageError(err))
 	}
 	if err := fits(jobs, !c.external()); err != nil {
-		return report(stderr, usageError(err))
+		return complain(stderr, usageError(err))
 	}
 	most := 0
 	for _, j := range jobs {
@@ -44,7 +46,7 @@ func execute(ctx context.Context, c *common, jobs []job, args []string, stdout, 
 	out := results.NewOutput(c.out, id)
 	file := &results.File{
 		SchemaVersion: results.SchemaVersion, Tool: "stockbench " + version(), Args: redactArgs(args), ID: id,
-		StartedAt: time.Now().UTC(), Target: e.shared.Info,
+		StartedAt: time.Now().UTC(), Target: targetRecord(e.shared.Info),
 		Host: results.Host{OS: runtime.GOOS, Arch: runtime.GOARCH, CPUs: runtime.NumCPU(), Procs: runtime.GOMAXPROCS(0), GoVersion: runtime.Version()},
 	}
 	code = e.runAll(ctx, jobs, id, out, file, stderr)
@@ -59,7 +61,7 @@ func execute(ctx context.Context, c *common, jobs []job, args []string, stdout, 
 		return max(code, exitFailed)
 	}
 	fmt.Fprintln(stdout)
-	results.WriteReport(stdout, file.Runs)
+	report.WriteReport(stdout, file.Runs)
 	if !file.Complete {
 		fmt.Fprintf(stdout, "\nINCOMPLETE: %s\n", file.Incomplete)
 		fmt.Fprintln(stderr, "stockbench: incomplete:", file.Incomplete)
@@ -78,7 +80,7 @@ func writeReport(ctx context.Context, out *results.Output, file *results.File, c
 		rctx = context.WithoutCancel(ctx)
 	}
 	fmt.Fprintln(stderr, "stockbench: writing the report in", out.Dir)
-	err := out.Report(rctx, file)
+	err := report.Write(rctx, out, file)
 	switch {
 	case err == nil:
 		return code
@@ -101,11 +103,11 @@ type env struct {
 // exit code.
 func start(ctx context.Context, c *common, stderr io.Writer) (*env, int) {
 	if c.procs < 0 {
-		return nil, report(stderr, usageError(fmt.Errorf("--procs must not be negative, got %d", c.procs)))
+		return nil, complain(stderr, usageError(fmt.Errorf("--procs must not be negative, got %d", c.procs)))
 	}
-	provider, err := c.redis.Provider()
+	provider, err := c.provider()
 	if err != nil {
-		return nil, report(stderr, usageError(err))
+		return nil, complain(stderr, err)
 	}
 	interrupted := func() (*env, int) {
 		fmt.Fprintln(stderr, "stockbench: interrupted before the run began; nothing ran")
@@ -116,7 +118,7 @@ func start(ctx context.Context, c *common, stderr io.Writer) (*env, int) {
 		if ctx.Err() != nil {
 			return interrupted()
 		}
-		return nil, report(stderr, usageError(fmt.Errorf("redis: %w", err)))
+		return nil, complain(stderr, usageError(fmt.Errorf("redis: %w", err)))
 	}
 	pool, err := rig.NewPool(ctx, t, c.redis)
 	if err != nil {
@@ -124,9 +126,9 @@ func start(ctx context.Context, c *common, stderr io.Writer) (*env, int) {
 		if ctx.Err() != nil {
 			return interrupted()
 		}
-		return nil, report(stderr, err)
+		return nil, complain(stderr, err)
 	}
-	fmt.Fprintln(stderr, "stockbench: redis:", t.Info)
+	fmt.Fprintln(stderr, "stockbench: redis:", targetRecord(t.Info))
 	if n := useProcs(c.procs, t.Info.Owned); n < runtime.NumCPU() {
 		fmt.Fprintf(stderr, "stockbench: buyers run on %d of %d CPUs, leaving the rest to Redis (--procs to change)\n", n, runtime.NumCPU())
 	}
@@ -168,7 +170,7 @@ func (e *env) runAll(ctx context.Context, jobs []job, id string, out *results.Ou
 	for i, j := range jobs {
 		step := fmt.Sprintf("stockbench: [%d/%d]", i+1, len(jobs))
 		fmt.Fprintf(stderr, "%s %s\n", step, j.describe())
-		run, err := e.runJob(ctx, j, fmt.Sprintf("{stockbench:%s:%d}", id, i))
+		run, err := e.runJob(ctx, j, fmt.Sprintf("{stockbench:%s:%d}", id, i), stderr)
 		if err != nil && run.Scenario == "" {
 			if ctx.Err() != nil {
 				file.Incomplete = fmt.Sprintf("interrupted while %s was starting", j.design())
@@ -198,13 +200,19 @@ func (e *env) runAll(ctx context.Context, jobs []job, id string, out *results.Ou
 }
 
 // runJob runs one sale on the shared server and whatever more servers it needs.
-func (e *env) runJob(ctx context.Context, j job, prefix string) (results.Run, error) {
+func (e *env) runJob(ctx context.Context, j job, prefix string, stderr io.Writer) (results.Run, error) {
 	r, err := rig.Start(ctx, e.shared, e.pool, j.nodes(), j.faults())
 	if err != nil {
 		return results.Run{}, err
 	}
 	defer r.Close(context.WithoutCancel(ctx))
-	return j.run(ctx, prefix, r.Redis(j.conns()))
+	return j.run(ctx, prefix, scenarios.Redis(r.Clients(j.conns())), stderr)
+}
+
+// targetRecord is what results.json records of t.
+func targetRecord(t target.Info) results.Target {
+	return results.Target{Kind: string(t.Kind), Addr: t.Addr, Detail: t.Detail, Why: t.Why, Owned: t.Owned,
+		Cluster: t.Cluster, Version: t.Version, PID: t.PID, ContainerID: t.ContainerID}
 }
 
 // runID names a run directory: sortable by time, unique across hosts.

@@ -23,7 +23,7 @@ func fits(jobs []job, redisHere bool) error {
 				where = ", Redis's share included"
 			}
 			return fmt.Errorf("%s: the sale needs about %s of memory (%s%s) and %s is available: lower %s",
-				j.design(), host.Size(f.Bytes), f.Most, where, host.Size(avail), f.Flag)
+				j.design(), host.Size(f.Bytes), f.Most, where, host.Size(avail), "--"+f.Setting)
 		}
 		// Each connection is a descriptor; leave room for the harness's own.
 		if need := uint64(f.Conns) + 256; filesOK && need > files {

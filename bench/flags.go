@@ -1,10 +1,12 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -14,28 +16,35 @@ import (
 
 // common are the flags every running command takes.
 type common struct {
-	redis  target.Config
-	out    string
-	seed   uint64
-	linear bool
-	procs  int
+	redis target.Config
+	out   string
+	procs int
 }
 
 func (c *common) bind(fs *flag.FlagSet) {
-	fs.StringVar(&c.redis.Mode, "redis", envOr("STOCKBENCH_REDIS", "auto"), "where Redis comes from: auto, container, process or external (env STOCKBENCH_REDIS)")
+	c.redis.Mode = target.Kind(envOr("STOCKBENCH_REDIS", string(target.ModeAuto)))
+	fs.Func("redis", "where Redis comes from: auto, container, process or external (default auto; env STOCKBENCH_REDIS)",
+		func(s string) error { c.redis.Mode = target.Kind(s); return nil })
 	fs.StringVar(&c.redis.URL, "redis-url", os.Getenv("STOCKBENCH_REDIS_URL"), "your own Redis, as redis://[user:pass@]host:port[/db]; only keys under the run's prefix are touched (env STOCKBENCH_REDIS_URL)")
 	fs.BoolVar(&c.redis.Cluster, "redis-cluster", false, "--redis-url is a Redis Cluster (more seeds as ?addr=host:port)")
 	fs.StringVar(&c.redis.Image, "redis-image", envOr("STOCKBENCH_REDIS_IMAGE", target.DefaultImage), "image for the container target (env STOCKBENCH_REDIS_IMAGE)")
 	fs.StringVar(&c.redis.Binary, "redis-server", envOr("STOCKBENCH_REDIS_SERVER", "redis-server"), "redis-server binary for the process target (env STOCKBENCH_REDIS_SERVER)")
 	fs.StringVar(&c.out, "out", "results/runs", "directory that receives the run directory")
-	fs.Uint64Var(&c.seed, "seed", 1, "seed for think-time draws")
-	fs.BoolVar(&c.linear, "check-linearizable", false, "also check the purchases for linearizability with porcupine")
 	fs.IntVar(&c.procs, "procs", 0, "CPUs the buyers' goroutines run on (GOMAXPROCS); default: all but one when Redis runs on this machine, all for --redis-url, or GOMAXPROCS from the environment")
 }
 
 // external reports whether the run is on the user's own Redis: nothing is started, and
 // keys carry a lease (scenarios.DefaultKeyLease).
-func (c *common) external() bool { return c.redis.URL != "" || c.redis.Mode == "external" }
+func (c *common) external() bool { return c.redis.URL != "" || c.redis.Mode == target.KindExternal }
+
+// provider is the Redis the flags describe, or a usage error that names the flags.
+func (c *common) provider() (target.Provider, error) {
+	p, err := c.redis.Provider()
+	if err != nil {
+		return nil, usageError(fmt.Errorf("--redis, --redis-url: %w", err))
+	}
+	return p, nil
+}
 
 func envOr(key, def string) string {
 	if v := os.Getenv(key); v != "" {
@@ -44,96 +53,141 @@ func envOr(key, def string) string {
 	return def
 }
 
-// overrides are the sale settings a user may change from a preset's.
-type overrides struct {
-	buyers, conns               int
-	stock                       int64
-	critical, think             string
-	ttl, retryInterval, timeout time.Duration
-	rate, rampTo                float64
-	warmup                      time.Duration
+// saleFlags are the flags that change the sales a command runs: one binding, shared by
+// run and matrix. Each flag given writes its value into every sale, over its preset's;
+// a flag not given leaves the preset's. The seed and the linearizability check apply to
+// every sale.
+type saleFlags struct {
+	sale   edits[scenarios.Sale]
+	lock   edits[scenarios.FlashSale]
+	queue  edits[scenarios.QueueSale]
+	seed   uint64
+	linear bool
 }
 
-func (o *overrides) bind(fs *flag.FlagSet) {
-	fs.IntVar(&o.buyers, "buyers", 0, "number of buyers, each buying at most once")
-	fs.Int64Var(&o.stock, "stock", 0, "units on sale")
-	fs.StringVar(&o.critical, "critical", "", "what a lock holder does: read-think-write or atomic")
-	fs.StringVar(&o.think, "think", "", "holder's work between read and write: 2ms, uniform:1ms-3ms, longtail:1ms,1500ms,0.01")
-	fs.DurationVar(&o.ttl, "ttl", 0, "lock TTL (EX-based locks round up to whole seconds)")
-	fs.DurationVar(&o.retryInterval, "retry-interval", 0, "sleep between a buyer's tries for the lock")
-	fs.DurationVar(&o.timeout, "timeout", 0, "how long a buyer tries for the lock before giving up")
-	fs.IntVar(&o.conns, "conns", 0, "connection pool size shared by all buyers")
-	fs.Float64Var(&o.rate, "rate", 0, "open load: buyers (or orders) arriving per second, latency counted from each intended arrival (0: every buyer at once)")
-	fs.Float64Var(&o.rampTo, "ramp-to", 0, "with --rate: the arrival rate reached by the last buyer, linearly")
-	fs.DurationVar(&o.warmup, "warmup", 0, "leave buyers arriving in the first part of the sale out of the latency figures")
+func (f *saleFlags) bind(fs *flag.FlagSet) {
+	field(fs, &f.sale, "buyers", "number of buyers, each buying at most once", positive(strconv.Atoi),
+		func(s *scenarios.Sale, n int) { s.Buyers = n })
+	field(fs, &f.sale, "stock", "units on sale", int64Of,
+		func(s *scenarios.Sale, n int64) { s.Stock = n })
+	field(fs, &f.sale, "conns", "connection pool size shared by all buyers", positive(strconv.Atoi),
+		func(s *scenarios.Sale, n int) { s.Conns = n })
+	field(fs, &f.sale, "rate", "open load: buyers (or orders) arriving per second, latency counted from each intended arrival (0: every buyer at once)", float,
+		func(s *scenarios.Sale, r float64) { s.Rate = r })
+	field(fs, &f.sale, "ramp-to", "with --rate: the arrival rate reached by the last buyer, linearly", float,
+		func(s *scenarios.Sale, r float64) { s.RampTo = r })
+	field(fs, &f.sale, "warmup", "leave buyers arriving in the first part of the sale out of the latency figures", time.ParseDuration,
+		func(s *scenarios.Sale, d time.Duration) { s.Warmup = d })
+
+	field(fs, &f.lock, "critical", "what a lock holder does: read-think-write or atomic", text,
+		func(s *scenarios.FlashSale, c string) { s.Critical = scenarios.Critical(c) })
+	field(fs, &f.lock, "think", "holder's work between read and write: 2ms, uniform:1ms-3ms, longtail:1ms,1500ms,0.01", scenarios.ParseThink,
+		func(s *scenarios.FlashSale, t scenarios.Think) { s.Think = t })
+	field(fs, &f.lock, "ttl", "lock TTL (EX-based locks round up to whole seconds)", positive(time.ParseDuration),
+		func(s *scenarios.FlashSale, d time.Duration) { s.TTL = d })
+	field(fs, &f.lock, "retry-interval", "sleep between a buyer's tries for the lock", positive(time.ParseDuration),
+		func(s *scenarios.FlashSale, d time.Duration) { s.Retry.Interval = d })
+	field(fs, &f.lock, "timeout", "how long a buyer tries for the lock before giving up", positive(time.ParseDuration),
+		func(s *scenarios.FlashSale, d time.Duration) { s.Retry.Timeout = d })
+
+	field(fs, &f.queue, "workers", "queue workers taking and fulfilling orders", positive(strconv.Atoi),
+		func(s *scenarios.QueueSale, n int) { s.Workers = n })
+	field(fs, &f.queue, "visibility", "how long a taken task stays with its worker before a re-delivering queue hands it on", positive(time.ParseDuration),
+		func(s *scenarios.QueueSale, d time.Duration) { s.Visibility = d })
+	field(fs, &f.queue, "work", "a worker's time on a task before fulfilling it", time.ParseDuration,
+		func(s *scenarios.QueueSale, d time.Duration) { s.Work = d })
+
+	fs.Uint64Var(&f.seed, "seed", 1, "seed for think-time draws")
+	fs.BoolVar(&f.linear, "check-linearizable", false, "also check the purchases for linearizability with porcupine")
 }
 
-// apply sets on s the flags the user gave; set holds their names.
-func (o *overrides) apply(s scenarios.FlashSale, set map[string]bool) (scenarios.FlashSale, error) {
-	if set["buyers"] {
-		s.Buyers = o.buyers
+// flashSale is preset s with the flags given written into it.
+func (f *saleFlags) flashSale(s scenarios.FlashSale) scenarios.FlashSale {
+	f.sale.apply(&s.Sale)
+	f.lock.apply(&s)
+	s.Seed, s.CheckLinearizable = f.seed, f.linear
+	return s
+}
+
+// queueSale is preset s with the flags given written into it.
+func (f *saleFlags) queueSale(s scenarios.QueueSale) scenarios.QueueSale {
+	f.sale.apply(&s.Sale)
+	f.queue.apply(&s)
+	s.Seed = f.seed
+	return s
+}
+
+// edits are what the flags given write into a sale of type S, in the order given.
+type edits[S any] []func(*S)
+
+func (e edits[S]) apply(s *S) {
+	for _, edit := range e {
+		edit(s)
 	}
-	if set["stock"] {
-		s.Stock = o.stock
+}
+
+// field binds flag name: given, it parses its value and adds an edit that sets it.
+func field[S, T any](fs *flag.FlagSet, e *edits[S], name, usage string, parse func(string) (T, error), set func(*S, T)) {
+	fs.Var(setter[S, T]{e, parse, set}, name, usage)
+}
+
+// toggle binds boolean flag name as field binds others: given as -name or -name=false.
+func toggle[S any](fs *flag.FlagSet, e *edits[S], name, usage string, set func(*S, bool)) {
+	fs.Var(switchSetter[S]{setter[S, bool]{e, strconv.ParseBool, set}}, name, usage)
+}
+
+// switchSetter is a boolean setter: the flag package lets it go without a value.
+type switchSetter[S any] struct{ setter[S, bool] }
+
+func (switchSetter[S]) IsBoolFlag() bool { return true }
+
+// setter is a flag that writes into values of type S: sales, or gate rules.
+type setter[S, T any] struct {
+	edits *edits[S]
+	parse func(string) (T, error)
+	set   func(*S, T)
+}
+
+func (f setter[S, T]) String() string { return "" }
+
+func (f setter[S, T]) Set(s string) error {
+	v, err := f.parse(s)
+	if err != nil {
+		return err
 	}
-	if set["critical"] {
-		s.Critical = scenarios.Critical(o.critical)
-	}
-	if set["think"] {
-		t, err := scenarios.ParseThink(o.think)
-		if err != nil {
-			return s, err
+	*f.edits = append(*f.edits, func(x *S) { f.set(x, v) })
+	return nil
+}
+
+// The flags' parsers; a bad value's error is the flag package's "invalid value" line.
+var (
+	text    = func(s string) (string, error) { return s, nil }
+	float   = func(s string) (float64, error) { return strconv.ParseFloat(s, 64) }
+	int64Of = func(s string) (int64, error) { return strconv.ParseInt(s, 10, 64) }
+)
+
+// positive refuses what parse reads as zero or less.
+func positive[T int | time.Duration](parse func(string) (T, error)) func(string) (T, error) {
+	return func(s string) (T, error) {
+		v, err := parse(s)
+		if err == nil && v <= 0 {
+			err = errors.New("must be positive")
 		}
-		s.Think = t
+		return v, err
 	}
-	if set["ttl"] {
-		s.TTL = o.ttl
-	}
-	if set["retry-interval"] {
-		s.Retry.Interval = o.retryInterval
-	}
-	if set["timeout"] {
-		s.Retry.Timeout = o.timeout
-	}
-	if set["conns"] {
-		s.Conns = o.conns
-	}
-	if set["rate"] {
-		s.Rate = o.rate
-	}
-	if set["ramp-to"] {
-		s.RampTo = o.rampTo
-	}
-	if set["warmup"] {
-		s.Warmup = o.warmup
-	}
-	for _, c := range []struct {
-		name string
-		bad  bool
-	}{
-		{"buyers", o.buyers <= 0}, {"conns", o.conns <= 0}, {"ttl", o.ttl <= 0},
-		{"retry-interval", o.retryInterval <= 0}, {"timeout", o.timeout <= 0},
-	} {
-		if set[c.name] && c.bad {
-			return s, fmt.Errorf("--%s must be positive", c.name)
-		}
-	}
-	return s, s.Validate()
 }
 
-// parse parses args into fs and returns the names of the flags set. Help goes to stdout;
-// a bad flag or any positional argument becomes one usage error.
-func parse(fs *flag.FlagSet, args []string, stdout io.Writer) (set map[string]bool, help bool, err error) {
+// parse parses args into fs. Help goes to stdout; a bad flag or any positional argument
+// becomes one usage error.
+func parse(fs *flag.FlagSet, args []string, stdout io.Writer) (help bool, err error) {
 	pos, help, err := parseWithArgs(fs, args, stdout)
 	if help || err != nil {
-		return nil, help, err
+		return help, err
 	}
 	if len(pos) > 0 {
-		return nil, false, usageError(fmt.Errorf("%s: unexpected argument %q", fs.Name(), pos[0]))
+		return false, usageError(fmt.Errorf("%s: unexpected argument %q", fs.Name(), pos[0]))
 	}
-	set = make(map[string]bool)
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	return set, false, nil
+	return false, nil
 }
 
 // parseWithArgs parses flags, which may come before or after the positional arguments,
@@ -173,57 +227,4 @@ func splitList(s string) []string {
 		}
 	}
 	return out
-}
-
-// queueOverrides are the queue-sale settings a user may change from a preset's.
-type queueOverrides struct {
-	workers          int
-	fulfil           string
-	visibility, work time.Duration
-}
-
-func (q *queueOverrides) bind(fs *flag.FlagSet) {
-	fs.IntVar(&q.workers, "workers", 0, "queue workers taking and fulfilling orders")
-	fs.StringVar(&q.fulfil, "fulfil", "", "how workers apply an order: naive or idempotent (run only)")
-	fs.DurationVar(&q.visibility, "visibility", 0, "how long a taken task stays with its worker before a re-delivering queue hands it on")
-	fs.DurationVar(&q.work, "work", 0, "a worker's time on a task before fulfilling it")
-}
-
-// apply sets on s the queue flags the user gave, and --buyers, --stock and --conns.
-func (q *queueOverrides) apply(s scenarios.QueueSale, set map[string]bool, o *overrides) (scenarios.QueueSale, error) {
-	for _, c := range []struct {
-		name string
-		bad  bool
-	}{
-		{"workers", q.workers <= 0}, {"visibility", q.visibility <= 0}, {"work", q.work < 0}, {"rate", o.rate < 0},
-	} {
-		if set[c.name] && c.bad {
-			return s, fmt.Errorf("--%s must be positive", c.name)
-		}
-	}
-	if set["workers"] {
-		s.Workers = q.workers
-	}
-	if set["visibility"] {
-		s.Visibility = q.visibility
-	}
-	if set["work"] {
-		s.Work = q.work
-	}
-	if set["rate"] {
-		s.Rate = o.rate
-	}
-	if set["buyers"] {
-		if o.buyers <= 0 {
-			return s, fmt.Errorf("--buyers must be positive")
-		}
-		s.Buyers = o.buyers
-	}
-	if set["stock"] {
-		s.Stock = o.stock
-	}
-	if set["conns"] {
-		s.Conns = o.conns
-	}
-	return s, s.Validate()
 }

@@ -10,6 +10,7 @@ import (
 	"sort"
 
 	"github.com/stockbench/stockbench/results"
+	"github.com/stockbench/stockbench/results/gate"
 )
 
 // gateCommand is `stockbench gate`: compare a run with a baseline; exit 1 with one line
@@ -20,35 +21,41 @@ func gateCommand(args []string, stdout, stderr io.Writer) int {
 	current := fset.String("current", "", "the run to gate (default: the newest under --runs)")
 	runs := fset.String("runs", "results/runs", "where to look for the newest run")
 	rulesFile := fset.String("rules", "", "a JSON gate file whose fields override the defaults (see README)")
-	d := results.DefaultGateRules
-	var g results.GateRules
-	fset.StringVar(&g.Reference, "reference", d.Reference, `soft gates compare ratios to this lock in the same run; "" for absolute figures`)
-	fset.StringVar(&g.QueueReference, "queue-reference", d.QueueReference, `the same for queue sales`)
-	fset.Float64Var(&g.MaxThroughputDrop, "max-throughput-drop", d.MaxThroughputDrop, "largest fall in sales/s that passes (0.3 = 30%)")
-	fset.Float64Var(&g.MaxP99Rise, "max-p99-rise", d.MaxP99Rise, "largest rise in p99 latency that passes")
-	fset.Float64Var(&g.MaxP999Rise, "max-p999-rise", d.MaxP999Rise, "largest rise in p99.9 latency that passes")
-	fset.Int64Var(&g.MinSamples, "min-samples", d.MinSamples, "fewest latency samples a percentile is gated on")
-	fset.BoolVar(&g.SoftUnderFaults, "soft-under-faults", d.SoftUnderFaults, "soft-gate runs with a fault plan too")
-	set, help, err := parse(fset, args, stdout)
-	if help || err != nil {
-		return report(stderr, err)
+	var edits edits[gate.Rules]
+	d := gate.Defaults
+	field(fset, &edits, "reference", fmt.Sprintf(`soft gates compare ratios to this lock in the same run; "" for absolute figures (default %q)`, d.Reference), text,
+		func(r *gate.Rules, s string) { r.Reference = s })
+	field(fset, &edits, "queue-reference", fmt.Sprintf("the same for queue sales (default %q)", d.QueueReference), text,
+		func(r *gate.Rules, s string) { r.QueueReference = s })
+	field(fset, &edits, "max-throughput-drop", fmt.Sprintf("largest fall in sales/s that passes, 0.3 = 30%% (default %g)", d.MaxThroughputDrop), float,
+		func(r *gate.Rules, v float64) { r.MaxThroughputDrop = v })
+	field(fset, &edits, "max-p99-rise", fmt.Sprintf("largest rise in p99 latency that passes (default %g)", d.MaxP99Rise), float,
+		func(r *gate.Rules, v float64) { r.MaxP99Rise = v })
+	field(fset, &edits, "max-p999-rise", fmt.Sprintf("largest rise in p99.9 latency that passes (default %g)", d.MaxP999Rise), float,
+		func(r *gate.Rules, v float64) { r.MaxP999Rise = v })
+	field(fset, &edits, "min-samples", fmt.Sprintf("fewest latency samples a percentile is gated on (default %d)", d.MinSamples), int64Of,
+		func(r *gate.Rules, n int64) { r.MinSamples = n })
+	toggle(fset, &edits, "soft-under-faults", "soft-gate runs with a fault plan too",
+		func(r *gate.Rules, on bool) { r.SoftUnderFaults = on })
+	if help, err := parse(fset, args, stdout); help || err != nil {
+		return complain(stderr, err)
 	}
-	rules, err := gateRules(*rulesFile, g, set)
+	rules, err := gateRules(*rulesFile, edits)
 	if err != nil {
-		return report(stderr, usageError(err))
+		return complain(stderr, usageError(err))
 	}
 	if *baseline == "" {
-		return report(stderr, usageError(errors.New("gate: --baseline is required")))
+		return complain(stderr, usageError(errors.New("gate: --baseline is required")))
 	}
 	base, err := readResults(*baseline)
 	if err != nil {
-		return report(stderr, usageError(fmt.Errorf("gate: baseline: %w", err)))
+		return complain(stderr, usageError(fmt.Errorf("gate: baseline: %w", err)))
 	}
 	cur, _, err := readRunOrNewest(*current, *runs, "--current")
 	if err != nil {
-		return report(stderr, usageError(fmt.Errorf("gate: current: %w", err)))
+		return complain(stderr, usageError(fmt.Errorf("gate: current: %w", err)))
 	}
-	res := results.Gate(base, cur, rules)
+	res := gate.Compare(base, cur, rules)
 	fmt.Fprintf(stdout, "gate: %s against baseline %s: %d runs compared (reference: %s)\n", cur.ID, base.ID, res.Compared, refs(rules))
 	for _, n := range res.Notes {
 		fmt.Fprintln(stdout, "note:", n)
@@ -64,28 +71,16 @@ func gateCommand(args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-// gateRules are the defaults, overridden by the gate file, overridden by the flags set.
-func gateRules(file string, flags results.GateRules, set map[string]bool) (results.GateRules, error) {
-	rules := results.DefaultGateRules
+// gateRules are the defaults, overridden by the gate file, overridden by the flags given.
+func gateRules(file string, flags edits[gate.Rules]) (gate.Rules, error) {
+	rules := gate.Defaults
 	if file != "" {
 		var err error
-		if rules, err = results.ReadGateRules(file); err != nil {
+		if rules, err = gate.ReadRules(file); err != nil {
 			return rules, err
 		}
 	}
-	for name, apply := range map[string]func(){
-		"reference":           func() { rules.Reference = flags.Reference },
-		"queue-reference":     func() { rules.QueueReference = flags.QueueReference },
-		"max-throughput-drop": func() { rules.MaxThroughputDrop = flags.MaxThroughputDrop },
-		"max-p99-rise":        func() { rules.MaxP99Rise = flags.MaxP99Rise },
-		"max-p999-rise":       func() { rules.MaxP999Rise = flags.MaxP999Rise },
-		"min-samples":         func() { rules.MinSamples = flags.MinSamples },
-		"soft-under-faults":   func() { rules.SoftUnderFaults = flags.SoftUnderFaults },
-	} {
-		if set[name] {
-			apply()
-		}
-	}
+	flags.apply(&rules)
 	return rules, rules.Validate()
 }
 
@@ -118,28 +113,28 @@ func baselineCommand(args []string, stdout, stderr io.Writer) int {
 	from := fset.String("from", "", "the run to keep (default: the newest under --runs)")
 	runs := fset.String("runs", "results/runs", "where to look for the newest run")
 	to := fset.String("to", "baseline/results.json", "the baseline file to write")
-	if _, help, err := parse(fset, args, stdout); help || err != nil {
-		return report(stderr, err)
+	if help, err := parse(fset, args, stdout); help || err != nil {
+		return complain(stderr, err)
 	}
 	f, dir, err := readRunOrNewest(*from, *runs, "--from")
 	if err != nil {
-		return report(stderr, usageError(fmt.Errorf("baseline: %w", err)))
+		return complain(stderr, usageError(fmt.Errorf("baseline: %w", err)))
 	}
 	if !f.Complete {
-		return report(stderr, usageError(fmt.Errorf("baseline: %s is incomplete (%s); a baseline must be a whole run", dir, f.Incomplete)))
+		return complain(stderr, usageError(fmt.Errorf("baseline: %s is incomplete (%s); a baseline must be a whole run", dir, f.Incomplete)))
 	}
 	if err := os.MkdirAll(filepath.Dir(*to), 0o755); err != nil {
-		return report(stderr, fmt.Errorf("baseline: %w", err))
+		return complain(stderr, fmt.Errorf("baseline: %w", err))
 	}
 	if err := results.WriteFile(*to, results.Slim(f)); err != nil {
-		return report(stderr, err)
+		return complain(stderr, err)
 	}
 	fmt.Fprintf(stdout, "baseline: %s now holds run %s (%d sales)\n", *to, f.ID, len(f.Runs))
 	return exitOK
 }
 
 // refs names the gate's reference designs for its first line.
-func refs(g results.GateRules) string {
+func refs(g gate.Rules) string {
 	if g.Reference == "" && g.QueueReference == "" {
 		return "none, absolute figures"
 	}

@@ -3,7 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
+	"io"
 
 	"github.com/stockbench/stockbench/faults"
 	"github.com/stockbench/stockbench/lockimpl"
@@ -26,7 +26,9 @@ type job interface {
 	buyers() int
 	// footprint estimates what the sale holds in memory, Redis here or not.
 	footprint(redisHere bool) scenarios.Footprint
-	run(ctx context.Context, prefix string, r scenarios.Redis) (results.Run, error)
+	// run runs the sale under prefix on r; a long sale reports its progress on
+	// progress when that is a terminal.
+	run(ctx context.Context, prefix string, r scenarios.Redis, progress io.Writer) (results.Run, error)
 }
 
 // lockJob is a flash sale through a lock design.
@@ -46,13 +48,10 @@ func (j lockJob) buyers() int         { return j.sale.Buyers }
 func (j lockJob) footprint(redisHere bool) scenarios.Footprint {
 	return j.sale.Footprint(j.impl, redisHere)
 }
-func (j lockJob) run(ctx context.Context, prefix string, r scenarios.Redis) (results.Run, error) {
+func (j lockJob) run(ctx context.Context, prefix string, r scenarios.Redis, progress io.Writer) (results.Run, error) {
 	s := j.sale
 	s.Prefix = prefix
-	if s.Progress = progressLine(os.Stderr); s.Progress != nil {
-		// The line is rewritten in place; the job's result line starts a new one.
-		defer fmt.Fprint(os.Stderr, "\r\033[K")
-	}
+	defer showProgress(&s.Sale, progress)()
 	return s.Run(ctx, r, j.impl)
 }
 
@@ -75,8 +74,9 @@ func (j queueJob) buyers() int         { return j.sale.Buyers }
 func (j queueJob) footprint(redisHere bool) scenarios.Footprint {
 	return j.sale.Footprint(redisHere)
 }
-func (j queueJob) run(ctx context.Context, prefix string, r scenarios.Redis) (results.Run, error) {
+func (j queueJob) run(ctx context.Context, prefix string, r scenarios.Redis, progress io.Writer) (results.Run, error) {
 	s := j.sale
 	s.Prefix = prefix
+	defer showProgress(&s.Sale, progress)()
 	return s.Run(ctx, r, j.impl)
 }

@@ -28,54 +28,45 @@ func list(w io.Writer) error {
 	}
 	fmt.Fprintln(tw, "\t\t")
 	fmt.Fprintln(tw, "FAULT\tWHAT\tFOR")
-	for _, k := range faults.Kinds {
-		fmt.Fprintf(tw, "%s\t%s\tlocks\n", k, faults.Summary[k])
-	}
-	for _, k := range faults.QueueKinds {
-		if k != faults.RedisRestart {
-			fmt.Fprintf(tw, "%s\t%s\tqueues\n", k, faults.Summary[k])
-		}
+	for _, s := range faults.Specs() {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", s.Kind, s.Summary, s.Applies)
 	}
 	fmt.Fprintln(tw, "\t\t")
 	fmt.Fprintln(tw, "SCENARIO\tWHAT\tDEFAULT MATRIX")
 	for _, p := range scenarios.Presets() {
-		in := ""
-		for _, name := range scenarios.DefaultMatrix {
-			if name == p.Name {
-				in = "yes"
-			}
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", p.Name, p.Summary, in)
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", p.Name, p.Summary, yes(slices.Contains(scenarios.DefaultMatrix, p.Name)))
 	}
 	for _, p := range scenarios.QueuePresets() {
-		in := ""
-		if slices.Contains(scenarios.DefaultQueueMatrix, p.Name) {
-			in = "yes"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", p.Name, p.Summary, in)
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", p.Name, p.Summary, yes(slices.Contains(scenarios.DefaultQueueMatrix, p.Name)))
 	}
 	return tw.Flush()
 }
 
-// oversellsUnder names the faults (or "none") under which impl documents that a second
+func yes(b bool) string {
+	if b {
+		return "yes"
+	}
+	return ""
+}
+
+// oversellsUnder names the faults (or none) under which impl documents that a second
 // holder writes.
 func oversellsUnder(impl lockimpl.Impl) string {
+	v := scenarios.LockVerdicts(impl.Name)
+	oversells := func(want []oracle.Class) bool {
+		return slices.Contains(want, oracle.ClassOversold) && !slices.Contains(want, oracle.ClassSafe)
+	}
 	var under []string
-	for _, f := range append([]string{"none"}, kindNames(faults.Kinds)...) {
-		if want, ok := impl.Expect[f]; ok && slices.Contains(want, oracle.ClassOversold) && !slices.Contains(want, oracle.ClassSafe) {
-			under = append(under, f)
+	if oversells(v.None) {
+		under = append(under, faults.None)
+	}
+	for _, k := range faults.Kinds(faults.Locks) {
+		if oversells(v.Under[k]) {
+			under = append(under, string(k))
 		}
 	}
 	if len(under) == 0 {
 		return "-"
 	}
 	return strings.Join(under, ", ")
-}
-
-func kindNames(kinds []faults.Kind) []string {
-	names := make([]string, len(kinds))
-	for i, k := range kinds {
-		names[i] = string(k)
-	}
-	return names
 }

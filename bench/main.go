@@ -102,7 +102,7 @@ func cli(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	default:
 		err = usageError(fmt.Errorf("unknown command %q (commands: list, run, matrix, report, gate, baseline, perf, version)", args[0]))
 	}
-	return report(stderr, err)
+	return complain(stderr, err)
 }
 
 // errUsage marks errors that are the user's input, not the run's: exit code 2.
@@ -121,8 +121,8 @@ func (r redacting) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// report prints err on one line and returns its exit code.
-func report(stderr io.Writer, err error) int {
+// complain prints err on one line and returns its exit code.
+func complain(stderr io.Writer, err error) int {
 	if err == nil {
 		return exitOK
 	}

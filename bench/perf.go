@@ -35,15 +35,15 @@ func perfCommand(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	rssBuyers := fset.Int("rss-buyers", 200000, "buyers of the waiting run whose peak RSS is measured (0: skip it)")
 	rounds := fset.Int("rounds", 3, "rounds of (lua sale, redis-benchmark); each side's median is compared")
 	cpuProfile := fset.String("cpuprofile", "", "write a CPU profile of the lua sales (not of redis-benchmark) to this file")
-	if _, help, err := parse(fset, args, stdout); help || err != nil {
-		return report(stderr, err)
+	if help, err := parse(fset, args, stdout); help || err != nil {
+		return complain(stderr, err)
 	}
 	if *sales <= 0 || *conns <= 0 || *rssBuyers < 0 || *rounds <= 0 {
-		return report(stderr, usageError(errors.New("perf: --sales, --conns and --rounds must be positive")))
+		return complain(stderr, usageError(errors.New("perf: --sales, --conns and --rounds must be positive")))
 	}
 	bench, err := exec.LookPath("redis-benchmark")
 	if err != nil {
-		return report(stderr, usageError(errors.New("perf: redis-benchmark is not on PATH (apt-get install redis-tools)")))
+		return complain(stderr, usageError(errors.New("perf: redis-benchmark is not on PATH (apt-get install redis-tools)")))
 	}
 	limitMemory(*sales) // as run and matrix do
 	e, code := start(ctx, &c, stderr)
@@ -58,11 +58,11 @@ func perfCommand(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	for r := range *rounds {
 		ours, err := perfSale(ctx, e, *sales, *conns, *cpuProfile)
 		if err != nil {
-			return report(stderr, err)
+			return complain(stderr, err)
 		}
 		theirs, err := perfRedisBenchmark(ctx, e, bench, *sales, *conns)
 		if err != nil {
-			return report(stderr, err)
+			return complain(stderr, err)
 		}
 		fmt.Fprintf(stderr, "stockbench: perf round %d: lua scenario %.0f sales/s, redis-benchmark %.0f requests/s\n", r+1, ours, theirs)
 		oursAll, theirsAll = append(oursAll, ours), append(theirsAll, theirs)
@@ -77,7 +77,7 @@ func perfCommand(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	if *rssBuyers > 0 {
 		rss, took, err := perfRSS(ctx, e, *rssBuyers)
 		if err != nil {
-			return report(stderr, err)
+			return complain(stderr, err)
 		}
 		fmt.Fprintf(stdout, "waiting buyers:   %8d buyers of the rush preset on set-nx-ex, %s\n", *rssBuyers, took.Round(time.Second))
 		fmt.Fprintf(stdout, "peak RSS:         %8.0f MiB (target 1024 MiB: %s)\n", float64(rss)/(1<<20), met(rss <= 1<<30))
@@ -116,7 +116,7 @@ func perfSale(ctx context.Context, e *env, n, conns int, profile string) (float6
 		}
 		defer pprof.StopCPUProfile()
 	}
-	s := scenarios.FlashSale{Name: "perf", Buyers: n, Stock: int64(n), Conns: conns, Prefix: "{stockbench-perf}"}
+	s := scenarios.FlashSale{Sale: scenarios.Sale{Name: "perf", Buyers: n, Stock: int64(n), Conns: conns, Prefix: "{stockbench-perf}"}}
 	client := e.shared.Client(conns)
 	defer client.Close()
 	run, err := s.Run(ctx, scenarios.Single(client), impl)

@@ -13,6 +13,15 @@ import (
 // finish before anyone would read it.
 const progressAfter = 2 * time.Second
 
+// showProgress sets s's Progress hook to rewrite one line on w, when w is a terminal;
+// done clears the line, so that the job's result line starts a new one.
+func showProgress(s *scenarios.Sale, w io.Writer) (done func()) {
+	if s.Progress = progressLine(w); s.Progress == nil {
+		return func() {}
+	}
+	return func() { fmt.Fprint(w, "\r\033[K") }
+}
+
 // progressLine returns a Progress hook that rewrites one line on w, or nil when w is not
 // a terminal: a CI log or a pipe gets the start and end lines only.
 func progressLine(w io.Writer) func(scenarios.Progress) {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/stockbench/stockbench/results"
+	"github.com/stockbench/stockbench/results/report"
 )
 
 // reportCommand is `stockbench report DIR [DIR...]`: rebuild the report of saved results,
@@ -22,22 +23,22 @@ func reportCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 	out := fset.String("out", "", "where the report goes (default: the run directory itself for one, a new compare-* directory beside the first for several)")
 	dirs, help, err := parseWithArgs(fset, args, stdout)
 	if help || err != nil {
-		return report(stderr, err)
+		return complain(stderr, err)
 	}
 	if len(dirs) == 0 {
-		return report(stderr, usageError(errors.New("report: name at least one run directory (results/runs/ID)")))
+		return complain(stderr, usageError(errors.New("report: name at least one run directory (results/runs/ID)")))
 	}
-	var sources []results.Source
+	var sources []report.Source
 	for i, d := range dirs {
 		f, err := readResults(d)
 		if err != nil {
-			return report(stderr, usageError(err))
+			return complain(stderr, usageError(err))
 		}
 		name := filepath.Base(filepath.Clean(strings.TrimSuffix(d, "results.json")))
-		if slices.ContainsFunc(sources, func(s results.Source) bool { return s.Name == name }) {
+		if slices.ContainsFunc(sources, func(s report.Source) bool { return s.Name == name }) {
 			name = fmt.Sprintf("%s#%d", name, i+1)
 		}
-		sources = append(sources, results.Source{Name: name, File: f})
+		sources = append(sources, report.Source{Name: name, File: f})
 	}
 	dir := *out
 	switch {
@@ -47,14 +48,14 @@ func reportCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 		dir = filepath.Join(filepath.Dir(resultsDir(dirs[0])), "compare-"+time.Now().UTC().Format("20060102-150405"))
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return report(stderr, fmt.Errorf("report: %w", err))
+		return complain(stderr, fmt.Errorf("report: %w", err))
 	}
-	if err := results.Report(ctx, dir, sources); err != nil {
+	if err := report.Report(ctx, dir, sources); err != nil {
 		if ctx.Err() != nil {
 			fmt.Fprintln(stderr, "stockbench: report: interrupted; report.html was not written")
 			return exitInterrupted
 		}
-		return report(stderr, fmt.Errorf("report: %w", err))
+		return complain(stderr, fmt.Errorf("report: %w", err))
 	}
 	fmt.Fprintf(stdout, "report: %s\n", filepath.Join(dir, "report.html"))
 	return exitOK

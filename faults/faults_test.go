@@ -1,6 +1,7 @@
 package faults
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -71,10 +72,76 @@ func TestLasting(t *testing.T) {
 	}
 }
 
-func TestEveryKindSummarized(t *testing.T) {
-	for _, k := range Kinds {
-		if Summary[k] == "" {
-			t.Errorf("%s has no summary", k)
+// TestTable: every fault is in the table once, says what it does, applies to some sale,
+// and has something that makes it happen at the moment it names.
+func TestTable(t *testing.T) {
+	seen := map[Kind]bool{}
+	for _, s := range Specs() {
+		switch {
+		case seen[s.Kind]:
+			t.Errorf("%s: twice in the table", s.Kind)
+		case s.Summary == "":
+			t.Errorf("%s: no summary", s.Kind)
+		case s.Applies == 0:
+			t.Errorf("%s: applies to no sale", s.Kind)
+		case s.Fires == AtStart && s.start == nil, s.Fires == OnVictim && s.victim == nil && s.server == nil:
+			t.Errorf("%s: nothing makes it happen", s.Kind)
+		}
+		seen[s.Kind] = true
+	}
+}
+
+// TestKinds: a matrix shows a sale's faults on its own clients first, then those on its
+// servers, each list in the table's order.
+func TestKinds(t *testing.T) {
+	for _, tt := range []struct {
+		a    Applies
+		want []Kind
+	}{
+		{Locks, []Kind{SlowWork, ClientPause, CrashAcquire, CrashHolder, RedisPause, RedisRestart, Failover, NetLatency, NetTimeout, Evict}},
+		{Queues, []Kind{WorkerCrash, WorkerCrashLate, WorkerPause, RedisRestart}},
+	} {
+		if got := Kinds(tt.a); !slices.Equal(tt.want, got) {
+			t.Errorf("%s: want %v, got %v", tt.a, tt.want, got)
+		}
+	}
+}
+
+// TestSummariesReadTheDefaults: a summary says the defaults the fault really has.
+func TestSummariesReadTheDefaults(t *testing.T) {
+	for _, tt := range []struct {
+		k    Kind
+		want string
+	}{
+		{SlowWork, "the 5th holder works 1.5x the TTL"},
+		{WorkerCrash, "3 workers, from the one with the 5th task"},
+		{NetLatency, "delayed 2ms ± 1ms"},
+	} {
+		if s, _ := Lookup(tt.k); !strings.Contains(s.Summary, tt.want) {
+			t.Errorf("%s: want %q in %q", tt.k, tt.want, s.Summary)
+		}
+	}
+	if exp, got := []string{"1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "102nd"},
+		[]string{ordinal(1), ordinal(2), ordinal(3), ordinal(4), ordinal(11), ordinal(12), ordinal(13), ordinal(21), ordinal(102)}; !slices.Equal(exp, got) {
+		t.Errorf("ordinals: want %v, got %v", exp, got)
+	}
+}
+
+// TestAppliesTo: a plan for a sale holds only faults that apply to it.
+func TestAppliesTo(t *testing.T) {
+	for _, tt := range []struct {
+		plan string
+		a    Applies
+		bad  Kind
+	}{
+		{"client-pause+redis-restart", Locks, ""},
+		{"worker-crash+redis-restart", Queues, ""},
+		{"worker-pause", Locks, WorkerPause},
+		{"redis-restart+evict", Queues, Evict},
+	} {
+		p, _ := Parse(tt.plan)
+		if bad, ok := p.AppliesTo(tt.a); bad != tt.bad || ok != (tt.bad == "") {
+			t.Errorf("%s for %s: want %q, got %q, %v", tt.plan, tt.a, tt.bad, bad, ok)
 		}
 	}
 }
@@ -98,7 +165,7 @@ func TestVictim(t *testing.T) {
 	}
 	in.started = time.Now()
 	for n := 1; n <= 5; n++ {
-		v := in.Held(t.Context())
+		v := in.Held()
 		switch n {
 		case 3:
 			if v.Until.IsZero() || v.Crash {

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/stockbench/stockbench/internal/wait"
 )
 
 // Server is a lock server a fault acts on; *target.Target is one.
@@ -46,8 +48,9 @@ type Event struct {
 	Err    string        `json:"error,omitempty"`
 }
 
-// Injector carries out a plan during one sale. Buyers report to it as they go; it tells
-// the victim what to do and acts on the servers. Its methods are safe for concurrent use.
+// Injector carries out a plan during one sale. Buyers and workers report to it as they
+// go; it tells a victim what to do and acts on the servers. Its methods are safe for
+// concurrent use.
 type Injector struct {
 	plan    Plan
 	srv     Servers
@@ -61,7 +64,7 @@ type Injector struct {
 
 	mu     sync.Mutex
 	events []Event
-	hit    map[Kind]bool // the plan's faults that fired
+	hit    map[Kind]bool // the plan's faults that struck
 	fired  sync.WaitGroup
 	// halt ends with Stop: what a fault does in the background stops with it.
 	halt context.Context
@@ -69,15 +72,16 @@ type Injector struct {
 	bg   sync.WaitGroup
 }
 
-// New returns an injector for plan on srv, for a sale whose locks live for ttl; prefix is
-// the sale's key prefix, for the keys a fault writes.
+// New returns an injector for plan on srv, for a sale whose locks live for ttl (a
+// queue's tasks stay with their worker for ttl); prefix is the sale's key prefix, for
+// the keys a fault writes.
 func New(plan Plan, srv Servers, ttl time.Duration, prefix string) (*Injector, error) {
 	n := plan.Needs()
 	switch {
 	case n.Owned && srv.Lock == nil:
-		return nil, fmt.Errorf("faults %s act on the lock server: it must be one the harness starts (not --redis-url)", plan)
+		return nil, fmt.Errorf("faults %s act on the lock server: it must be one the harness starts, not an external one", plan)
 	case n.Replica && srv.Replica == nil:
-		return nil, fmt.Errorf("fault failover needs a replica of the lock server")
+		return nil, fmt.Errorf("fault %s needs a replica of the lock server", Failover)
 	case n.Proxy && srv.LockLink == nil:
 		return nil, fmt.Errorf("faults %s need toxiproxy between buyers and Redis", plan)
 	}
@@ -85,11 +89,31 @@ func New(plan Plan, srv Servers, ttl time.Duration, prefix string) (*Injector, e
 	return &Injector{plan: plan, srv: srv, ttl: ttl, prefix: prefix, halt: halt, stop: stop, hit: make(map[Kind]bool)}, nil
 }
 
-// fires marks fault k as having struck, so that its sale's verdict covers it.
-func (in *Injector) fires(k Kind) {
-	in.mu.Lock()
-	in.hit[k] = true
-	in.mu.Unlock()
+// Start sets up the faults that last the whole sale; call it just before buyers start.
+func (in *Injector) Start(ctx context.Context) error {
+	in.started = time.Now()
+	for _, f := range in.plan {
+		s := spec(f.Kind)
+		if s.start == nil {
+			continue
+		}
+		detail, err := s.start(ctx, in, f)
+		in.record(f.Kind, detail, err)
+		if err != nil {
+			return fmt.Errorf("faults: start %s: %w", f.Kind, err)
+		}
+		if s.Fires == AtStart {
+			in.strikes(f.Kind)
+		}
+	}
+	return nil
+}
+
+// Stop ends what Start began and waits for faults in flight.
+func (in *Injector) Stop() {
+	in.stop()
+	in.bg.Wait()
+	in.fired.Wait()
 }
 
 // NotFired lists the plan's faults that never struck: a victim that never came (its
@@ -108,44 +132,18 @@ func (in *Injector) NotFired() []Kind {
 	return out
 }
 
-// Start sets up the faults that last the whole sale; call it just before buyers start.
-func (in *Injector) Start(ctx context.Context) error {
-	in.started = time.Now()
-	for _, f := range in.plan {
-		var err error
-		switch f.Kind {
-		case Failover:
-			// The replica stops here: every lock granted from now on is on the primary only.
-			err = in.srv.Replica.Detach(ctx)
-			in.record(f.Kind, "replica detached from the lock server", err)
-		case NetLatency:
-			if err = in.latency(f); err == nil {
-				in.fires(f.Kind)
-			}
-		case Evict:
-			if err = in.startEviction(ctx); err == nil {
-				in.fires(f.Kind)
-			}
-		}
-		if err != nil {
-			return fmt.Errorf("faults: start %s: %w", f.Kind, err)
-		}
-	}
-	return nil
-}
-
-// Stop ends what Start began and waits for faults in flight.
-func (in *Injector) Stop() {
-	in.stop()
-	in.bg.Wait()
-	in.fired.Wait()
-}
-
 // Events returns what the faults did, in order.
 func (in *Injector) Events() []Event {
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	return append([]Event(nil), in.events...)
+}
+
+// strikes marks fault k as having struck, so that its sale's verdict covers it.
+func (in *Injector) strikes(k Kind) {
+	in.mu.Lock()
+	in.hit[k] = true
+	in.mu.Unlock()
 }
 
 func (in *Injector) record(k Kind, detail string, err error) {
@@ -158,12 +156,11 @@ func (in *Injector) record(k Kind, detail string, err error) {
 	in.mu.Unlock()
 }
 
-// CrashesAcquiring reports whether buyer (0-based) is the CrashAcquire victim: it dies
-// halfway through taking the lock.
+// CrashesAcquiring reports whether buyer (0-based) dies halfway through taking the lock.
 func (in *Injector) CrashesAcquiring(buyer int) bool {
 	for _, f := range in.plan {
-		if f.Kind == CrashAcquire && buyer == f.nth()-1 {
-			in.fires(f.Kind)
+		if spec(f.Kind).Fires == OnAcquire && buyer == f.nth()-1 {
+			in.strikes(f.Kind)
 			in.record(f.Kind, fmt.Sprintf("buyer %d dies taking the lock", buyer), nil)
 			return true
 		}
@@ -201,70 +198,58 @@ func (v Victim) Wait(ctx context.Context) error {
 		}
 		v.Until = time.Now().Add(v.margin)
 	}
-	if d := time.Until(v.Until); d > 0 {
-		t := time.NewTimer(d)
-		defer t.Stop()
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-t.C:
-		}
-	}
-	return nil
+	return wait.Until(ctx, v.Until)
 }
 
 // Held is called by each holder right after it read the stock; it returns what the
 // holder must do. Holders are numbered in the order they read.
-func (in *Injector) Held(ctx context.Context) Victim {
+func (in *Injector) Held() Victim {
 	n := int(in.holds.Add(1))
+	return in.victim(n, fmt.Sprintf("holder %d", n))
+}
+
+// Delivered is called by a queue worker right after it took a task; it returns what the
+// worker must do. Tasks are numbered in the order they were taken.
+func (in *Injector) Delivered() Victim {
+	n := int(in.deliveries.Add(1))
+	return in.victim(n, fmt.Sprintf("the worker with task %d", n))
+}
+
+// victim is what the plan makes of victim n (who): its own fate, and the server faults
+// it must wait out.
+func (in *Injector) victim(n int, who string) Victim {
 	var v Victim
 	for _, f := range in.plan {
-		if f.nth() != n {
+		s := spec(f.Kind)
+		if s.Fires != OnVictim || !f.strikes(n) {
 			continue
 		}
 		d := f.lasting(in.ttl)
-		switch f.Kind {
-		case SlowWork:
-			v.Until = time.Now().Add(d)
-			in.fires(f.Kind)
-			in.record(f.Kind, fmt.Sprintf("holder %d works %s", n, d), nil)
-		case ClientPause:
-			v.Until = time.Now().Add(d)
-			v.FreezeUntil = v.Until
-			in.fires(f.Kind)
-			in.record(f.Kind, fmt.Sprintf("holder %d paused %s, renewals too", n, d), nil)
-		case CrashHolder:
-			v.Crash = true
-			in.fires(f.Kind)
-			in.record(f.Kind, fmt.Sprintf("holder %d dies holding the lock", n), nil)
-		case RedisPause, RedisRestart, Failover, NetTimeout:
-			v.await, v.margin = in.fire(f, fmt.Sprintf("holder %d", n)), in.margin()
+		if s.victim != nil {
+			fate, did := s.victim(f, d)
+			v = merge(v, fate)
+			in.strikes(f.Kind)
+			in.record(f.Kind, who+" "+did, nil)
+		}
+		if s.server != nil {
+			v.await, v.margin = in.fire(f, s, who), in.margin()
 		}
 	}
 	return v
 }
 
-// Delivered is called by a queue worker right after it took a task; it returns what the
-// worker must do. Tasks are numbered in the order they were taken.
-func (in *Injector) Delivered(ctx context.Context) Victim {
-	n := int(in.deliveries.Add(1))
-	var v Victim
-	for _, f := range in.plan {
-		switch {
-		case (f.Kind == WorkerCrash || f.Kind == WorkerCrashLate) && n >= f.nth() && n < f.nth()+f.count():
-			v.Crash, v.CrashLate = f.Kind == WorkerCrash, f.Kind == WorkerCrashLate
-			in.fires(f.Kind)
-			in.record(f.Kind, fmt.Sprintf("the worker with task %d dies", n), nil)
-		case f.Kind == WorkerPause && n == f.nth():
-			d := f.lasting(in.ttl)
-			v.Until = time.Now().Add(d)
-			in.fires(f.Kind)
-			in.record(f.Kind, fmt.Sprintf("the worker with task %d stalls %s", n, d), nil)
-		case f.Kind == RedisRestart && n == f.nth():
-			v.await, v.margin = in.fire(f, fmt.Sprintf("the worker with task %d", n)), in.margin()
-		}
+// merge combines the fates of two faults striking one victim.
+func merge(a, b Victim) Victim {
+	a.Crash, a.CrashLate = a.Crash || b.Crash, a.CrashLate || b.CrashLate
+	a.Until, a.FreezeUntil = later(a.Until, b.Until), later(a.FreezeUntil, b.FreezeUntil)
+	return a
+}
+
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
 	}
-	return v
+	return a
 }
 
 // Purchasing is called by lock-free designs as each purchase starts; server faults fire
@@ -272,23 +257,22 @@ func (in *Injector) Delivered(ctx context.Context) Victim {
 // and then writes (optimistically, as WATCH does) thinks: slow work and a client pause
 // then stretch the Nth purchase's work, and the Victim returned says until when. A
 // design that does not think (one script) takes no holder fault: those stay unfired.
-func (in *Injector) Purchasing(ctx context.Context, thinks bool) Victim {
+func (in *Injector) Purchasing(thinks bool) Victim {
 	n := int(in.purchases.Add(1))
 	var v Victim
 	for _, f := range in.plan {
-		if f.nth() != n {
+		s := spec(f.Kind)
+		if s.Fires != OnVictim || !f.strikes(n) {
 			continue
 		}
-		switch f.Kind {
-		case RedisPause, RedisRestart, Failover, NetTimeout:
-			in.fire(f, fmt.Sprintf("purchase %d", n))
-		case SlowWork, ClientPause:
-			if thinks {
-				d := f.lasting(in.ttl)
-				v.Until = time.Now().Add(d)
-				in.fires(f.Kind)
-				in.record(f.Kind, fmt.Sprintf("purchase %d works %s between its read and its write", n, d), nil)
-			}
+		switch {
+		case s.server != nil:
+			in.fire(f, s, fmt.Sprintf("purchase %d", n))
+		case s.thinks && thinks:
+			d := f.lasting(in.ttl)
+			v.Until = later(v.Until, time.Now().Add(d))
+			in.strikes(f.Kind)
+			in.record(f.Kind, fmt.Sprintf("purchase %d works %s between its read and its write", n, d), nil)
 		}
 	}
 	return v
@@ -302,34 +286,15 @@ func (in *Injector) margin() time.Duration { return max(in.ttl/2, 100*time.Milli
 // fire starts server fault f in the background and returns what to wait on. A fault,
 // once begun, is carried through even when the sale is stopped, until Stop: a pause then
 // ends early, and the server is resumed.
-func (in *Injector) fire(f Fault, who string) *sync.WaitGroup {
+func (in *Injector) fire(f Fault, s Spec, who string) *sync.WaitGroup {
 	var wg sync.WaitGroup
 	wg.Add(1)
 	in.fired.Add(1)
-	in.fires(f.Kind)
-	ctx := in.halt
+	in.strikes(f.Kind)
 	go func() {
 		defer in.fired.Done()
 		defer wg.Done()
-		d := f.lasting(in.ttl)
-		var err error
-		var detail string
-		switch f.Kind {
-		case RedisPause:
-			detail = fmt.Sprintf("lock server paused %s while %s holds the lock", d, who)
-			err = in.srv.Lock.Pause(ctx, d)
-		case RedisRestart:
-			detail = fmt.Sprintf("lock server killed and restarted empty while %s holds it", who)
-			err = in.srv.Lock.Restart(ctx)
-		case Failover:
-			detail = fmt.Sprintf("lock server killed; its replica, detached before, serves in its place while %s holds the lock", who)
-			// Clients move first, as a sentinel tells them to; then the old primary dies.
-			in.srv.Lock.Redirect(in.srv.Replica.Addr())
-			err = in.srv.Lock.Kill(ctx)
-		case NetTimeout:
-			detail = fmt.Sprintf("network to the lock server carries nothing for %s while %s holds the lock", d, who)
-			err = in.outage(ctx, d)
-		}
+		detail, err := s.server(in.halt, in, f.lasting(in.ttl), who)
 		in.record(f.Kind, detail, err)
 	}()
 	return &wg

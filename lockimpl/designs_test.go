@@ -225,17 +225,3 @@ func TestRedlockNeedsMajority(t *testing.T) {
 		}
 	}
 }
-
-func TestExpectationsNameKnownFaults(t *testing.T) {
-	for _, impl := range All() {
-		for f := range impl.Expect {
-			found := false
-			for _, known := range faultNames {
-				found = found || f == known
-			}
-			if !found {
-				t.Errorf("%s expects something under unknown fault %q", impl.Name, f)
-			}
-		}
-	}
-}

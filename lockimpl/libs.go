@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"time"
 
 	"github.com/bsm/redislock"
@@ -12,6 +11,8 @@ import (
 	redsyncredis "github.com/go-redsync/redsync/v4/redis"
 	"github.com/go-redsync/redsync/v4/redis/goredis/v9"
 	"github.com/redis/go-redis/v9"
+
+	"github.com/stockbench/stockbench/internal/wait"
 )
 
 // Redsync takes the lock with go-redsync/redsync: Redlock over its pools, one lock server
@@ -51,7 +52,7 @@ func (r *Redsync) TryLock(ctx context.Context, key string, ttl time.Duration) (L
 		return redsyncLease{m}, nil
 	case errors.Is(err, redsync.ErrFailed), errors.As(err, &taken), errors.As(err, &nodeTaken):
 		return nil, ErrNotAcquired
-	case timedOut(err) && ctx.Err() == nil:
+	case wait.TimedOut(err) && ctx.Err() == nil:
 		// redsync's own per-try deadline passed: the library counts this attempt as
 		// failed, and so do we.
 		return nil, ErrNotAcquired
@@ -107,10 +108,4 @@ func (l redislockLease) Release(ctx context.Context) error {
 		return fmt.Errorf("redislock: release: %w", err)
 	}
 	return nil
-}
-
-// timedOut reports whether err is a deadline passing, as a context or as a socket timeout.
-func timedOut(err error) bool {
-	var ne net.Error
-	return errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout())
 }

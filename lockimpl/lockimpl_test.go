@@ -11,7 +11,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/stockbench/stockbench/internal/redistest"
+	"github.com/stockbench/stockbench/internal/target/redistest"
 )
 
 func TestMain(m *testing.M) { redistest.Main(m) }

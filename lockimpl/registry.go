@@ -1,14 +1,11 @@
 package lockimpl
 
 import (
-	"fmt"
-	"slices"
-	"strings"
-	"sync"
+	"errors"
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/stockbench/stockbench/oracle"
+	"github.com/stockbench/stockbench/internal/registry"
 )
 
 // Env is what a design is built on.
@@ -21,8 +18,9 @@ type Env struct {
 	Retry Retry
 }
 
-// Impl is a registered design: a name, what it is for, what it is expected to earn under
-// each fault, and how to build it. Exactly one of NewLocker and NewPurchaser is set.
+// Impl is a design under a name: what it is, and how to build it. Exactly one of
+// NewLocker and NewPurchaser is set. A sale runs an Impl whether or not it is
+// registered.
 type Impl struct {
 	// Name is what users pass to --lock.
 	Name string
@@ -30,10 +28,6 @@ type Impl struct {
 	Summary string
 	// Nodes is how many independent lock servers the design uses. Default: 1.
 	Nodes int
-	// Expect maps a fault name ("none" for a sale without faults) to the verdict classes
-	// the design may earn under it; tests assert them. A fault not listed is not asserted
-	// (the outcome depends on timing the harness does not control).
-	Expect map[string][]oracle.Class
 	// Retry, when set, adjusts the buyers' retry loop to what the design's algorithm
 	// prescribes (Redlock's random retry delay). Default: the sale's loop as it is.
 	Retry func(Retry) Retry
@@ -46,56 +40,26 @@ type Impl struct {
 // LockNodes is how many lock servers impl needs.
 func (impl Impl) LockNodes() int { return max(impl.Nodes, 1) }
 
-var (
-	registryMu sync.RWMutex
-	registry   []Impl
-)
-
-// Register adds impl to the registry. Like database/sql's Register it panics on a
-// duplicate name or an Impl that does not build exactly one thing, since both are
-// programming errors found at start-up.
-func Register(impl Impl) {
-	registryMu.Lock()
-	defer registryMu.Unlock()
-	if impl.Name == "" || (impl.NewLocker == nil) == (impl.NewPurchaser == nil) {
-		panic(fmt.Sprintf("lockimpl: Register %q: needs a name and exactly one of NewLocker, NewPurchaser", impl.Name))
+// Validate says what is wrong with impl as a design: it must build exactly one thing.
+func (impl Impl) Validate() error {
+	if (impl.NewLocker == nil) == (impl.NewPurchaser == nil) {
+		return errors.New("a design builds exactly one of a Locker (NewLocker) and a Purchaser (NewPurchaser)")
 	}
-	if slices.ContainsFunc(registry, func(i Impl) bool { return i.Name == impl.Name }) {
-		panic(fmt.Sprintf("lockimpl: Register called twice for %q", impl.Name))
-	}
-	registry = append(registry, impl)
+	return nil
 }
+
+var designs = registry.New("lock", func(i Impl) string { return i.Name }, Impl.Validate)
+
+// Register adds impl to the registry, so that list, run and matrix know it by name. It
+// panics on a duplicate name or an Impl that does not Validate, since both are
+// programming errors found at start-up.
+func Register(impl Impl) { designs.MustAdd(impl) }
 
 // Lookup returns the design registered under name.
-func Lookup(name string) (Impl, error) {
-	registryMu.RLock()
-	defer registryMu.RUnlock()
-	for _, impl := range registry {
-		if impl.Name == name {
-			return impl, nil
-		}
-	}
-	return Impl{}, fmt.Errorf("unknown lock %q (known: %s)", name, strings.Join(namesLocked(), ", "))
-}
+func Lookup(name string) (Impl, error) { return designs.Lookup(name) }
 
 // All returns every registered design, built-in ones first, in registration order.
-func All() []Impl {
-	registryMu.RLock()
-	defer registryMu.RUnlock()
-	return slices.Clone(registry)
-}
+func All() []Impl { return designs.All() }
 
 // Names returns the registered names in registration order.
-func Names() []string {
-	registryMu.RLock()
-	defer registryMu.RUnlock()
-	return namesLocked()
-}
-
-func namesLocked() []string {
-	names := make([]string, len(registry))
-	for i, impl := range registry {
-		names[i] = impl.Name
-	}
-	return names
-}
+func Names() []string { return designs.Names() }

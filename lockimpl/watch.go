@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/stockbench/stockbench/internal/wait"
 )
 
 // Watch buys optimistically: WATCH the stock, read it, think, then SET and record the
@@ -47,7 +49,7 @@ func (w Watch) Try(ctx context.Context, s Stock, buyer string, think time.Durati
 		if n <= 0 {
 			return ErrSoldOut
 		}
-		if err := sleep(ctx, think); err != nil {
+		if err := wait.Sleep(ctx, think); err != nil {
 			return err
 		}
 		_, err = tx.TxPipelined(ctx, func(p redis.Pipeliner) error {
@@ -62,19 +64,4 @@ func (w Watch) Try(ctx context.Context, s Stock, buyer string, think time.Durati
 		return 0, ErrNotAcquired // someone wrote first: try again
 	}
 	return left, err
-}
-
-// sleep waits d or until ctx ends.
-func sleep(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return nil
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }

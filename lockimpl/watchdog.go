@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/stockbench/stockbench/internal/wait"
 )
 
 // TokenWatchdog is [Token] with a watchdog, as Redisson does it: while the lease is held a
@@ -38,18 +40,17 @@ func (w TokenWatchdog) TryLock(ctx context.Context, key string, ttl time.Duratio
 	if t == nil {
 		return nil, ErrNotAcquired
 	}
-	l := &watchdogLease{tokenLease: t, ttl: ttl, stop: make(chan struct{}), dead: make(chan struct{})}
-	l.wg.Add(1)
-	go l.watch()
+	ctx, stop := context.WithCancel(context.Background())
+	l := &watchdogLease{tokenLease: t, ttl: ttl, stop: stop}
+	l.wg.Go(func() { l.watch(ctx) })
 	return l, nil
 }
 
 type watchdogLease struct {
 	*tokenLease
-	ttl    time.Duration
-	stop   chan struct{} // closed by Release
-	dead   chan struct{} // closed by Freeze(time.Time{}): the holder died
-	die    sync.Once
+	ttl time.Duration
+	// stop ends the watchdog: the lease was released, or its holder died.
+	stop   context.CancelFunc
 	wg     sync.WaitGroup
 	frozen atomic.Int64 // unix nanos until which the watchdog is frozen
 	// released is set when Release begins; renewals counted after it are a bug.
@@ -63,44 +64,32 @@ var (
 )
 
 // watch renews every ttl/3 until stopped or the lock is found lost.
-func (l *watchdogLease) watch() {
-	defer l.wg.Done()
-	tick := time.NewTicker(max(l.ttl/3, time.Millisecond))
-	defer tick.Stop()
-	for {
-		select {
-		case <-l.stop:
-			return
-		case <-l.dead:
-			return
-		case now := <-tick.C:
-			if now.UnixNano() < l.frozen.Load() {
-				continue
-			}
-			if l.released.Load() {
-				l.afterward.Add(1)
-			}
-			l.renewals.Add(1)
-			ctx, cancel := context.WithTimeout(context.Background(), l.ttl)
-			n, err := renewScript.Run(ctx, l.client, []string{l.key}, l.token, l.ttl.Milliseconds()).Int64()
-			cancel()
-			if err == nil && n == 0 {
-				return // lost: nothing left to renew
-			}
+func (l *watchdogLease) watch(ctx context.Context) {
+	wait.Every(ctx, max(l.ttl/3, time.Millisecond), func() bool {
+		if time.Now().UnixNano() < l.frozen.Load() {
+			return true
 		}
-	}
+		if l.released.Load() {
+			l.afterward.Add(1)
+		}
+		l.renewals.Add(1)
+		rctx, cancel := context.WithTimeout(context.Background(), l.ttl)
+		n, err := renewScript.Run(rctx, l.client, []string{l.key}, l.token, l.ttl.Milliseconds()).Int64()
+		cancel()
+		return err != nil || n != 0 // renewed 0: lost, nothing left to renew
+	})
 }
 
 func (l *watchdogLease) Release(ctx context.Context) error {
 	l.released.Store(true)
-	close(l.stop)
+	l.stop()
 	l.wg.Wait()
 	return l.tokenLease.Release(ctx)
 }
 
 func (l *watchdogLease) Freeze(until time.Time) {
 	if until.IsZero() {
-		l.die.Do(func() { close(l.dead) })
+		l.stop()
 		return
 	}
 	l.frozen.Store(until.UnixNano())

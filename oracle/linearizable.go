@@ -13,8 +13,7 @@ import (
 // happened one at a time, in an order that respects real time, each taking one unit off
 // the counter?
 type Linearizability struct {
-	// Verdict is "linearizable", "not linearizable", or "unknown" when a check timed out.
-	Verdict string `json:"verdict"`
+	Verdict LinearVerdict `json:"verdict"`
 	// Exact is set when the whole history was checked against the counter itself; else
 	// Windows windows of consecutive purchases were checked against a weaker model (each
 	// purchase leaves less than the one before), which never reports a false violation.
@@ -23,6 +22,28 @@ type Linearizability struct {
 	Ops     int  `json:"ops"`
 	// FirstViolation is the earliest window that could not be linearized.
 	FirstViolation *Window `json:"first_violation,omitempty"`
+}
+
+// LinearVerdict is porcupine's answer, as results.json writes it.
+type LinearVerdict string
+
+// The verdicts.
+const (
+	Linearizable    LinearVerdict = "linearizable"
+	NotLinearizable LinearVerdict = "not linearizable"
+	// LinearUnknown: a check ran out of time.
+	LinearUnknown LinearVerdict = "unknown"
+)
+
+// linearVerdict turns porcupine's result into ours.
+func linearVerdict(r porcupine.CheckResult) LinearVerdict {
+	switch r {
+	case porcupine.Ok:
+		return Linearizable
+	case porcupine.Illegal:
+		return NotLinearizable
+	}
+	return LinearUnknown
 }
 
 // Window is a stretch of the history, by the time its purchases began; Index counts
@@ -47,27 +68,24 @@ const (
 // a lock-free one spans the whole purchase.
 func CheckLinearizable(l *Ledger, timeout time.Duration) Linearizability {
 	ops := purchases(l)
-	res := Linearizability{Verdict: "linearizable", Ops: len(ops)}
+	res := Linearizability{Verdict: Linearizable, Ops: len(ops)}
 	if len(ops) <= ExactUpTo {
 		res.Exact, res.Windows = true, 1
-		if v := check(counter(l.InitialStock), ops, timeout); v != porcupine.Ok {
-			res.Verdict = verdict(v)
-			if v == porcupine.Illegal {
-				res.FirstViolation = locate(ops, timeout)
-			}
+		v := check(counter(l.InitialStock), ops, timeout)
+		if res.Verdict = linearVerdict(v); v == porcupine.Illegal {
+			res.FirstViolation = locate(ops, timeout)
 		}
 		return res
 	}
 	for i := 0; i < len(ops); i += WindowOps {
 		w := ops[i:min(i+WindowOps, len(ops))]
 		res.Windows++
-		switch check(decreasing(), w, timeout) {
+		switch v := check(decreasing(), w, timeout); v {
 		case porcupine.Illegal:
-			res.Verdict = "not linearizable"
-			res.FirstViolation = window(i/WindowOps, w)
+			res.Verdict, res.FirstViolation = NotLinearizable, window(i/WindowOps, w)
 			return res
 		case porcupine.Unknown:
-			res.Verdict = "unknown"
+			res.Verdict = linearVerdict(v)
 		}
 	}
 	return res
@@ -84,13 +102,6 @@ func locate(ops []porcupine.Operation, timeout time.Duration) *Window {
 		}
 	}
 	return window(0, ops)
-}
-
-func verdict(r porcupine.CheckResult) string {
-	if r == porcupine.Illegal {
-		return "not linearizable"
-	}
-	return "unknown"
 }
 
 func check(m porcupine.Model, ops []porcupine.Operation, timeout time.Duration) porcupine.CheckResult {

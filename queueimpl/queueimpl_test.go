@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stockbench/stockbench/internal/redistest"
+	"github.com/stockbench/stockbench/internal/target/redistest"
 )
 
 func TestMain(m *testing.M) { redistest.Main(m) }

@@ -2,15 +2,12 @@ package queueimpl
 
 import (
 	"context"
-	"fmt"
-	"slices"
-	"strings"
-	"sync"
+	"errors"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/stockbench/stockbench/oracle"
+	"github.com/stockbench/stockbench/internal/registry"
 )
 
 // Env is what a design is built on.
@@ -24,7 +21,8 @@ type Env struct {
 	Visibility time.Duration
 }
 
-// Impl is a registered queue design.
+// Impl is a queue design under a name: what it promises, and how to build it. A sale
+// runs an Impl whether or not it is registered.
 type Impl struct {
 	// Name is what users pass to --queue.
 	Name string
@@ -34,9 +32,6 @@ type Impl struct {
 	Guarantee string
 	// Ordered is set when the design promises to hand tasks out in Seq order.
 	Ordered bool
-	// Expect maps a fault plan to the verdict classes the design may earn with a naive
-	// fulfil ([0]) and with an idempotent one ([1]); tests assert them.
-	Expect map[string][2][]oracle.Class
 	// New builds the design; Setup, if the queue has one, is run before the sale.
 	New func(Env) Queue
 }
@@ -46,50 +41,25 @@ type Setupper interface {
 	Setup(ctx context.Context) error
 }
 
-var (
-	registryMu sync.RWMutex
-	registry   []Impl
-)
-
-// Register adds impl; it panics on a duplicate name or a missing constructor.
-func Register(impl Impl) {
-	registryMu.Lock()
-	defer registryMu.Unlock()
-	if impl.Name == "" || impl.New == nil {
-		panic(fmt.Sprintf("queueimpl: Register %q: needs a name and New", impl.Name))
+// Validate says what is wrong with impl as a design: it must have a constructor.
+func (impl Impl) Validate() error {
+	if impl.New == nil {
+		return errors.New("a design needs New")
 	}
-	if slices.ContainsFunc(registry, func(i Impl) bool { return i.Name == impl.Name }) {
-		panic(fmt.Sprintf("queueimpl: Register called twice for %q", impl.Name))
-	}
-	registry = append(registry, impl)
+	return nil
 }
+
+var designs = registry.New("queue", func(i Impl) string { return i.Name }, Impl.Validate)
+
+// Register adds impl, so that list, run and matrix know it by name; it panics on a
+// duplicate name or a missing constructor.
+func Register(impl Impl) { designs.MustAdd(impl) }
 
 // Lookup returns the design registered under name.
-func Lookup(name string) (Impl, error) {
-	registryMu.RLock()
-	defer registryMu.RUnlock()
-	names := make([]string, len(registry))
-	for i, impl := range registry {
-		if impl.Name == name {
-			return impl, nil
-		}
-		names[i] = impl.Name
-	}
-	return Impl{}, fmt.Errorf("unknown queue %q (known: %s)", name, strings.Join(names, ", "))
-}
+func Lookup(name string) (Impl, error) { return designs.Lookup(name) }
 
 // All returns every registered design in registration order.
-func All() []Impl {
-	registryMu.RLock()
-	defer registryMu.RUnlock()
-	return slices.Clone(registry)
-}
+func All() []Impl { return designs.All() }
 
 // Names returns the registered names.
-func Names() []string {
-	var names []string
-	for _, impl := range All() {
-		names = append(names, impl.Name)
-	}
-	return names
-}
+func Names() []string { return designs.Names() }

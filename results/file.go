@@ -12,7 +12,6 @@ import (
 
 	"github.com/stockbench/stockbench/faults"
 	"github.com/stockbench/stockbench/internal/redact"
-	"github.com/stockbench/stockbench/internal/target"
 	"github.com/stockbench/stockbench/oracle"
 )
 
@@ -30,15 +29,58 @@ type File struct {
 	FinishedAt    time.Time `json:"finished_at"`
 	// Complete is false when the run was interrupted or failed before every scenario ran
 	// to its end; Incomplete then says why.
-	Complete   bool        `json:"complete"`
-	Incomplete string      `json:"incomplete_reason,omitempty"`
-	Target     target.Info `json:"target"`
-	Host       Host        `json:"host"`
-	Runs       []Run       `json:"runs"`
+	Complete   bool   `json:"complete"`
+	Incomplete string `json:"incomplete_reason,omitempty"`
+	Target     Target `json:"target"`
+	Host       Host   `json:"host"`
+	Runs       []Run  `json:"runs"`
 	// Verdicts is the matrix of cells, scenario -> lock -> fault plan -> cell, as the
 	// terminal and summary.md show it; Runs has the detail.
 	Verdicts map[string]map[string]map[string]string `json:"verdicts"`
 }
+
+// Target describes the Redis a run talked to.
+type Target struct {
+	// Kind is how the server was obtained: container, process or external.
+	Kind string `json:"kind"`
+	// Addr is the host:port clients dial (the first seed for a cluster).
+	Addr string `json:"addr"`
+	// Detail says what runs there: an image and container id, a binary, a URL.
+	Detail string `json:"detail"`
+	// Why says why this kind was chosen over the others, when it was chosen for the user.
+	Why string `json:"why,omitempty"`
+	// Owned is true when the harness started the server and stopped it.
+	Owned bool `json:"owned"`
+	// Cluster is true for a Redis Cluster.
+	Cluster bool `json:"cluster,omitempty"`
+	// Version is the server's redis_version.
+	Version     string `json:"version,omitempty"`
+	PID         int    `json:"pid,omitempty"`
+	ContainerID string `json:"container_id,omitempty"`
+}
+
+// String is the one line a report prints about the target.
+func (t Target) String() string {
+	s := fmt.Sprintf("%s %s at %s", t.Kind, t.Detail, t.Addr)
+	if t.Version != "" {
+		s += ", redis " + t.Version
+	}
+	if t.Why != "" {
+		s += " (" + t.Why + ")"
+	}
+	return s
+}
+
+// SaleKind is what a run sold through.
+type SaleKind string
+
+// The kinds of sale.
+const (
+	// LockSale is a flash sale through a lock design.
+	LockSale SaleKind = "lock"
+	// QueueSale is a sale through a queue design.
+	QueueSale SaleKind = "queue"
+)
 
 // Host describes the machine that generated the load.
 type Host struct {
@@ -56,9 +98,8 @@ type Run struct {
 	Impl     string `json:"impl"`
 	// Source names the results the run was read from when a report compares several; it
 	// is not saved.
-	Source      string `json:"-"`
-	sourceIndex int
-	Params      Params `json:"params"`
+	Source string `json:"-"`
+	Params Params `json:"params"`
 	// Complete is false when the run was cut short; its figures cover what happened
 	// until then.
 	Complete bool          `json:"complete"`
@@ -66,11 +107,9 @@ type Run struct {
 	Started  time.Time     `json:"started_at"`
 	Duration time.Duration `json:"duration_ns"`
 
-	// Verdict lists every finding; Class is the most severe kind of finding and Cell the
-	// class with its number, as the matrix shows it.
-	// Kind is "lock" for a flash sale through a lock design, "queue" for one through a
-	// queue design.
-	Kind     string        `json:"kind"`
+	// Kind is what the run sold through. Verdict lists every finding; Class is the most
+	// severe kind of finding and Cell the class with its number, as the matrix shows it.
+	Kind     SaleKind      `json:"kind"`
 	Verdict  string        `json:"verdict"`
 	Class    oracle.Class  `json:"class"`
 	Cell     string        `json:"cell"`
@@ -226,7 +265,7 @@ func writeJSON(path string, f *File) error {
 	f.redact()
 	f.Verdicts = verdicts(f.Runs)
 	for i := range f.Runs {
-		f.Runs[i].fillFairness()
+		f.Runs[i].FillFairness()
 	}
 	b, err := json.MarshalIndent(f, "", "  ")
 	if err != nil {
@@ -279,10 +318,10 @@ func (f *File) redact() {
 	}
 }
 
-// FaultPlan is the fault plan the run ran under, "none" for none.
+// FaultPlan is the fault plan the run ran under, faults.None for none.
 func (r *Run) FaultPlan() string {
 	if r.Params.Faults == "" {
-		return "none"
+		return faults.None
 	}
 	return r.Params.Faults
 }
@@ -307,27 +346,27 @@ func verdicts(runs []Run) map[string]map[string]map[string]string {
 // Subject is what a matrix or a plot groups the run under: its scenario, and for a queue
 // sale the fulfil, since the same designs behave differently with each.
 func (r *Run) Subject() string {
-	if r.Kind == "queue" && r.Params.Fulfil != "" {
+	if r.Kind == QueueSale && r.Params.Fulfil != "" {
 		return r.Scenario + " (" + r.Params.Fulfil + " fulfil)"
 	}
 	return r.Scenario
 }
 
-// mainLatency is the latency the table and the plots show: the whole purchase, or for a
-// queue sale an order's time from enqueue to fulfilment.
-func (r *Run) mainLatency() (Phase, Latency) {
+// MainLatency is the latency the table and the plots show: the whole purchase, or for a
+// queue sale an order's time from its arrival to its fulfilment.
+func (r *Run) MainLatency() (Phase, Latency) {
 	if l, ok := r.Latency[Purchase.String()]; ok {
 		return Purchase, l
 	}
 	return Queue, r.Latency[Queue.String()]
 }
 
-// fillFairness derives Fairness from the main latency histogram when it is missing.
-func (r *Run) fillFairness() {
+// FillFairness derives Fairness from the main latency histogram when it is missing.
+func (r *Run) FillFairness() {
 	if r.Fairness != nil {
 		return
 	}
-	phase, l := r.mainLatency()
+	phase, l := r.MainLatency()
 	if l.Count == 0 || l.Hist == "" {
 		return
 	}

@@ -1,10 +1,14 @@
-package results
+package results_test
 
 import (
 	"bytes"
 	"encoding/json"
 	"io"
 	"testing"
+
+	"github.com/stockbench/stockbench/results"
+	"github.com/stockbench/stockbench/results/gate"
+	"github.com/stockbench/stockbench/results/report"
 )
 
 // FuzzDecode: any bytes are a results file or one error, never a panic; a file that
@@ -26,41 +30,23 @@ func FuzzDecode(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		file, err := Decode(b)
+		file, err := results.Decode(b)
 		if err != nil {
 			return
 		}
-		res := Gate(file, file, DefaultGateRules)
+		res := gate.Compare(file, file, gate.Defaults)
 		for i := range file.Runs {
-			file.Runs[i].fillFairness()
+			file.Runs[i].FillFairness()
 		}
-		WriteReport(io.Discard, file.Runs)
-		Summary(file, nil)
+		report.WriteReport(io.Discard, file.Runs)
+		report.Summary(file, nil)
 		var buf bytes.Buffer
 		if err := json.NewEncoder(&buf).Encode(file); err != nil {
 			t.Fatalf("a decoded file does not encode: %v", err)
 		}
-		if _, err := Decode(buf.Bytes()); err != nil {
+		if _, err := results.Decode(buf.Bytes()); err != nil {
 			t.Fatalf("a decoded file, encoded, does not decode: %v", err)
 		}
 		_ = res
-	})
-}
-
-// FuzzGateRules: any bytes are gate rules or one error, never a panic; rules that read
-// are valid.
-func FuzzGateRules(f *testing.F) {
-	for _, s := range []string{`{}`, `{"max_throughput_drop": 0.5, "ignore": ["*/redlock/*"]}`, `{"max_p99_rise": -1}`,
-		`{"ignore": ["["]}`, `{"nope": 1}`, `{} {}`, `{"min_samples": 1e400}`, `{"max_p99_rise": 1e308}`, ``} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, b []byte) {
-		r, err := DecodeGateRules(b)
-		if err != nil {
-			return
-		}
-		if err := r.Validate(); err != nil {
-			t.Fatalf("decoded rules do not validate: %v", err)
-		}
 	})
 }

@@ -2,10 +2,8 @@ package results
 
 import (
 	"fmt"
-	"io"
 	"slices"
 	"strings"
-	"text/tabwriter"
 )
 
 // Matrix is the runs of one scenario laid out as implementations by fault plans, each cell
@@ -66,32 +64,6 @@ const MatrixLegend = "Cells: SAFE, OVERLAP n (two holders at once, stock intact)
 	"or the design has no part it acts on), UNKNOWN (Redis could not be read after the sale). " +
 	"! = not the verdict the design documents for that fault; " +
 	"? = the sale did not finish."
-
-// WriteText writes m as an aligned text grid.
-func (m Matrix) WriteText(w io.Writer) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "%s: DESIGN \\ FAULT\t%s\n", m.Scenario, strings.Join(m.Faults, "\t"))
-	for _, l := range m.Locks {
-		cells := make([]string, len(m.Faults))
-		for i, f := range m.Faults {
-			cells[i] = m.Cell(l, f)
-		}
-		fmt.Fprintf(tw, "%s\t%s\n", l, strings.Join(cells, "\t"))
-	}
-	return tw.Flush()
-}
-
-// WriteMarkdown writes m as a Markdown table.
-func (m Matrix) WriteMarkdown(w io.Writer) {
-	fmt.Fprintf(w, "| %s: design \\ fault | %s |\n|---|%s\n", m.Scenario, strings.Join(m.Faults, " | "), strings.Repeat("---|", len(m.Faults)))
-	for _, l := range m.Locks {
-		cells := make([]string, len(m.Faults))
-		for i, f := range m.Faults {
-			cells[i] = m.Cell(l, f)
-		}
-		fmt.Fprintf(w, "| %s | %s |\n", l, strings.Join(cells, " | "))
-	}
-}
 
 // Surprises lists, one line each, the runs whose verdict is not what their
 // implementation documents.

@@ -1,6 +1,6 @@
-// Package results records what a run measured, writes it out (latency histograms per
-// phase, the versioned results.json, the terminal table, PNG and SVG plots, summary.md
-// and report.html) and gates a run against a baseline.
+// Package results records what a run measured and keeps it: latency histograms per phase,
+// and the versioned results.json that the report (package report) and the gates
+// (package gate) read.
 package results
 
 import (
@@ -19,7 +19,7 @@ const (
 	Critical              // lock held: read, think, write
 	Release               // the release command
 	Purchase              // the whole purchase, from the buyer's start to its confirmed order
-	Queue                 // a queued order, from its enqueue to its fulfilment
+	Queue                 // a queued order, from when it was due to arrive to its fulfilment
 	numPhases
 )
 

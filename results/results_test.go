@@ -1,17 +1,11 @@
 package results
 
 import (
-	"bytes"
-	"context"
-	"image/png"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
-
-	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/stockbench/stockbench/oracle"
 )
@@ -149,79 +143,6 @@ func TestSummarizeRoundTrip(t *testing.T) {
 	}
 }
 
-// sampleFile is a results file with two runs of one scenario.
-func sampleFile(t *testing.T) *File {
-	t.Helper()
-	var runs []Run
-	for _, impl := range []string{"lua", "set-nx-ex"} {
-		r := NewRecorder(1)
-		for i := range 500 {
-			r.Record(0, Purchase, time.Duration(100+i*10)*time.Microsecond)
-		}
-		l, err := Summarize(r.Histogram(Purchase))
-		if err != nil {
-			t.Fatal(err)
-		}
-		rep := oracle.Report{Bought: 10, InitialStock: 10}
-		runs = append(runs, Run{Scenario: "flash-sale", Impl: impl, Complete: true, Verdict: rep.Verdict(), Cell: rep.Cell(), Class: rep.Class(),
-			Oracle: rep, Latency: map[string]Latency{"purchase": l}})
-	}
-	return &File{SchemaVersion: SchemaVersion, ID: "test", Complete: false, Incomplete: "interrupted", Runs: runs}
-}
-
-func TestOutputWrite(t *testing.T) {
-	out, err := Create(t.TempDir(), "run1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := sampleFile(t)
-	if err := out.Write(context.Background(), f); err != nil {
-		t.Fatal(err)
-	}
-	back, err := Read(filepath.Join(out.Dir, "results.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if back.Complete || back.Incomplete != "interrupted" || len(back.Runs) != 2 {
-		t.Errorf("round trip lost the incomplete mark or runs: %+v", back)
-	}
-	if exp, got := "SAFE", back.Verdicts["flash-sale"]["set-nx-ex"]["none"]; exp != got {
-		t.Errorf("verdicts matrix: want %q, got %q in %v", exp, got, back.Verdicts)
-	}
-	summary, _ := os.ReadFile(filepath.Join(out.Dir, "summary.md"))
-	for _, want := range []string{"**Incomplete**: interrupted", "| flash-sale | set-nx-ex | none | SAFE |", "`report.html`"} {
-		if !bytes.Contains(summary, []byte(want)) {
-			t.Errorf("summary.md lacks %q:\n%s", want, summary)
-		}
-	}
-	for _, name := range []string{"report.html", "latency-flash-sale.svg", "fairness-flash-sale.png", "fairness-flash-sale.svg"} {
-		if st, err := os.Stat(filepath.Join(out.Dir, name)); err != nil || st.Size() < 1000 {
-			t.Errorf("%s: missing or empty (%v)", name, err)
-		}
-	}
-	html, _ := os.ReadFile(filepath.Join(out.Dir, "report.html"))
-	for _, want := range []string{"<b>Incomplete</b>", `class="v-SAFE`, "data:image/png;base64,", `href="latency-flash-sale.svg"`} {
-		if !bytes.Contains(html, []byte(want)) {
-			t.Errorf("report.html lacks %q", want)
-		}
-	}
-	pf, err := os.Open(filepath.Join(out.Dir, "latency-flash-sale.png"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pf.Close()
-	img, err := png.Decode(pf)
-	if err != nil {
-		t.Fatalf("plot is not a PNG: %v", err)
-	}
-	if b := img.Bounds(); b.Dx() < 600 || b.Dy() < 300 {
-		t.Errorf("plot is %v, want a readable size", b)
-	}
-	if _, err := Create(filepath.Dir(out.Dir), "run1"); err == nil {
-		t.Error("Create must refuse an existing run directory")
-	}
-}
-
 func TestReadRejects(t *testing.T) {
 	run := `{"scenario":"s","impl":"lua","params":{},"complete":true,"verdict":"SAFE","class":"SAFE","cell":"SAFE","oracle":{}}`
 	tests := []struct {
@@ -256,73 +177,80 @@ func TestReadRejects(t *testing.T) {
 	}
 }
 
-func TestFmtDuration(t *testing.T) {
+func TestFormatDuration(t *testing.T) {
 	for d, want := range map[time.Duration]string{
 		850 * time.Microsecond: "850µs", 1234 * time.Microsecond: "1.23ms",
 		45600 * time.Microsecond: "45.6ms", 999 * time.Millisecond: "999ms", 1200 * time.Millisecond: "1.20s",
 	} {
-		if got := fmtDuration(d); got != want {
-			t.Errorf("fmtDuration(%s): want %s, got %s", d, want, got)
+		if got := FormatDuration(d); got != want {
+			t.Errorf("FormatDuration(%s): want %s, got %s", d, want, got)
 		}
 	}
 }
 
-// TestUntimedLatency: a run whose purchases were all left out of the latencies (all in
-// the warm-up) prints "-" where a quantile would be, not 0µs.
-func TestUntimedLatency(t *testing.T) {
-	timed := Latency{Count: 3, P50Us: 850, P99Us: 1234, P999Us: 1234}
-	for _, tt := range []struct {
-		name string
-		run  Run
-		want string
-	}{
-		{"timed", Run{Latency: map[string]Latency{Purchase.String(): timed}}, "850µs"},
-		{"untimed", Run{Latency: map[string]Latency{}}, "-"},
-	} {
-		if got := mainQuantile(&tt.run, func(l Latency) int64 { return l.P50Us }); got != tt.want {
-			t.Errorf("%s: p50 printed %q, want %q", tt.name, got, tt.want)
+func TestTimelineAndFairness(t *testing.T) {
+	var at []time.Duration
+	for i := range 100 {
+		at = append(at, time.Duration(100-i)*10*time.Millisecond) // unsorted on purpose
+	}
+	tl := Timeline(at)
+	if last := tl[len(tl)-1]; last.N != 100 || last.At < time.Second {
+		t.Errorf("timeline ends at %v with %d sales, want 100 by 1s", last.At, last.N)
+	}
+	for _, r := range Rates(tl)[1:] {
+		if r.N < 90 || r.N > 110 {
+			t.Errorf("a steady 100 sales/s shows %d at %v", r.N, r.At)
 		}
 	}
-}
-
-// TestDesignColumns: a design's own table repeats every column of the terminal table but
-// the design, and adds fairness and errors.
-func TestDesignColumns(t *testing.T) {
-	var heads []string
-	for _, c := range designColumns {
-		heads = append(heads, c.head)
-	}
-	if slices.Contains(heads, "DESIGN") || len(heads) != len(columns)-1+5 {
-		t.Errorf("design table columns %v", heads)
-	}
-	for _, want := range []string{"SCENARIO", "FAULTS", "VERDICT", "P99", "JAIN", "WORST WAIT", "TRIES", "REDIS CPU/SALE", "ERRORS"} {
-		if !slices.Contains(heads, want) {
-			t.Errorf("design table lacks %s: %v", want, heads)
+	even, skewed := NewRecorder(1), NewRecorder(1)
+	for i := range 100 {
+		even.Record(0, Purchase, 10*time.Millisecond)
+		d := time.Millisecond
+		if i == 0 {
+			d = time.Second
 		}
+		skewed.Record(0, Purchase, d)
 	}
-}
-
-// TestLegendsBeside: the plots of one line per design carry their legend beside the
-// plot, not inside it over the curves, and the SVG shows every design's name.
-func TestLegendsBeside(t *testing.T) {
-	figs := Figures(sampleFile(t).Runs)
-	dir := t.TempDir()
-	for _, f := range figs {
-		if !strings.HasPrefix(f.Name, "latency-") && !strings.HasPrefix(f.Name, "fairness-") {
-			continue
-		}
-		if f.legend == nil || f.plot.Legend.Rectangle(draw.Canvas{}).Size().Y != 0 {
-			t.Errorf("%s: the legend is not beside the plot", f.Name)
-			continue
-		}
-		if err := f.save(dir); err != nil {
+	for name, tc := range map[string]struct {
+		r        *Recorder
+		min, max float64
+	}{"even": {even, 0.99, 1.0}, "one buyer waited all": {skewed, 0.0, 0.1}} {
+		l, _ := Summarize(tc.r.Histogram(Purchase))
+		f, err := FairnessOf(Purchase, l)
+		if err != nil {
 			t.Fatal(err)
 		}
-		svg, _ := os.ReadFile(filepath.Join(dir, f.Name+".svg"))
-		for _, name := range []string{"lua", "set-nx-ex"} {
-			if !bytes.Contains(svg, []byte(">"+name)) {
-				t.Errorf("%s.svg does not name %s", f.Name, name)
-			}
+		if f.Jain < tc.min || f.Jain > tc.max {
+			t.Errorf("%s: Jain %.3f, want in [%v, %v]", name, f.Jain, tc.min, tc.max)
 		}
+	}
+}
+
+// TestOutputProgress: a run directory is made on first write, holds results.json with
+// the verdict matrix, and is never made over an existing one.
+func TestOutputProgress(t *testing.T) {
+	out := NewOutput(t.TempDir(), "run1")
+	if _, err := os.Stat(out.Dir); !os.IsNotExist(err) {
+		t.Fatalf("NewOutput made the directory: %v", err)
+	}
+	rep := oracle.Report{Bought: 10, InitialStock: 10}
+	f := &File{SchemaVersion: SchemaVersion, ID: "test", Incomplete: "interrupted", Runs: []Run{
+		{Scenario: "flash-sale", Impl: "set-nx-ex", Complete: true, Verdict: rep.Verdict(), Cell: rep.Cell(), Class: rep.Class(), Oracle: rep},
+	}}
+	if err := out.Progress(f); err != nil {
+		t.Fatal(err)
+	}
+	back, err := Read(filepath.Join(out.Dir, "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.Complete || back.Incomplete != "interrupted" || len(back.Runs) != 1 {
+		t.Errorf("round trip lost the incomplete mark or runs: %+v", back)
+	}
+	if exp, got := "SAFE", back.Verdicts["flash-sale"]["set-nx-ex"]["none"]; exp != got {
+		t.Errorf("verdicts matrix: want %q, got %q in %v", exp, got, back.Verdicts)
+	}
+	if _, err := Create(filepath.Dir(out.Dir), "run1"); err == nil {
+		t.Error("Create must refuse an existing run directory")
 	}
 }

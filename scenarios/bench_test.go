@@ -7,18 +7,17 @@ import (
 	"time"
 
 	"github.com/stockbench/stockbench/oracle"
-	"github.com/stockbench/stockbench/results"
 )
 
 // BenchmarkSettle is a buyer's bookkeeping for one purchase: the ledger entry, the
 // latency, the progress counters. It must not allocate.
 func BenchmarkSettle(b *testing.B) {
-	sl := &sale{FlashSale: FlashSale{Buyers: 1 << 16}, ledger: oracle.NewLedger(1<<16, 1<<16), rec: results.NewRecorder(8)}
-	sl.t0 = time.Now()
+	ls := &lockSale{FlashSale: FlashSale{Sale: Sale{Buyers: 1 << 16}}, ledger: oracle.NewLedger(1<<16, 1<<16), t: newTally(Sale{})}
+	ls.t0 = time.Now()
 	ctx := context.Background()
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
-		sl.settle(ctx, i&(1<<16-1), sl.t0, 1, nil)
+		ls.settle(ctx, i&(1<<16-1), ls.t0, 1, nil)
 	}
 }
 
@@ -39,11 +38,11 @@ func BenchmarkExecutorDo(b *testing.B) {
 }
 
 func TestHotPathsDoNotAllocate(t *testing.T) {
-	sl := &sale{FlashSale: FlashSale{Buyers: 1024}, ledger: oracle.NewLedger(1024, 1024), rec: results.NewRecorder(8)}
-	sl.t0 = time.Now()
+	ls := &lockSale{FlashSale: FlashSale{Sale: Sale{Buyers: 1024}}, ledger: oracle.NewLedger(1024, 1024), t: newTally(Sale{})}
+	ls.t0 = time.Now()
 	ctx := context.Background()
 	i := 0
-	if n := testing.AllocsPerRun(1000, func() { sl.settle(ctx, i%1024, sl.t0, 1, nil); i++ }); n != 0 {
+	if n := testing.AllocsPerRun(1000, func() { ls.settle(ctx, i%1024, ls.t0, 1, nil); i++ }); n != 0 {
 		t.Errorf("settle allocates %v per purchase", n)
 	}
 	x := newExecutor(2, 2)
@@ -60,11 +59,11 @@ func TestHotPathsDoNotAllocate(t *testing.T) {
 func BenchmarkQueuedBuyer(b *testing.B) {
 	p := &slowPurchaser{}
 	p.left.Store(math.MaxInt64)
-	sl := queuedSale(b, FlashSale{Buyers: 1 << 16, Stock: 1 << 16}, p)
-	sl.t0 = time.Now()
+	ls := queuedSale(b, FlashSale{Sale: Sale{Buyers: 1 << 16, Stock: 1 << 16}}, p)
+	ls.t0, ls.t = time.Now(), newTally(ls.Sale)
 	ctx := context.Background()
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
-		sl.buyQueued(ctx, i&(1<<16-1), sl.t0)
+		ls.buyQueued(ctx, i&(1<<16-1), ls.t0)
 	}
 }

@@ -4,79 +4,90 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"sort"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/stockbench/stockbench/faults"
-	"github.com/stockbench/stockbench/internal/redistest"
-	"github.com/stockbench/stockbench/internal/rig"
+	"github.com/stockbench/stockbench/internal/target/redistest"
+	"github.com/stockbench/stockbench/internal/target/rig"
 	"github.com/stockbench/stockbench/lockimpl"
+	"github.com/stockbench/stockbench/oracle"
 	"github.com/stockbench/stockbench/queueimpl"
+	"github.com/stockbench/stockbench/results"
 	"github.com/stockbench/stockbench/scenarios"
 )
+
+// documented is each plan v documents a verdict for, with the classes, in matrix order.
+func documented(v scenarios.Verdicts, a faults.Applies) (plans []faults.Plan, want [][]oracle.Class) {
+	if v.None != nil {
+		plans, want = append(plans, nil), append(want, v.None)
+	}
+	for _, k := range faults.Kinds(a) {
+		if c, ok := v.Under[k]; ok {
+			plans, want = append(plans, faults.Plan{{Kind: k}}), append(want, c)
+		}
+	}
+	return plans, want
+}
+
+// onRig runs a sale on the servers plan needs, beside the shared server.
+func onRig(t *testing.T, pool *rig.Pool, nodes int, plan faults.Plan, conns int,
+	run func(context.Context, scenarios.Redis) (results.Run, error)) results.Run {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	r, err := rig.Start(ctx, redistest.Shared(t), pool, nodes, plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close(context.Background())
+	got, err := run(ctx, scenarios.Redis(r.Clients(conns)))
+	if err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	return got
+}
+
+func newPool(t *testing.T) *rig.Pool {
+	pool, err := rig.NewPool(context.Background(), redistest.Shared(t), redistest.Config())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pool.Close(context.Background()) })
+	return pool
+}
 
 // TestDocumentedVerdicts runs every design under every fault it documents a verdict for,
 // on the preset make bench runs, and asserts the verdict: the negative control oversells
 // everywhere, fencing and the lock-free designs never oversell, the TTL locks break
 // exactly where they say they do.
 func TestDocumentedVerdicts(t *testing.T) {
-	shared := redistest.Shared(t)
-	pool, err := rig.NewPool(context.Background(), shared, redistest.Config())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { pool.Close(context.Background()) })
+	pool := newPool(t)
 	sale, err := scenarios.Lookup("fault-sale")
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, impl := range lockimpl.All() {
-		names := make([]string, 0, len(impl.Expect))
-		for f := range impl.Expect {
-			names = append(names, f)
-		}
-		sort.Slice(names, func(i, j int) bool { return faultOrder(names[i]) < faultOrder(names[j]) })
-		for _, fault := range names {
-			want := impl.Expect[fault]
-			t.Run(impl.Name+"/"+fault, func(t *testing.T) {
+		plans, wants := documented(scenarios.LockVerdicts(impl.Name), faults.Locks)
+		for i, plan := range plans {
+			t.Run(impl.Name+"/"+plan.String(), func(t *testing.T) {
 				if impl.LockNodes() == 1 {
 					// GOMAXPROCS at a time: most of a sale is waiting. Redlock runs alone:
 					// with five servers' worth of commands it nears livelock under load.
 					t.Parallel()
 				}
-				plan, err := faults.Parse(fault)
-				if err != nil {
-					t.Fatal(err)
-				}
 				s := sale
 				s.Faults = plan
-				s.Prefix = fmt.Sprintf("{test:%s:%s}", impl.Name, fault)
-				ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-				defer cancel()
-				r, err := rig.Start(ctx, shared, pool, impl.LockNodes(), plan)
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer r.Close(context.Background())
-				run, err := s.Run(ctx, r.Redis(s.WithDefaults().Conns), impl)
-				if err != nil {
-					t.Fatalf("run: %v", err)
-				}
-				if !slices.Contains(want, run.Class) {
-					t.Errorf("want %v, got %s (%s); events %+v", want, run.Cell, run.Verdict, run.Events)
+				s.Prefix = fmt.Sprintf("{test:%s:%s}", impl.Name, plan)
+				run := onRig(t, pool, impl.LockNodes(), plan, s.WithDefaults().Conns,
+					func(ctx context.Context, r scenarios.Redis) (results.Run, error) { return s.Run(ctx, r, impl) })
+				if !slices.Contains(wants[i], run.Class) {
+					t.Errorf("want %v, got %s (%s); events %+v", wants[i], run.Cell, run.Verdict, run.Events)
 				}
 			})
 		}
 	}
-}
-
-func faultOrder(name string) int {
-	if name == "none" {
-		return -1
-	}
-	return slices.Index(faults.Kinds, faults.Kind(name))
 }
 
 // TestDocumentedQueueVerdicts runs every queue design under every fault it documents a
@@ -84,47 +95,47 @@ func faultOrder(name string) int {
 // exactly the crashed workers' tasks, reliable-list and stream lose none and duplicate
 // only what an idempotent fulfil absorbs, no design oversells.
 func TestDocumentedQueueVerdicts(t *testing.T) {
-	shared := redistest.Shared(t)
-	pool, err := rig.NewPool(context.Background(), shared, redistest.Config())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { pool.Close(context.Background()) })
+	pool := newPool(t)
 	sale, err := scenarios.LookupQueue("queue-sale")
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, impl := range queueimpl.All() {
-		for fault, want := range impl.Expect {
-			for i, fulfil := range []scenarios.Fulfil{scenarios.Naive, scenarios.Idempotent} {
-				t.Run(fmt.Sprintf("%s/%s/%s", impl.Name, fault, fulfil), func(t *testing.T) {
+		for _, fulfil := range scenarios.Fulfils {
+			plans, wants := documented(scenarios.QueueVerdicts(impl.Name, fulfil), faults.Queues)
+			for i, plan := range plans {
+				t.Run(fmt.Sprintf("%s/%s/%s", impl.Name, plan, fulfil), func(t *testing.T) {
 					t.Parallel()
-					plan, err := faults.Parse(fault)
-					if err != nil {
-						t.Fatal(err)
-					}
 					s := sale
 					s.Faults, s.Fulfil = plan, fulfil
-					s.Prefix = fmt.Sprintf("{test:%s:%s:%s}", impl.Name, fault, fulfil)
-					ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-					defer cancel()
-					r, err := rig.Start(ctx, shared, pool, 1, plan)
-					if err != nil {
-						t.Fatal(err)
-					}
-					defer r.Close(context.Background())
-					run, err := s.Run(ctx, r.Redis(s.WithDefaults().Conns), impl)
-					if err != nil {
-						t.Fatalf("run: %v", err)
-					}
+					s.Prefix = fmt.Sprintf("{test:%s:%s:%s}", impl.Name, plan, fulfil)
+					run := onRig(t, pool, 1, plan, s.WithDefaults().Conns,
+						func(ctx context.Context, r scenarios.Redis) (results.Run, error) { return s.Run(ctx, r, impl) })
 					q := run.Queue
-					if !slices.Contains(want[i], run.Class) || q.Oversold > 0 {
-						t.Errorf("want %v, got %s (%s): %+v", want[i], run.Cell, run.Verdict, q)
+					if !slices.Contains(wants[i], run.Class) || q.Oversold > 0 {
+						t.Errorf("want %v, got %s (%s): %+v", wants[i], run.Cell, run.Verdict, q)
 					}
 					if plan.Has(faults.WorkerCrash) && strings.HasPrefix(impl.Guarantee, "at most once") && q.Lost != q.Crashed {
 						t.Errorf("want exactly the %d crashed workers' tasks lost, got %d", q.Crashed, q.Lost)
 					}
 				})
+			}
+		}
+	}
+}
+
+// TestEveryDesignDocumented: each design stockbench ships documents its verdict with no
+// fault and under every fault of its sale it does not leave to chance.
+func TestEveryDesignDocumented(t *testing.T) {
+	for _, impl := range lockimpl.All() {
+		if v := scenarios.LockVerdicts(impl.Name); v.None == nil || len(v.Under) < len(faults.Kinds(faults.Locks))-1 {
+			t.Errorf("lock %s documents %d faults", impl.Name, len(v.Under))
+		}
+	}
+	for _, impl := range queueimpl.All() {
+		for _, f := range scenarios.Fulfils {
+			if v := scenarios.QueueVerdicts(impl.Name, f); v.None == nil || len(v.Under) != len(faults.Kinds(faults.Queues)) {
+				t.Errorf("queue %s with a %s fulfil documents %d faults", impl.Name, f, len(v.Under))
 			}
 		}
 	}

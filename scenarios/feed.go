@@ -9,17 +9,17 @@ import (
 
 // feed runs a sale's one-call buyers on a fixed set of workers: each worker takes the
 // next buyer that has arrived and calls serve with it, until every buyer was served.
-// Under a closed load (rate 0) every buyer arrives at t0; under an open one each at its
-// arrival time, and at is when it was due. A buyer costs nothing but its index until a
+// Buyers arrive as p says (a Rush: all at t0), and at is when one was due. A buyer costs nothing but its index until a
 // worker takes it, so a million of them need no goroutine, channel slot or allocation
 // each. When ctx ends, arrivals stop, the workers finish the purchase in hand, and
 // unstarted is told the first buyer none took: that one and those after it never
 // started.
-func feed(ctx context.Context, n, workers int, rate, rampTo float64, t0 time.Time,
+func feed(ctx context.Context, n, workers int, p Pacer, t0 time.Time,
 	serve func(i int, at time.Time), unstarted func(from int)) {
 	f := &feeder{total: int64(n)}
 	f.cond = sync.NewCond(&f.mu)
-	if rate == 0 {
+	_, rush := p.(Rush)
+	if rush {
 		f.arrived.Store(f.total)
 		f.closed = true
 	}
@@ -27,16 +27,12 @@ func feed(ctx context.Context, n, workers int, rate, rampTo float64, t0 time.Tim
 	for range max(workers, 1) {
 		wg.Go(func() {
 			for i, ok := f.take(ctx); ok; i, ok = f.take(ctx) {
-				at := t0
-				if rate > 0 {
-					at = t0.Add(arrival(i, n, rate, rampTo))
-				}
-				serve(i, at)
+				serve(i, t0.Add(p.Due(i)))
 			}
 		})
 	}
-	if rate > 0 {
-		arrive(ctx, n, rate, rampTo, t0, f.arrive)
+	if !rush {
+		arrive(ctx, n, p, t0, f.arrive)
 		f.close()
 	}
 	wg.Wait()
@@ -94,28 +90,4 @@ func (f *feeder) close() {
 	f.closed = true
 	f.mu.Unlock()
 	f.cond.Broadcast()
-}
-
-// arrive calls upTo with the number of buyers due, each time more are, until all n are
-// or ctx ends; it returns how many arrived. Buyers due together (the timer's
-// granularity is about a millisecond) arrive together.
-func arrive(ctx context.Context, n int, rate, rampTo float64, t0 time.Time, upTo func(n int)) int {
-	timer := time.NewTimer(0)
-	defer timer.Stop()
-	for i := 0; ; {
-		now := time.Since(t0)
-		for i < n && arrival(i, n, rate, rampTo) <= now {
-			i++
-		}
-		upTo(i)
-		if i == n {
-			return n
-		}
-		timer.Reset(arrival(i, n, rate, rampTo) - now)
-		select {
-		case <-ctx.Done():
-			return i
-		case <-timer.C:
-		}
-	}
 }

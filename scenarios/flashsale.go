@@ -1,32 +1,14 @@
-// Package scenarios runs the workloads stockbench measures. The flash sale: buyers race
-// through a lock design for a stock counter over a bounded connection pool; each buys at
-// most once, and the sale records what each one saw.
-//
-// A buyer of a lock design is a goroutine, started at once (closed load) or at its
-// arrival time (open load): it waits on the lock, sleeps between tries and may be paused
-// or killed by a fault, and a goroutine keeps that straight-line code. Its Redis calls
-// run on an executor of one goroutine per connection, and the buyer waits for them on a
-// channel: a goroutine parked inside go-redis's pool queue kept about 8 KB of stack, one
-// parked on the executor's queue stays within the 2 KB it started with. The price is
-// about 4.5 KB per waiting buyer, where a state machine would need a few hundred bytes;
-// 200,000 waiting buyers take about 0.9 GB.
-//
-// A buyer of a design whose purchase is one call (lua) has nothing to wait for but a
-// connection, so it is a state machine of one step: an index that one worker per
-// connection takes in turn (see feed). It costs a ledger entry and no goroutine (a million buyers take
-// about 170 MB), and no hand-over between goroutines, which is what lets the lua sale
-// keep pace with redis-benchmark.
 package scenarios
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"time"
 
 	"github.com/stockbench/stockbench/faults"
 	"github.com/stockbench/stockbench/lockimpl"
+	"github.com/stockbench/stockbench/results"
 )
 
 // Critical is what a lock holder does while it holds the lock.
@@ -42,21 +24,15 @@ const (
 	Atomic Critical = "atomic"
 )
 
-// Defaults for FlashSale's zero fields.
-const (
-	DefaultTTL   = 2 * time.Second
-	DefaultConns = 64
-)
+// DefaultTTL is the lock's time to live in a FlashSale that sets none.
+const DefaultTTL = 2 * time.Second
 
-// FlashSale describes one sale. Buyers must be set; zero fields take the defaults named
-// in their comments.
+// FlashSale is a sale through a lock design: buyers race through the lock for a stock
+// counter over a bounded connection pool; each buys at most once, and the sale records
+// what each one saw. Buyers must be set; zero fields take the defaults named in their
+// comments.
 type FlashSale struct {
-	// Name labels the sale in results (a preset's name).
-	Name string
-	// Buyers is the number of buyers, each trying to buy once.
-	Buyers int
-	// Stock is the number of units on sale.
-	Stock int64
+	Sale
 	// Critical is what a lock holder does. Default: ReadThinkWrite. Lock-free designs
 	// ignore it and Think.
 	Critical Critical
@@ -67,56 +43,17 @@ type FlashSale struct {
 	// Retry is the buyers' acquire loop. Its Abandon hook is set by the sale: between
 	// tries a buyer reads the stock and leaves once it is gone. Default: lockimpl's.
 	Retry lockimpl.Retry
-	// Conns is the connection pool the sale is meant to run over; the caller builds the
-	// client with it. Default: DefaultConns.
-	Conns int
-	// Seed makes think-time draws repeatable.
-	Seed uint64
-	// Prefix is put before every key the sale touches. It should hold a hash tag, as in
-	// the default, so that the keys share a cluster slot; give each concurrent sale its own.
-	// Default: DefaultPrefix.
-	Prefix string
-	// Faults is what goes wrong during the sale. Default: nothing.
-	Faults faults.Plan
 	// CheckLinearizable runs porcupine over the confirmed purchases. Default: off.
 	CheckLinearizable bool
-	// Rate, when set, makes the load open: buyers arrive at Rate a second (rising or
-	// falling linearly to RampTo by the last buyer, when RampTo is set) whether or not
-	// earlier ones are done, and each buyer's latencies count from its intended arrival,
-	// so a stall shows in them instead of slowing the arrivals (no coordinated omission).
-	// Default: 0, every buyer at once (the closed model).
-	Rate, RampTo float64
-	// Warmup leaves the buyers who arrive in the sale's first Warmup out of the latency
-	// figures; the ledger and the oracles still count them. Default: none.
-	Warmup time.Duration
-	// Progress, when set, is called about once a second while the sale runs, from a
-	// goroutine of its own. Default: nil.
-	Progress func(Progress)
-	// KeyLease, when set, keeps a TTL of KeyLease on the sale's keys while it runs,
-	// renewed four times a second, so that the keys of a run killed before its clean-up expire
-	// on their own: for a user's own Redis (DefaultKeyLease). A lock keeps the TTL its
-	// design gives it, up to KeyLease; one left with none gets KeyLease once it is stuck.
-	// Default: none, for servers the harness throws away.
-	KeyLease time.Duration
 }
-
-// Progress is how far a running sale has got.
-type Progress struct {
-	Sold, Stock  int64
-	Done, Buyers int
-	Elapsed      time.Duration
-	SalesPerSec  float64 // over the last report's interval
-}
-
-// DefaultPrefix is the key prefix of a sale that names none.
-const DefaultPrefix = "{stockbench}"
 
 // WithDefaults returns s with its zero fields set to the defaults.
 func (s FlashSale) WithDefaults() FlashSale {
+	s.Sale = s.Sale.withDefaults()
 	if s.Critical == "" {
 		s.Critical = ReadThinkWrite
 	}
-	if s.Think.kind == "" {
+	if s.Think.IsZero() {
 		s.Think = Fixed(0)
 	}
 	if s.TTL == 0 {
@@ -128,43 +65,40 @@ func (s FlashSale) WithDefaults() FlashSale {
 	if s.Retry.Timeout == 0 {
 		s.Retry.Timeout = lockimpl.DefaultRetryTimeout
 	}
-	if s.Conns == 0 {
-		s.Conns = DefaultConns
-	}
-	if s.Prefix == "" {
-		s.Prefix = DefaultPrefix
-	}
 	return s
 }
 
-// Validate says what is wrong with s, in words a command-line user can act on.
+// Validate says what is wrong with s, in words a user can act on.
 func (s FlashSale) Validate() error {
-	var errs []error
-	check := func(bad bool, format string, args ...any) {
-		if bad {
-			errs = append(errs, fmt.Errorf(format, args...))
-		}
-	}
-	check(s.Buyers <= 0, "buyers must be at least 1, got %d", s.Buyers)
-	check(s.Stock < 0, "stock must not be negative, got %d", s.Stock)
+	errs := s.Sale.validate(faults.Locks)
+	check := checker(&errs)
 	check(s.Critical != "" && s.Critical != ReadThinkWrite && s.Critical != Atomic,
 		"unknown critical section %q (known: %s, %s)", s.Critical, ReadThinkWrite, Atomic)
 	check(s.TTL < 0, "ttl must be positive, got %s", s.TTL)
 	check(s.Retry.Interval < 0, "retry interval must be positive, got %s", s.Retry.Interval)
 	check(s.Retry.Timeout < 0, "timeout must be positive, got %s", s.Retry.Timeout)
-	check(s.Conns < 0, "conns must be at least 1, got %d", s.Conns)
-	check(!finite(s.Rate) || !finite(s.RampTo), "rate must be a finite number, got %g (ramp to %g)", s.Rate, s.RampTo)
-	check(s.Rate < 0 || s.RampTo < 0, "rate must not be negative, got %g (ramp to %g)", s.Rate, s.RampTo)
-	check(s.RampTo > 0 && s.Rate == 0, "a ramp needs a starting rate")
-	check(s.Warmup < 0, "warm-up must not be negative, got %s", s.Warmup)
-	check(s.KeyLease < 0, "key lease must not be negative, got %s", s.KeyLease)
-	if k, ok := s.Faults.ForLocks(); !ok {
-		check(true, "fault %s applies to queues, not locks", k)
-	}
 	return errors.Join(errs...)
 }
 
-func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
+// Run runs the sale on r with impl, which need not be registered, and returns its
+// record. It touches only keys under s.Prefix and deletes them at the end.
+//
+// When ctx ends early the buyers stop, the record is marked incomplete and Run still
+// returns it with what was measured; an error is returned only when the sale could not
+// start, or together with an incomplete record when Redis failed under it.
+func (s FlashSale) Run(ctx context.Context, r Redis, impl lockimpl.Impl) (results.Run, error) {
+	if err := s.Validate(); err != nil {
+		return results.Run{}, err
+	}
+	if err := impl.Validate(); err != nil {
+		return results.Run{}, fmt.Errorf("%s: %w", impl.Name, err)
+	}
+	s, r = s.WithDefaults(), r.withDefaults()
+	if err := r.check(impl.LockNodes(), impl.Name); err != nil {
+		return results.Run{}, err
+	}
+	return runSale(ctx, s.Sale, r, s.TTL, func(inj *faults.Injector) kind { return newLockSale(s, r, impl, inj) })
+}
 
 // keys are the sale's Redis keys.
 func (s FlashSale) keys() (stock lockimpl.Stock, lock string) {
@@ -175,44 +109,4 @@ func (s FlashSale) keys() (stock lockimpl.Stock, lock string) {
 func (s FlashSale) lockKeys() []string {
 	_, lock := s.keys()
 	return []string{lock, lock + ":counter"}
-}
-
-// leases are the sale's keys by server, for KeyLease.
-func (s FlashSale) leases(r Redis) []leased {
-	stock, lock := s.keys()
-	sets := []leased{{c: r.StockAdmin, data: stock.Keys()}}
-	for _, c := range r.LockAdmins {
-		sets = append(sets, leased{c: c, data: []string{lock + ":counter"}, locks: []string{lock}})
-	}
-	return sets
-}
-
-// setUp writes the stock and clears what an earlier sale with the same prefix left.
-func (s FlashSale) setUp(ctx context.Context, r Redis) error {
-	stock, _ := s.keys()
-	if err := r.StockAdmin.Del(ctx, stock.Keys()...).Err(); err != nil {
-		return fmt.Errorf("flash-sale: set up: del: %w", err)
-	}
-	for _, c := range r.LockAdmins {
-		if err := c.Del(ctx, s.lockKeys()...).Err(); err != nil {
-			return fmt.Errorf("flash-sale: set up: del lock: %w", err)
-		}
-	}
-	if err := r.StockAdmin.Set(ctx, stock.Key, s.Stock, s.KeyLease).Err(); err != nil {
-		return fmt.Errorf("flash-sale: set up: set stock: %w", err)
-	}
-	return nil
-}
-
-// cleanUp deletes every key the sale wrote.
-func (s FlashSale) cleanUp(ctx context.Context, r Redis) error {
-	stock, _ := s.keys()
-	errs := []error{r.StockAdmin.Del(ctx, stock.Keys()...).Err()}
-	for _, c := range r.LockAdmins {
-		errs = append(errs, c.Del(ctx, s.lockKeys()...).Err())
-	}
-	if err := errors.Join(errs...); err != nil {
-		return fmt.Errorf("flash-sale: clean up: %w", err)
-	}
-	return nil
 }

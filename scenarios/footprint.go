@@ -46,8 +46,9 @@ const (
 type Footprint struct {
 	// Bytes is the whole estimate.
 	Bytes int64
-	// Most names what takes most of it, and Flag the command-line flag that changes it.
-	Most, Flag string
+	// Most names what takes most of it, and Setting the sale's setting that changes it
+	// (a field of Sale or QueueSale, in lower case: "buyers", "workers", "conns").
+	Most, Setting string
 	// Conns is how many connections the sale opens: each is a file descriptor.
 	Conns int
 }
@@ -57,7 +58,7 @@ type part struct {
 	n         int
 	each      int64
 	what      string
-	flag      string
+	setting   string
 	isConns   bool
 	redisEach int64
 }
@@ -75,10 +76,10 @@ func footprintOf(redisHere bool, parts ...part) Footprint {
 		if p.isConns {
 			f.Conns = min(f.Conns+p.n, math.MaxInt32)
 		}
-		if b > most && p.flag != "" {
+		if b > most && p.setting != "" {
 			most = b
 			f.Most = fmt.Sprintf("%s %s, about %s each", host.Count(p.n), p.what, host.Size(each))
-			f.Flag = p.flag
+			f.Setting = p.setting
 		}
 	}
 	return f
@@ -97,14 +98,14 @@ func satMul(n, each int64) int64 {
 // closed one: a stalled server piles arrivals up.
 func (s FlashSale) Footprint(impl lockimpl.Impl, redisHere bool) Footprint {
 	s = s.WithDefaults()
-	buyer := part{n: s.Buyers, each: waitingBuyer, what: "buyers waiting at once", flag: "--buyers"}
+	buyer := part{n: s.Buyers, each: waitingBuyer, what: "buyers waiting at once", setting: "buyers"}
 	if oneCallDesign(impl) {
 		buyer.each, buyer.what = queuedBuyer, "queued buyers"
 	}
 	if s.CheckLinearizable {
 		buyer.each += linearBuyer
 	}
-	conns := part{n: int(satMul(int64(s.Conns), int64(1+impl.LockNodes()))), each: conn, what: "connections", flag: "--conns", isConns: true, redisEach: redisConn}
+	conns := part{n: int(satMul(int64(s.Conns), int64(1+impl.LockNodes()))), each: conn, what: "connections", setting: "conns", isConns: true, redisEach: redisConn}
 	orders := part{n: int(min(int64(s.Buyers), s.Stock)), redisEach: redisOrder} // in Redis, one per unit sold
 	return footprintOf(redisHere, buyer, conns, orders)
 }
@@ -113,13 +114,13 @@ func (s FlashSale) Footprint(impl lockimpl.Impl, redisHere bool) Footprint {
 func (s QueueSale) Footprint(redisHere bool) Footprint {
 	s = s.WithDefaults()
 	return footprintOf(redisHere,
-		part{n: s.Buyers, each: queueBuyer, what: "orders", flag: "--buyers", redisEach: redisTask},
-		part{n: s.Workers, each: queueWorker, what: "workers", flag: "--workers"},
-		part{n: int(satMul(int64(s.Conns), 2)), each: conn, what: "connections", flag: "--conns", isConns: true, redisEach: redisConn})
+		part{n: s.Buyers, each: queueBuyer, what: "orders", setting: "buyers", redisEach: redisTask},
+		part{n: s.Workers, each: queueWorker, what: "workers", setting: "workers"},
+		part{n: int(satMul(int64(s.Conns), 2)), each: conn, what: "connections", setting: "conns", isConns: true, redisEach: redisConn})
 }
 
 // oneCallDesign reports whether impl's buyers are queued rather than goroutines (see
-// sale.oneCall). The design is built without servers to be asked; one whose
+// lockSale.oneCall). The design is built without servers to be asked; one whose
 // constructor needs them counts as a lock design, the larger estimate.
 func oneCallDesign(impl lockimpl.Impl) (one bool) {
 	if impl.NewPurchaser == nil {

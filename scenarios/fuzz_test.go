@@ -39,8 +39,7 @@ func FuzzSaleSettings(f *testing.F) {
 	f.Add(10, int64(1), int64(0), int64(0), int64(0), 0, math.NaN(), 0.0, int64(0))
 	f.Add(10, int64(1), int64(0), int64(0), int64(0), 0, math.Inf(1), 0.0, int64(0))
 	f.Fuzz(func(t *testing.T, buyers int, stock, ttl, interval, timeout int64, conns int, rate, rampTo float64, warmup int64) {
-		s := FlashSale{Buyers: buyers, Stock: stock, TTL: time.Duration(ttl), Conns: conns, Rate: rate, RampTo: rampTo,
-			Warmup: time.Duration(warmup)}
+		s := FlashSale{Sale: Sale{Buyers: buyers, Stock: stock, Conns: conns, Rate: rate, RampTo: rampTo, Warmup: time.Duration(warmup)}, TTL: time.Duration(ttl)}
 		s.Retry.Interval, s.Retry.Timeout = time.Duration(interval), time.Duration(timeout)
 		if s.Validate() != nil {
 			return
@@ -53,7 +52,7 @@ func FuzzSaleSettings(f *testing.F) {
 		}
 		if s.Rate > 0 {
 			for _, i := range []int{0, s.Buyers / 2, s.Buyers - 1} {
-				if at := arrival(i, s.Buyers, s.Rate, s.RampTo); at < 0 {
+				if at := s.Pacer().Due(i); at < 0 {
 					t.Fatalf("buyer %d of %d arrives at %s", i, s.Buyers, at)
 				}
 			}

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stockbench/stockbench/internal/redistest"
+	"github.com/stockbench/stockbench/internal/target/redistest"
 	"github.com/stockbench/stockbench/lockimpl"
 )
 
@@ -54,7 +54,7 @@ func TestRenewalOracle(t *testing.T) {
 	}}
 	c := redistest.Shared(t).Client(8)
 	defer c.Close()
-	s := FlashSale{Name: "leak", Buyers: 5, Stock: 5, TTL: 300 * time.Millisecond, Prefix: "{test:leak}"}
+	s := FlashSale{Sale: Sale{Name: "leak", Buyers: 5, Stock: 5, Prefix: "{test:leak}"}, TTL: 300 * time.Millisecond}
 	r, err := s.Run(context.Background(), Single(c), impl)
 	if err != nil {
 		t.Fatal(err)

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/stockbench/stockbench/internal/wait"
 )
 
 // leaseEvery is how often leases are renewed: a few commands a tick on the user's server.
@@ -47,7 +49,7 @@ func keepLeases(ctx context.Context, k keeper, sets []leased) (stop func()) {
 	ctx, cancel := context.WithCancel(ctx)
 	k.renew(ctx, sets)
 	var wg sync.WaitGroup
-	wg.Go(func() { every(ctx, leaseEvery, func() bool { k.renew(ctx, sets); return true }) })
+	wg.Go(func() { wait.Every(ctx, leaseEvery, func() bool { k.renew(ctx, sets); return true }) })
 	return func() { cancel(); wg.Wait() }
 }
 

@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
-	"os"
 	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/stockbench/stockbench/internal/wait"
 )
 
 // ErrRedisGone is the cause a sale is stopped with when a server it needs stops
@@ -51,7 +51,7 @@ func watchServers(ctx context.Context, stop context.CancelCauseFunc, servers []r
 // watch pings c until ctx ends, or returns why it stopped answering.
 func watch(ctx context.Context, c redis.UniversalClient, addr string) (gone error) {
 	lastOK := time.Now()
-	every(ctx, pingEvery, func() bool {
+	wait.Every(ctx, pingEvery, func() bool {
 		pctx, cancel := context.WithTimeout(ctx, pingTimeout)
 		err := c.Ping(pctx).Err()
 		cancel()
@@ -59,35 +59,13 @@ func watch(ctx context.Context, c redis.UniversalClient, addr string) (gone erro
 		case err == nil:
 			lastOK = time.Now()
 		case ctx.Err() != nil:
-		case down >= frozenAfter || (down >= goneAfter && !timedOut(err)):
+		case down >= frozenAfter || (down >= goneAfter && !wait.TimedOut(err)):
 			gone = fmt.Errorf("%w: %s did not answer for %s: %w", ErrRedisGone, addr, down.Round(100*time.Millisecond), err)
 			return false
 		}
 		return true
 	})
 	return gone
-}
-
-// every calls fn every d until ctx ends or fn returns false.
-func every(ctx context.Context, d time.Duration, fn func() bool) {
-	tick := time.NewTicker(d)
-	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-		}
-		if !fn() {
-			return
-		}
-	}
-}
-
-func timedOut(err error) bool {
-	var ne net.Error
-	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, os.ErrDeadlineExceeded) ||
-		(errors.As(err, &ne) && ne.Timeout())
 }
 
 // ownConn returns a client of the same server as c with a pool of one connection, so

@@ -12,7 +12,7 @@ import (
 // latencies, which count from each buyer's intended arrival.
 func TestOpenLoad(t *testing.T) {
 	t.Run("warm-up", func(t *testing.T) {
-		s := FlashSale{Buyers: 300, Stock: 300, Rate: 1000, Warmup: 100 * time.Millisecond}
+		s := FlashSale{Sale: Sale{Buyers: 300, Stock: 300, Rate: 1000, Warmup: 100 * time.Millisecond}}
 		r := run(t, s, "lua")
 		// Buyers 0..99 arrive in the first 100 ms; every buyer buys.
 		if got := r.Latency["purchase"].Count; got != 200 {
@@ -31,8 +31,7 @@ func TestOpenLoad(t *testing.T) {
 	t.Run("overload shows in latency", func(t *testing.T) {
 		// 40 buyers arrive over 390 ms; each holds the lock 50 ms, so the last buys at
 		// 2 s at the earliest, 1.6 s after it arrived.
-		s := FlashSale{Buyers: 40, Stock: 40, Rate: 100, Think: Fixed(50 * time.Millisecond), Conns: 8,
-			Retry: lockimpl.Retry{Interval: 2 * time.Millisecond, Timeout: 30 * time.Second}}
+		s := FlashSale{Sale: Sale{Buyers: 40, Stock: 40, Rate: 100, Conns: 8}, Think: Fixed(50 * time.Millisecond), Retry: lockimpl.Retry{Interval: 2 * time.Millisecond, Timeout: 30 * time.Second}}
 		r := run(t, s, "set-nx-ex")
 		l := r.Latency["purchase"]
 		if r.Oracle.Bought != 40 || l.Count != 40 {
@@ -46,9 +45,9 @@ func TestOpenLoad(t *testing.T) {
 
 func TestOpenLoadValidation(t *testing.T) {
 	for name, s := range map[string]FlashSale{
-		"negative rate":   {Buyers: 1, Rate: -1},
-		"ramp, no rate":   {Buyers: 1, RampTo: 100},
-		"negative warmup": {Buyers: 1, Rate: 10, Warmup: -time.Second},
+		"negative rate":   {Sale: Sale{Buyers: 1, Rate: -1}},
+		"ramp, no rate":   {Sale: Sale{Buyers: 1, RampTo: 100}},
+		"negative warmup": {Sale: Sale{Buyers: 1, Rate: 10, Warmup: -time.Second}},
 	} {
 		if err := s.Validate(); err == nil {
 			t.Errorf("%s: want an error", name)

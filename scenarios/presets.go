@@ -1,111 +1,85 @@
 package scenarios
 
 import (
-	"fmt"
-	"strings"
 	"time"
 
+	"github.com/stockbench/stockbench/internal/registry"
 	"github.com/stockbench/stockbench/lockimpl"
 )
 
-// Preset is a named flash sale; command-line flags override its fields.
-type Preset struct {
+// Preset is a named sale, a FlashSale or a QueueSale; command-line flags override its
+// fields.
+type Preset[S FlashSale | QueueSale] struct {
 	Name    string
 	Summary string
-	Sale    FlashSale
+	Sale    S
 }
 
-var presets = []Preset{
-	{
+// polling is the flash-sale presets' acquire loop: a buyer polls every 100ms for 30s.
+var polling = lockimpl.Retry{Interval: 100 * time.Millisecond, Timeout: 30 * time.Second}
+
+var presets = registry.New("scenario", presetName[FlashSale], nil,
+	Preset[FlashSale]{
 		Name:    "flash-sale",
 		Summary: "2,000 buyers race for 500 units; holders work 1ms, well inside the 2s TTL",
-		Sale: FlashSale{
-			Buyers: 2000, Stock: 500, Critical: ReadThinkWrite, Think: Fixed(time.Millisecond),
-			TTL: 2 * time.Second, Conns: 64,
-			Retry: lockimpl.Retry{Interval: 100 * time.Millisecond, Timeout: 30 * time.Second},
-		},
+		Sale: FlashSale{Sale: Sale{Buyers: 2000, Stock: 500, Conns: 64},
+			Critical: ReadThinkWrite, Think: Fixed(time.Millisecond), TTL: 2 * time.Second, Retry: polling},
 	},
-	{
+	Preset[FlashSale]{
 		Name:    "slow-holder",
 		Summary: "as flash-sale, but 1% of holders work 1.5s, past the 1s TTL",
-		Sale: FlashSale{
-			Buyers: 2000, Stock: 500, Critical: ReadThinkWrite, Think: Think{kind: "longtail", base: time.Millisecond, alt: 1500 * time.Millisecond, p: 0.01},
-			TTL: time.Second, Conns: 64,
-			Retry: lockimpl.Retry{Interval: 100 * time.Millisecond, Timeout: 30 * time.Second},
-		},
+		Sale: FlashSale{Sale: Sale{Buyers: 2000, Stock: 500, Conns: 64},
+			Critical: ReadThinkWrite, Think: LongTail(time.Millisecond, 1500*time.Millisecond, 0.01), TTL: time.Second, Retry: polling},
 	},
-	{
+	Preset[FlashSale]{
 		Name:    "fault-sale",
 		Summary: "100 buyers race for 30 units, 1s TTL, jittered retries, 10s patience: quick enough to run every design under every fault",
-		Sale: FlashSale{
-			Buyers: 100, Stock: 30, Critical: ReadThinkWrite, Think: Fixed(time.Millisecond),
-			TTL: time.Second, Conns: 32,
-			Retry: lockimpl.Retry{Interval: 20 * time.Millisecond, Jitter: 0.5, Timeout: 10 * time.Second},
-		},
+		Sale: FlashSale{Sale: Sale{Buyers: 100, Stock: 30, Conns: 32},
+			Critical: ReadThinkWrite, Think: Fixed(time.Millisecond), TTL: time.Second,
+			Retry: lockimpl.Retry{Interval: 20 * time.Millisecond, Jitter: 0.5, Timeout: 10 * time.Second}},
 	},
-	{
+	Preset[FlashSale]{
 		Name:    "rush",
 		Summary: "200,000 buyers race for 500 units; holders work 2ms",
-		Sale: FlashSale{
-			Buyers: 200000, Stock: 500, Critical: ReadThinkWrite, Think: Fixed(2 * time.Millisecond),
-			TTL: 2 * time.Second, Conns: 64,
-			Retry: lockimpl.Retry{Interval: 100 * time.Millisecond, Timeout: 30 * time.Second},
-		},
+		Sale: FlashSale{Sale: Sale{Buyers: 200000, Stock: 500, Conns: 64},
+			Critical: ReadThinkWrite, Think: Fixed(2 * time.Millisecond), TTL: 2 * time.Second, Retry: polling},
 	},
-}
+)
+
+var queuePresets = registry.New("queue scenario", presetName[QueueSale], nil,
+	Preset[QueueSale]{
+		Name:    "queue-sale",
+		Summary: "200 buyers queue orders for 150 units; 4 workers, 1ms each, 300ms visibility timeout",
+		Sale: QueueSale{Sale: Sale{Buyers: 200, Stock: 150, Conns: 32},
+			Workers: 4, Work: time.Millisecond, Visibility: 300 * time.Millisecond},
+	},
+)
+
+func presetName[S FlashSale | QueueSale](p Preset[S]) string { return p.Name }
 
 // DefaultMatrix names the presets `stockbench matrix` runs by default: a sale small
 // enough to put every design under every fault in a few minutes.
 var DefaultMatrix = []string{"fault-sale"}
 
-// Presets returns every preset.
-func Presets() []Preset { return append([]Preset(nil), presets...) }
-
-// Lookup returns the preset named name, with Name set on its sale.
-func Lookup(name string) (FlashSale, error) {
-	var names []string
-	for _, p := range presets {
-		if p.Name == name {
-			s := p.Sale
-			s.Name = p.Name
-			return s, nil
-		}
-		names = append(names, p.Name)
-	}
-	return FlashSale{}, fmt.Errorf("unknown scenario %q (known: %s)", name, strings.Join(names, ", "))
-}
-
-// QueuePreset is a named queue sale; command-line flags override its fields.
-type QueuePreset struct {
-	Name    string
-	Summary string
-	Sale    QueueSale
-}
-
-var queuePresets = []QueuePreset{
-	{
-		Name:    "queue-sale",
-		Summary: "200 buyers queue orders for 150 units; 4 workers, 1ms each, 300ms visibility timeout",
-		Sale:    QueueSale{Buyers: 200, Stock: 150, Workers: 4, Work: time.Millisecond, Visibility: 300 * time.Millisecond, Conns: 32},
-	},
-}
-
 // DefaultQueueMatrix names the queue presets `stockbench matrix` runs by default.
 var DefaultQueueMatrix = []string{"queue-sale"}
 
+// Presets returns every flash-sale preset.
+func Presets() []Preset[FlashSale] { return presets.All() }
+
 // QueuePresets returns every queue preset.
-func QueuePresets() []QueuePreset { return append([]QueuePreset(nil), queuePresets...) }
+func QueuePresets() []Preset[QueueSale] { return queuePresets.All() }
+
+// Lookup returns the flash-sale preset named name, with Name set on its sale.
+func Lookup(name string) (FlashSale, error) {
+	p, err := presets.Lookup(name)
+	p.Sale.Name = p.Name
+	return p.Sale, err
+}
 
 // LookupQueue returns the queue preset named name, with Name set on its sale.
 func LookupQueue(name string) (QueueSale, error) {
-	var names []string
-	for _, p := range queuePresets {
-		if p.Name == name {
-			s := p.Sale
-			s.Name = p.Name
-			return s, nil
-		}
-		names = append(names, p.Name)
-	}
-	return QueueSale{}, fmt.Errorf("unknown queue scenario %q (known: %s)", name, strings.Join(names, ", "))
+	p, err := queuePresets.Lookup(name)
+	p.Sale.Name = p.Name
+	return p.Sale, err
 }

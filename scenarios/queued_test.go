@@ -10,6 +10,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/stockbench/stockbench/faults"
+	"github.com/stockbench/stockbench/internal/wait"
 	"github.com/stockbench/stockbench/lockimpl"
 	"github.com/stockbench/stockbench/oracle"
 	"github.com/stockbench/stockbench/results"
@@ -28,7 +29,7 @@ func (p *slowPurchaser) Purchase(ctx context.Context, _ lockimpl.Stock, _ string
 	defer p.busy.Add(-1)
 	for m := p.most.Load(); n > m && !p.most.CompareAndSwap(m, n); m = p.most.Load() {
 	}
-	if err := sleep(ctx, p.d); err != nil {
+	if err := wait.Sleep(ctx, p.d); err != nil {
 		return 0, err
 	}
 	left := p.left.Add(-1)
@@ -39,7 +40,7 @@ func (p *slowPurchaser) Purchase(ctx context.Context, _ lockimpl.Stock, _ string
 }
 
 // queuedSale is a sale of a one-call design on a fake purchaser: no Redis needed.
-func queuedSale(t testing.TB, s FlashSale, p *slowPurchaser) *sale {
+func queuedSale(t testing.TB, s FlashSale, p *slowPurchaser) *lockSale {
 	t.Helper()
 	s = s.WithDefaults()
 	p.left.Store(s.Stock)
@@ -47,11 +48,18 @@ func queuedSale(t testing.TB, s FlashSale, p *slowPurchaser) *sale {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sl := newSale(s, Redis{Locks: []redis.UniversalClient{nil}}, lockimpl.Impl{Name: "fake", NewPurchaser: func(lockimpl.Env) lockimpl.Purchaser { return p }}, inj)
-	if !sl.oneCall() {
+	ls := newLockSale(s, Redis{Locks: []redis.UniversalClient{nil}}, lockimpl.Impl{Name: "fake", NewPurchaser: func(lockimpl.Env) lockimpl.Purchaser { return p }}, inj)
+	if !ls.oneCall() {
 		t.Fatal("a one-call purchaser is not run on the queue")
 	}
-	return sl
+	return ls
+}
+
+// runFor runs ls's buyers, with its progress reports, until they are done or ctx ends.
+func (ls *lockSale) runFor(ctx context.Context) {
+	t := newTally(ls.Sale)
+	defer t.report(ls.Sale)()
+	ls.run(ctx, t)
 }
 
 func outcomes(l *oracle.Ledger) map[oracle.Outcome]int {
@@ -69,9 +77,9 @@ func outcomes(l *oracle.Ledger) map[oracle.Outcome]int {
 func TestQueuedBuyers(t *testing.T) {
 	t.Run("connections bound the calls", func(t *testing.T) {
 		p := &slowPurchaser{d: time.Millisecond}
-		sl := queuedSale(t, FlashSale{Buyers: 200, Stock: 150, Conns: 4}, p)
-		sl.run(context.Background())
-		if got := outcomes(sl.ledger); got[oracle.Bought] != 150 || got[oracle.SoldOut] != 50 {
+		ls := queuedSale(t, FlashSale{Sale: Sale{Buyers: 200, Stock: 150, Conns: 4}}, p)
+		ls.runFor(context.Background())
+		if got := outcomes(ls.ledger); got[oracle.Bought] != 150 || got[oracle.SoldOut] != 50 {
 			t.Errorf("outcomes %v, want 150 bought and 50 sold out", got)
 		}
 		if m := p.most.Load(); m != 4 {
@@ -82,16 +90,16 @@ func TestQueuedBuyers(t *testing.T) {
 		// 20 buyers arrive over 19 ms; one connection serves one each 10 ms, so the
 		// last waits about 180 ms beyond its arrival.
 		p := &slowPurchaser{d: 10 * time.Millisecond}
-		sl := queuedSale(t, FlashSale{Buyers: 20, Stock: 20, Conns: 1, Rate: 1000}, p)
-		sl.run(context.Background())
-		last := sl.ledger.Entries[19]
+		ls := queuedSale(t, FlashSale{Sale: Sale{Buyers: 20, Stock: 20, Conns: 1, Rate: 1000}}, p)
+		ls.runFor(context.Background())
+		last := ls.ledger.Entries[19]
 		if last.Start < 18*time.Millisecond || last.Start > 20*time.Millisecond {
 			t.Errorf("buyer 19 started at %s, want its arrival at 19 ms", last.Start)
 		}
 		if wait := last.Done - last.Start; wait < 150*time.Millisecond {
 			t.Errorf("buyer 19 waited %s from its arrival; want about 180 ms of queueing", wait)
 		}
-		if worst := time.Duration(sl.rec.Histogram(results.Purchase).Max()) * time.Microsecond; worst < 150*time.Millisecond {
+		if worst := time.Duration(ls.t.rec.Histogram(results.Purchase).Max()) * time.Microsecond; worst < 150*time.Millisecond {
 			t.Errorf("worst purchase latency %s; want the queueing in it", worst)
 		}
 	})
@@ -100,13 +108,13 @@ func TestQueuedBuyers(t *testing.T) {
 		// comes while buyers are still being served.
 		var mu sync.Mutex
 		var reports []Progress
-		s := FlashSale{Buyers: 150, Stock: 150, Conns: 1, Progress: func(p Progress) {
+		s := FlashSale{Sale: Sale{Buyers: 150, Stock: 150, Conns: 1, Progress: func(p Progress) {
 			mu.Lock()
 			defer mu.Unlock()
 			reports = append(reports, p)
-		}}
-		sl := queuedSale(t, s, &slowPurchaser{d: 10 * time.Millisecond})
-		sl.run(context.Background())
+		}}}
+		ls := queuedSale(t, s, &slowPurchaser{d: 10 * time.Millisecond})
+		ls.runFor(context.Background())
 		mu.Lock()
 		defer mu.Unlock()
 		if len(reports) == 0 || reports[0].Sold == 0 || reports[0].Sold >= 150 || reports[0].Buyers != 150 {
@@ -115,15 +123,15 @@ func TestQueuedBuyers(t *testing.T) {
 	})
 	t.Run("stopped", func(t *testing.T) {
 		p := &slowPurchaser{d: 10 * time.Millisecond}
-		sl := queuedSale(t, FlashSale{Buyers: 10000, Stock: 10000, Conns: 2}, p)
+		ls := queuedSale(t, FlashSale{Sale: Sale{Buyers: 10000, Stock: 10000, Conns: 2}}, p)
 		ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 		defer cancel()
 		began := time.Now()
-		sl.run(ctx)
+		ls.runFor(ctx)
 		if took := time.Since(began); took > 2*time.Second {
 			t.Errorf("the stopped sale took %s to end", took)
 		}
-		r := oracle.Check(sl.ledger, nil)
+		r := oracle.Check(ls.ledger, nil)
 		if r.Bought == 0 || r.Interrupted < 9000 || r.Bought+r.Interrupted != 10000 {
 			t.Errorf("bought %d, interrupted %d; want a few bought and the rest interrupted", r.Bought, r.Interrupted)
 		}

@@ -4,85 +4,32 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
 	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/stockbench/stockbench/faults"
+	"github.com/stockbench/stockbench/internal/wait"
 	"github.com/stockbench/stockbench/oracle"
 	"github.com/stockbench/stockbench/queueimpl"
 	"github.com/stockbench/stockbench/results"
 )
 
-// Run runs the queue sale on r, the queue on r.Locks[0] and the stock on r.Stock, and
-// returns its record. It touches only keys under s.Prefix and deletes them at the end.
-// It ends once every accepted order was fulfilled or refused, or when no task has been
-// taken for a little over twice the visibility timeout (what is left then is lost).
-func (s QueueSale) Run(ctx context.Context, r Redis, impl queueimpl.Impl) (results.Run, error) {
-	if err := s.Validate(); err != nil {
-		return results.Run{}, err
-	}
-	s = s.WithDefaults()
-	r = r.withDefaults()
-	inj, err := faults.New(s.Faults, r.Servers, s.Visibility, s.Prefix)
-	if err != nil {
-		return results.Run{}, err
-	}
-	qs := newQueueRun(s, r, impl, inj)
-	if err := qs.setUp(ctx); err != nil {
-		return results.Run{}, err
-	}
-	warm(ctx, r, s.Conns)
-	before, statsErr := commandStats(ctx, r.admins())
-	if err := inj.Start(ctx); err != nil {
-		return results.Run{}, err
-	}
-	started := time.Now()
-	goneErr := during(ctx, r.watched(s.Faults), keeper{lease: s.KeyLease, horizon: s.Visibility}, qs.leases(), inj, qs.run)
-
-	after, cancel := afterSale(ctx, goneErr)
-	defer cancel()
-	var afterStats results.ServerStats
-	if statsErr == nil {
-		afterStats, statsErr = commandStats(after, r.admins())
-	}
-	final, finalErr := qs.final(after)
-	cleanErr := qs.cleanUp(after)
-
-	run := s.record(impl, started, qs, final, kindNames(inj.NotFired()))
-	run.Events = inj.Events()
-	if statsErr == nil {
-		run.Commands = results.NewCommands(before, afterStats, run.Queue.Fulfilled)
-	}
-	run.Errors = int(qs.failures.Load())
-	if e := qs.firstErr.Load(); e != nil {
-		run.FirstError = (*e).Error()
-	}
-	runErr := runError(goneErr, errors.Join(qs.runErr(), finalErr), cleanErr)
-	switch {
-	case runErr != nil:
-		run.Complete, run.Error = false, runErr.Error()
-	case ended(ctx):
-		run.Complete, run.Error = false, "interrupted"
-	}
-	return run, runErr
-}
-
-// queueRun is a running QueueSale.
+// queueRun is a running QueueSale: the kind the frame runs for a queue design.
 type queueRun struct {
 	QueueSale
-	r        Redis
-	impl     queueimpl.Impl
-	q        queueimpl.Queue // the workers' and buyers' view
-	admin    queueimpl.Queue // for the backlog, past any fault
-	inj      *faults.Injector
-	k        queueKeys
-	ledger   *oracle.QueueLedger
-	rec      *results.Recorder
-	t0       time.Time
-	tolerant bool
+	r      Redis
+	impl   queueimpl.Impl
+	q      queueimpl.Queue // the workers' and buyers' view
+	admin  queueimpl.Queue // for the backlog, past any fault
+	inj    *faults.Injector
+	k      queueKeys
+	ledger *oracle.QueueLedger
+	final  *oracle.QueueFinal
+	t      *tally
+	t0     time.Time
+	pacer  Pacer
 
 	enqueued   []atomic.Int64 // when order i was accepted, ns since t0; 0 if not
 	taken      atomic.Int64   // takes so far, for the quiet-period check
@@ -91,28 +38,25 @@ type queueRun struct {
 	settledSet sync.Map
 
 	mu      sync.Mutex
-	takes   []oracle.Take
 	backlog []results.Sample
 	workers sync.WaitGroup
 	nextID  atomic.Int64
-
-	failures atomic.Int64
-	firstErr atomic.Pointer[error]
 }
+
+var _ kind = (*queueRun)(nil)
 
 func newQueueRun(s QueueSale, r Redis, impl queueimpl.Impl, inj *faults.Injector) *queueRun {
 	qs := &queueRun{
 		QueueSale: s, r: r, impl: impl, inj: inj, k: s.keys(),
 		ledger:   &oracle.QueueLedger{InitialStock: s.Stock, Orders: make([]oracle.Enqueued, s.Buyers)},
-		rec:      results.NewRecorder(4 * runtime.GOMAXPROCS(0)),
 		enqueued: make([]atomic.Int64, s.Buyers),
 	}
-	needs := s.Faults.Needs()
-	qs.tolerant = needs.Owned || needs.Proxy
 	qs.q = impl.New(queueimpl.Env{Client: r.Locks[0], Keys: qs.k.queue, Visibility: s.Visibility})
 	qs.admin = impl.New(queueimpl.Env{Client: r.LockAdmins[0], Keys: qs.k.queue, Visibility: s.Visibility})
 	return qs
 }
+
+func (qs *queueRun) horizon() time.Duration { return qs.Visibility }
 
 // leases are the sale's keys by server, for KeyLease: the seed queue's lock keeps its
 // own TTL (see leased).
@@ -150,8 +94,8 @@ func (qs *queueRun) cleanUp(ctx context.Context) error {
 
 // run starts workers, the reaper and the backlog sampler, sends the buyers, and stops the
 // workers once every order is settled or nothing moves.
-func (qs *queueRun) run(ctx context.Context) {
-	qs.t0 = time.Now()
+func (qs *queueRun) run(ctx context.Context, t *tally) {
+	qs.t, qs.t0, qs.pacer = t, time.Now(), qs.Pacer()
 	wctx, stopWorkers := context.WithCancel(ctx)
 	for i := range qs.Workers {
 		if i%4096 == 0 && ctx.Err() != nil { // many workers take a while to start
@@ -173,23 +117,26 @@ func (qs *queueRun) run(ctx context.Context) {
 	bgDone.Wait()
 }
 
-// sendBuyers enqueues every buyer's order: all at once, or as they arrive at Rate. One
-// sender per connection sends them (see feed), so a buyer costs no goroutine before its
-// order goes out. Orders never sent because the sale was stopped are not accepted.
+// sendBuyers enqueues every buyer's order as the sale's pacer says. One sender per
+// connection sends them (see feed), so a buyer costs no goroutine before its order goes
+// out. Orders never sent because the sale was stopped are not accepted.
 func (qs *queueRun) sendBuyers(ctx context.Context) {
-	feed(ctx, qs.Buyers, qs.Conns, qs.Rate, 0, qs.t0,
+	feed(ctx, qs.Buyers, qs.Conns, qs.pacer, qs.t0,
 		func(i int, _ time.Time) { qs.enqueue(ctx, i) }, func(int) {})
 }
 
+// enqueue is buyer i's order. Its latency counts from when it was due (see settle).
 func (qs *queueRun) enqueue(ctx context.Context, i int) {
 	o := queueimpl.Order{ID: strconv.Itoa(i), Seq: int64(i)}
 	err := qs.q.Enqueue(ctx, o)
 	done := time.Since(qs.t0)
 	qs.ledger.Orders[i] = oracle.Enqueued{ID: o.ID, Accepted: err == nil, Done: done}
-	if err == nil {
+	switch {
+	case err == nil:
 		qs.enqueued[i].Store(int64(done))
-	} else if !ended(ctx) {
-		qs.failed(err)
+	case !ended(ctx):
+		qs.t.failed(err)
+		qs.t.finished(false)
 	}
 }
 
@@ -199,7 +146,7 @@ func (qs *queueRun) enqueue(ctx context.Context, i int) {
 func (qs *queueRun) awaitSettled(ctx context.Context) {
 	quiet := 2*qs.Visibility + 300*time.Millisecond
 	last, lastChange := qs.taken.Load(), time.Now()
-	every(ctx, 20*time.Millisecond, func() bool {
+	wait.Every(ctx, 20*time.Millisecond, func() bool {
 		if qs.settled.Load() >= int64(qs.accepted()) && qs.busy.Load() == 0 {
 			if n, err := qs.admin.Len(ctx); err == nil && n == 0 {
 				return false
@@ -224,7 +171,7 @@ func (qs *queueRun) accepted() int {
 
 // sample records the backlog every 50ms.
 func (qs *queueRun) sample(ctx context.Context) {
-	every(ctx, 50*time.Millisecond, func() bool {
+	wait.Every(ctx, 50*time.Millisecond, func() bool {
 		if n, err := qs.admin.Len(ctx); err == nil {
 			qs.mu.Lock()
 			qs.backlog = append(qs.backlog, results.Sample{At: time.Since(qs.t0), N: n})
@@ -236,33 +183,53 @@ func (qs *queueRun) sample(ctx context.Context) {
 
 // reap runs the design's reaper every quarter of the visibility timeout.
 func (qs *queueRun) reap(ctx context.Context, r queueimpl.Reaper) {
-	every(ctx, max(qs.Visibility/4, 10*time.Millisecond), func() bool { r.Reap(ctx); return true })
+	wait.Every(ctx, max(qs.Visibility/4, 10*time.Millisecond), func() bool { r.Reap(ctx); return true })
 }
 
-func (qs *queueRun) failed(err error) {
-	qs.failures.Add(1)
-	qs.firstErr.CompareAndSwap(nil, &err)
-}
-
-// runErr is the error that makes the run incomplete: any, without faults on servers.
-func (qs *queueRun) runErr() error {
-	if e := qs.firstErr.Load(); e != nil && !qs.tolerant {
-		return *e
-	}
-	return nil
-}
-
-// final reads the stock and the logs of effects and refusals; nil when it cannot.
-func (qs *queueRun) final(ctx context.Context) (*oracle.QueueFinal, error) {
+// readFinal reads the stock and the logs of effects and refusals.
+func (qs *queueRun) readFinal(ctx context.Context) error {
 	c := qs.r.StockAdmin
 	stock, err := c.Get(ctx, qs.k.stock.Key).Int64()
 	if err != nil {
-		return nil, fmt.Errorf("queue-sale: read final stock: %w", err)
+		return fmt.Errorf("queue-sale: read final stock: %w", err)
 	}
 	effects, err1 := c.LRange(ctx, qs.k.effects, 0, -1).Result()
 	refused, err2 := c.LRange(ctx, qs.k.refused, 0, -1).Result()
 	if err := errors.Join(err1, err2); err != nil {
-		return nil, fmt.Errorf("queue-sale: read final state: %w", err)
+		return fmt.Errorf("queue-sale: read final state: %w", err)
 	}
-	return &oracle.QueueFinal{Stock: stock, Effects: effects, Refused: refused}, nil
+	qs.final = &oracle.QueueFinal{Stock: stock, Effects: effects, Refused: refused}
+	return nil
+}
+
+// judge runs the queue oracles and fills run. The lock-sale figures the table shows
+// (sold, final stock, sales/s) are filled from the queue's.
+func (qs *queueRun) judge(run *results.Run, unfired []string) {
+	q := oracle.CheckQueue(qs.ledger, qs.final, qs.impl.Ordered)
+	run.Kind, run.Impl, run.Queue, run.Backlog = results.QueueSale, qs.impl.Name, &q, qs.backlog
+	run.Oracle = oracle.Report{Buyers: qs.Buyers, Bought: q.Fulfilled, InitialStock: qs.Stock,
+		FinalStock: q.FinalStock, FinalUnknown: q.FinalUnknown}
+	run.Params = results.Params{
+		Buyers: qs.Buyers, Stock: qs.Stock, Critical: "queue", Think: qs.Work.String(), Conns: qs.Conns,
+		Seed: qs.Seed, Faults: qs.Faults.String(), Workers: qs.Workers, Fulfil: string(qs.Fulfil),
+		Visibility: qs.Visibility.String(), Rate: qs.Rate, RampTo: qs.RampTo,
+	}
+	if qs.Warmup > 0 {
+		run.Params.Warmup = qs.Warmup.String()
+	}
+	want, _ := QueueVerdicts(qs.impl.Name, qs.Fulfil).For(qs.Faults)
+	run.Judge(q.Verdict(), q.Class(), q.Cell(), q.Findings(), unfired, want)
+	var last time.Duration
+	var sold []time.Duration
+	for _, t := range qs.ledger.Takes {
+		if t.Result == oracle.TakeFulfilled {
+			last = max(last, t.Fulfilled)
+			sold = append(sold, t.Fulfilled)
+		}
+	}
+	run.Sales = results.Timeline(sold)
+	if last > 0 {
+		run.SalesPerSec = float64(q.Fulfilled) / last.Seconds()
+	}
+	run.Latency = qs.t.latencies(results.Queue)
 }

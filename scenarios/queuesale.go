@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -8,6 +9,7 @@ import (
 	"github.com/stockbench/stockbench/faults"
 	"github.com/stockbench/stockbench/lockimpl"
 	"github.com/stockbench/stockbench/queueimpl"
+	"github.com/stockbench/stockbench/results"
 )
 
 // Fulfil is how a worker applies an order to the stock.
@@ -22,6 +24,9 @@ const (
 	Idempotent Fulfil = "idempotent"
 )
 
+// Fulfils lists the fulfils, in the order a matrix shows them.
+var Fulfils = []Fulfil{Naive, Idempotent}
+
 // Defaults for QueueSale's zero fields.
 const (
 	DefaultWorkers    = 4
@@ -32,12 +37,7 @@ const (
 // orders and fulfil them against the stock. Buyers must be set; zero fields take the
 // defaults named in their comments.
 type QueueSale struct {
-	// Name labels the sale in results (a preset's name).
-	Name string
-	// Buyers is the number of buyers, each enqueuing one order.
-	Buyers int
-	// Stock is the number of units on sale.
-	Stock int64
+	Sale
 	// Workers is the number of workers. Default: DefaultWorkers.
 	Workers int
 	// Fulfil is how workers apply an order. Default: Naive.
@@ -47,23 +47,11 @@ type QueueSale struct {
 	// Visibility is how long a taken task stays with its worker before a design that
 	// re-delivers hands it on. Default: DefaultVisibility.
 	Visibility time.Duration
-	// Rate is orders per second; zero sends every buyer at once (a closed rush).
-	Rate float64
-	// Conns is the connection pool each of buyers and workers use. Default: DefaultConns.
-	Conns int
-	// Prefix is put before every key the sale touches. Default: DefaultPrefix.
-	Prefix string
-	// Faults is what goes wrong. Default: nothing.
-	Faults faults.Plan
-	// Seed is recorded for symmetry with FlashSale; queue sales draw nothing at random.
-	Seed uint64
-	// KeyLease keeps a TTL on the sale's keys while it runs, as FlashSale.KeyLease does.
-	// Default: none.
-	KeyLease time.Duration
 }
 
 // WithDefaults returns s with its zero fields set.
 func (s QueueSale) WithDefaults() QueueSale {
+	s.Sale = s.Sale.withDefaults()
 	if s.Workers == 0 {
 		s.Workers = DefaultWorkers
 	}
@@ -73,35 +61,37 @@ func (s QueueSale) WithDefaults() QueueSale {
 	if s.Visibility == 0 {
 		s.Visibility = DefaultVisibility
 	}
-	if s.Conns == 0 {
-		s.Conns = DefaultConns
-	}
-	if s.Prefix == "" {
-		s.Prefix = DefaultPrefix
-	}
 	return s
 }
 
 // Validate says what is wrong with s.
 func (s QueueSale) Validate() error {
-	var errs []error
-	check := func(bad bool, format string, args ...any) {
-		if bad {
-			errs = append(errs, fmt.Errorf(format, args...))
-		}
-	}
-	check(s.Buyers <= 0, "buyers must be at least 1, got %d", s.Buyers)
-	check(s.Stock < 0, "stock must not be negative, got %d", s.Stock)
+	errs := s.Sale.validate(faults.Queues)
+	check := checker(&errs)
 	check(s.Workers < 0, "workers must be at least 1, got %d", s.Workers)
-	check(s.Fulfil != "" && s.Fulfil != Naive && s.Fulfil != Idempotent, "unknown fulfil %q (known: naive, idempotent)", s.Fulfil)
+	check(s.Fulfil != "" && s.Fulfil != Naive && s.Fulfil != Idempotent, "unknown fulfil %q (known: %s, %s)", s.Fulfil, Naive, Idempotent)
 	check(s.Visibility < 0, "visibility timeout must be positive, got %s", s.Visibility)
-	check(!finite(s.Rate), "rate must be a finite number, got %g", s.Rate)
-	check(s.Rate < 0, "rate must not be negative, got %g", s.Rate)
-	check(s.KeyLease < 0, "key lease must not be negative, got %s", s.KeyLease)
-	if k, ok := s.Faults.ForQueues(); !ok {
-		check(true, "fault %s does not apply to a queue (queue faults: worker-crash, worker-crash-late, worker-pause, redis-restart)", k)
-	}
+	check(s.Work < 0, "work must not be negative, got %s", s.Work)
 	return errors.Join(errs...)
+}
+
+// Run runs the queue sale on r, the queue on r.Locks[0] and the stock on r.Stock, with
+// impl, which need not be registered, and returns its record. It touches only keys under
+// s.Prefix and deletes them at the end. It ends once every accepted order was fulfilled
+// or refused, or when no task has been taken for a little over twice the visibility
+// timeout (what is left then is lost); when ctx ends early, as FlashSale.Run does.
+func (s QueueSale) Run(ctx context.Context, r Redis, impl queueimpl.Impl) (results.Run, error) {
+	if err := s.Validate(); err != nil {
+		return results.Run{}, err
+	}
+	if err := impl.Validate(); err != nil {
+		return results.Run{}, fmt.Errorf("%s: %w", impl.Name, err)
+	}
+	s, r = s.WithDefaults(), r.withDefaults()
+	if err := r.check(1, impl.Name); err != nil {
+		return results.Run{}, err
+	}
+	return runSale(ctx, s.Sale, r, s.Visibility, func(inj *faults.Injector) kind { return newQueueRun(s, r, impl, inj) })
 }
 
 // queueKeys are the sale's keys: the stock store's and the queue's.

@@ -20,31 +20,53 @@ import (
 // The long tail is two-valued on purpose: it states plainly how many holders outlast the
 // lock's TTL, which is the condition that breaks TTL locks.
 type Think struct {
-	kind      string
+	dist      distribution
 	base, alt time.Duration
 	p         float64
 }
 
+// distribution is the shape of a Think, by the name its written form gives it.
+type distribution string
+
+const (
+	fixed    distribution = "fixed"
+	uniform  distribution = "uniform"
+	longTail distribution = "longtail"
+)
+
 // Fixed returns a Think of exactly d.
-func Fixed(d time.Duration) Think { return Think{kind: "fixed", base: d} }
+func Fixed(d time.Duration) Think { return Think{dist: fixed, base: d} }
+
+// Uniform returns a Think drawn uniformly between lo and hi.
+func Uniform(lo, hi time.Duration) Think { return Think{dist: uniform, base: lo, alt: max(lo, hi)} }
+
+// LongTail returns a Think of base, except that a share of holders (between 0 and 1)
+// take slow: the two-valued tail that states plainly how many outlast a TTL.
+func LongTail(base, slow time.Duration, share float64) Think {
+	return Think{dist: longTail, base: base, alt: slow, p: min(max(share, 0), 1)}
+}
+
+// IsZero reports whether t is the zero Think, which a sale reads as Fixed(0).
+func (t Think) IsZero() bool { return t == Think{} }
 
 // ParseThink reads a Think from its written form.
 func ParseThink(s string) (Think, error) {
-	kind, args, found := strings.Cut(s, ":")
+	name, args, found := strings.Cut(s, ":")
+	kind := distribution(name)
 	if !found {
-		kind, args = "fixed", s
+		kind, args = fixed, s
 	}
 	bad := func(err error) (Think, error) {
 		return Think{}, fmt.Errorf("think %q: %w (forms: 2ms, uniform:1ms-3ms, longtail:1ms,1500ms,0.01)", s, err)
 	}
 	switch kind {
-	case "fixed":
+	case fixed:
 		d, err := parseNonNegative(args)
 		if err != nil {
 			return bad(err)
 		}
 		return Fixed(d), nil
-	case "uniform":
+	case uniform:
 		lo, hi, ok := strings.Cut(args, "-")
 		if !ok {
 			return bad(fmt.Errorf("want LOW-HIGH"))
@@ -60,8 +82,8 @@ func ParseThink(s string) (Think, error) {
 		if b < a {
 			return bad(fmt.Errorf("high below low"))
 		}
-		return Think{kind: "uniform", base: a, alt: b}, nil
-	case "longtail":
+		return Uniform(a, b), nil
+	case longTail:
 		parts := strings.Split(args, ",")
 		if len(parts) != 3 {
 			return bad(fmt.Errorf("want BASE,SLOW,SHARE"))
@@ -78,9 +100,9 @@ func ParseThink(s string) (Think, error) {
 		if err != nil || !(p >= 0 && p <= 1) { // NaN is neither
 			return bad(fmt.Errorf("share must be between 0 and 1"))
 		}
-		return Think{kind: "longtail", base: a, alt: b, p: p}, nil
+		return LongTail(a, b, p), nil
 	}
-	return bad(fmt.Errorf("unknown distribution %q", kind))
+	return bad(fmt.Errorf("unknown distribution %q", name))
 }
 
 func parseNonNegative(s string) (time.Duration, error) {
@@ -96,10 +118,10 @@ func parseNonNegative(s string) (time.Duration, error) {
 
 // String returns the written form.
 func (t Think) String() string {
-	switch t.kind {
-	case "uniform":
+	switch t.dist {
+	case uniform:
 		return fmt.Sprintf("uniform:%s-%s", t.base, t.alt)
-	case "longtail":
+	case longTail:
 		return fmt.Sprintf("longtail:%s,%s,%g", t.base, t.alt, t.p)
 	}
 	return t.base.String()
@@ -107,10 +129,10 @@ func (t Think) String() string {
 
 // Draw returns buyer's think time under seed.
 func (t Think) Draw(seed uint64, buyer int) time.Duration {
-	switch t.kind {
-	case "uniform":
+	switch t.dist {
+	case uniform:
 		return t.base + time.Duration(unit(seed, buyer)*float64(t.alt-t.base))
-	case "longtail":
+	case longTail:
 		if unit(seed, buyer) < t.p {
 			return t.alt
 		}

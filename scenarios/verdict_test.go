@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stockbench/stockbench/internal/redistest"
+	"github.com/stockbench/stockbench/internal/target/redistest"
 	"github.com/stockbench/stockbench/lockimpl"
 	"github.com/stockbench/stockbench/results"
 )
@@ -36,15 +36,15 @@ func run(t *testing.T, s FlashSale, lock string) results.Run {
 
 // contended is a sale where many buyers poll for a short-work lock.
 var contended = FlashSale{
-	Buyers: 400, Stock: 100, Critical: ReadThinkWrite, Think: Fixed(time.Millisecond),
-	TTL: 2 * time.Second, Conns: 32,
+	Sale:     Sale{Buyers: 400, Stock: 100, Conns: 32},
+	Critical: ReadThinkWrite, Think: Fixed(time.Millisecond), TTL: 2 * time.Second,
 	Retry: lockimpl.Retry{Interval: 20 * time.Millisecond, Timeout: 30 * time.Second},
 }
 
 // slowWork is a sale whose every holder works past the lock's 1s TTL.
 var slowWork = FlashSale{
-	Buyers: 20, Stock: 2, Critical: ReadThinkWrite, Think: Fixed(1300 * time.Millisecond),
-	TTL: time.Second, Conns: 8,
+	Sale:     Sale{Buyers: 20, Stock: 2, Conns: 8},
+	Critical: ReadThinkWrite, Think: Fixed(1300 * time.Millisecond), TTL: time.Second,
 	Retry: lockimpl.Retry{Interval: 10 * time.Millisecond, Timeout: 30 * time.Second},
 }
 
@@ -69,7 +69,7 @@ func TestExpectedVerdicts(t *testing.T) {
 		{"set-nx-ex slow work", "set-nx-ex", slowWork, true},
 		{"setnx-expire slow work", "setnx-expire", slowWork, true},
 		// The script needs no lock and never sells more than the stock.
-		{"lua contended", "lua", FlashSale{Buyers: 2000, Stock: 500, Conns: 64}, false},
+		{"lua contended", "lua", FlashSale{Sale: Sale{Buyers: 2000, Stock: 500, Conns: 64}}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -111,8 +111,8 @@ func TestExpectedVerdicts(t *testing.T) {
 func TestInterrupted(t *testing.T) {
 	t.Parallel()
 	impl, _ := lockimpl.Lookup("set-nx-ex")
-	s := FlashSale{Name: "interrupted", Buyers: 50, Stock: 100, Think: Fixed(200 * time.Millisecond), TTL: 5 * time.Second,
-		Prefix: "{test:interrupted}", Retry: lockimpl.Retry{Interval: 10 * time.Millisecond, Timeout: time.Minute}}
+	s := FlashSale{Sale: Sale{Name: "interrupted", Buyers: 50, Stock: 100, Prefix: "{test:interrupted}"},
+		Think: Fixed(200 * time.Millisecond), TTL: 5 * time.Second, Retry: lockimpl.Retry{Interval: 10 * time.Millisecond, Timeout: time.Minute}}
 	c := redistest.Shared(t).Client(8)
 	defer c.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
@@ -142,11 +142,11 @@ func TestValidate(t *testing.T) {
 		sale FlashSale
 		ok   bool
 	}{
-		{"defaults", FlashSale{Buyers: 1}, true},                              // everything else defaults
-		{"no buyers", FlashSale{Buyers: 0}, false},                            // nobody to buy
-		{"negative stock", FlashSale{Buyers: 1, Stock: -1}, false},            // not a stock
-		{"bad critical", FlashSale{Buyers: 1, Critical: "optimistic"}, false}, // unknown section
-		{"negative ttl", FlashSale{Buyers: 1, TTL: -time.Second}, false},      // not a TTL
+		{"defaults", FlashSale{Sale: Sale{Buyers: 1}}, true},                              // everything else defaults
+		{"no buyers", FlashSale{Sale: Sale{Buyers: 0}}, false},                            // nobody to buy
+		{"negative stock", FlashSale{Sale: Sale{Buyers: 1, Stock: -1}}, false},            // not a stock
+		{"bad critical", FlashSale{Sale: Sale{Buyers: 1}, Critical: "optimistic"}, false}, // unknown section
+		{"negative ttl", FlashSale{Sale: Sale{Buyers: 1}, TTL: -time.Second}, false},      // not a TTL
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/stockbench/stockbench/internal/wait"
 	"github.com/stockbench/stockbench/oracle"
 	"github.com/stockbench/stockbench/queueimpl"
 	"github.com/stockbench/stockbench/results"
@@ -35,8 +36,8 @@ func (qs *queueRun) work(ctx context.Context, name string) []oracle.Take {
 			continue
 		}
 		if err != nil {
-			qs.failed(err)
-			sleep(ctx, 20*time.Millisecond) // the server may come back
+			qs.t.failed(err)
+			wait.Sleep(ctx, 20*time.Millisecond) // the server may come back
 			continue
 		}
 		qs.taken.Add(1)
@@ -56,7 +57,7 @@ func (qs *queueRun) work(ctx context.Context, name string) []oracle.Take {
 func (qs *queueRun) handle(ctx context.Context, task queueimpl.Task, begin time.Duration, takes []oracle.Take) []oracle.Take {
 	o := task.Order()
 	t := oracle.Take{ID: o.ID, Seq: o.Seq, Begin: begin, End: time.Since(qs.t0)}
-	v := qs.inj.Delivered(ctx)
+	v := qs.inj.Delivered()
 	if v.Crash {
 		t.Result = oracle.TakeCrashed
 		return append(takes, t)
@@ -64,38 +65,39 @@ func (qs *queueRun) handle(ctx context.Context, task queueimpl.Task, begin time.
 	if err := v.Wait(ctx); err != nil {
 		return append(takes, t)
 	}
-	sleep(ctx, qs.Work)
+	wait.Sleep(ctx, qs.Work)
 	var err error
 	t.Result, err = qs.Fulfil.apply(ctx, qs.r.Stock, qs.k, o.ID)
 	t.Fulfilled = time.Since(qs.t0)
 	if err != nil {
 		if !ended(ctx) {
-			qs.failed(err)
+			qs.t.failed(err)
 		}
 		return append(takes, t)
 	}
-	qs.settle(o.ID, t.Fulfilled)
+	qs.settle(o.ID, t.Fulfilled, t.Result == oracle.TakeFulfilled)
 	if v.CrashLate {
 		t.Result = oracle.TakeCrashed // its effect stands; its ack never comes
 		return append(takes, t)
 	}
 	if err := task.Ack(ctx); err != nil && !ended(ctx) {
-		qs.failed(err)
+		qs.t.failed(err)
 	}
 	return append(takes, t)
 }
 
-// settle notes the first time an order is fulfilled or refused, and its queue latency.
-func (qs *queueRun) settle(id string, at time.Duration) {
+// settle notes the first time an order is fulfilled or refused, and its latency: from
+// when the order was due to arrive, so that a stalled enqueue shows in it too.
+func (qs *queueRun) settle(id string, at time.Duration, fulfilled bool) {
 	if _, dup := qs.settledSet.LoadOrStore(id, true); dup {
 		return
 	}
 	qs.settled.Add(1)
+	qs.t.finished(fulfilled)
 	i, err := strconv.Atoi(id)
-	if err != nil || i >= len(qs.enqueued) {
+	if err != nil || i >= len(qs.enqueued) || qs.enqueued[i].Load() == 0 {
 		return
 	}
-	if enq := qs.enqueued[i].Load(); enq != 0 {
-		qs.rec.Record(i, results.Queue, at-time.Duration(enq))
-	}
+	due := qs.pacer.Due(i)
+	qs.t.measure(i, due, results.Queue, at-due)
 }

@@ -3,15 +3,19 @@ package target
 import (
 	"fmt"
 	"slices"
+	"strings"
 )
 
-// Modes a user can ask for; "" means auto.
-var Modes = []string{"auto", "container", "process", "external"}
+// ModeAuto asks for a container when a Docker engine answers, and a process otherwise.
+const ModeAuto Kind = "auto"
+
+// Modes are what a Config may ask for: ModeAuto or a kind of target.
+var Modes = []Kind{ModeAuto, KindContainer, KindProcess, KindExternal}
 
 // Config chooses a provider the way the command line does.
 type Config struct {
-	// Mode is one of Modes. Default: "auto", or "external" when URL is set.
-	Mode string
+	// Mode is one of Modes. Default: ModeAuto, or KindExternal when URL is set.
+	Mode Kind
 	// URL is the external server's URL.
 	URL string
 	// Cluster selects the Redis Cluster client for an external URL.
@@ -25,30 +29,38 @@ type Config struct {
 // Provider returns the provider c describes, or an error a user can act on.
 func (c Config) Provider() (Provider, error) {
 	mode := c.Mode
-	if mode == "" || (mode == "auto" && c.URL != "") {
-		mode = "auto"
+	if mode == "" || (mode == ModeAuto && c.URL != "") {
+		mode = ModeAuto
 		if c.URL != "" {
-			mode = "external"
+			mode = KindExternal
 		}
 	}
 	if !slices.Contains(Modes, mode) {
-		return nil, fmt.Errorf("unknown redis mode %q (known: auto, container, process, external)", c.Mode)
+		return nil, fmt.Errorf("unknown redis mode %q (known: %s)", c.Mode, modeList())
 	}
-	if c.URL != "" && mode != "external" {
-		return nil, fmt.Errorf("--redis-url needs --redis external, not %q", mode)
+	if c.URL != "" && mode != KindExternal {
+		return nil, fmt.Errorf("a Redis URL needs mode %s, not %q", KindExternal, mode)
 	}
 	switch mode {
-	case "external":
+	case KindExternal:
 		if c.URL == "" {
-			return nil, fmt.Errorf("--redis external needs --redis-url")
+			return nil, fmt.Errorf("mode %s needs a Redis URL", KindExternal)
 		}
 		return External{URL: c.URL, Cluster: c.Cluster}, nil
-	case "container":
+	case KindContainer:
 		return Container{Image: c.Image}, nil
-	case "process":
+	case KindProcess:
 		return Process{Binary: c.Binary}, nil
 	}
 	return Auto{Container{Image: c.Image}, Process{Binary: c.Binary}}, nil
+}
+
+func modeList() string {
+	names := make([]string, len(Modes))
+	for i, m := range Modes {
+		names[i] = string(m)
+	}
+	return strings.Join(names, ", ")
 }
 
 // More returns a provider that starts more servers of the same kind as one that started

@@ -75,7 +75,7 @@ func (c Container) Start(ctx context.Context) (*Target, error) {
 	}
 	reapOrphans(ctx)
 	if err := ensureImage(ctx, image); err != nil {
-		return nil, fmt.Errorf("container: image %s is not on this engine and could not be pulled (make redis-image builds a local one; --redis-image names it): %w", image, err)
+		return nil, fmt.Errorf("container: image %s is not on this engine and could not be pulled (make redis-image builds a local one; or name another image): %w", image, err)
 	}
 	args := append([]string{"--bind", "0.0.0.0", "--protected-mode", "no", "--save", "", "--appendonly", "no"}, c.Args...)
 	port := mobynet.MustParsePort("6379/tcp")

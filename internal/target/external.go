@@ -27,7 +27,7 @@ func (e External) Start(ctx context.Context) (*Target, error) {
 	detail := RedactURL(e.URL) // first: the errors below may quote the URL
 	opts, err := e.options()
 	if err != nil {
-		return nil, fmt.Errorf("redis-url: %s", redactErr(err))
+		return nil, fmt.Errorf("redis URL: %s", redactErr(err))
 	}
 	t := newTarget(Info{Kind: KindExternal, Addr: opts.Addrs[0], Detail: detail, Cluster: e.Cluster}, opts, nil, nil)
 	if err := t.ready(ctx, 3*time.Second); err != nil {

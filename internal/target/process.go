@@ -38,7 +38,7 @@ func (p Process) Start(ctx context.Context) (*Target, error) {
 	}
 	path, err := exec.LookPath(bin)
 	if err != nil {
-		return nil, fmt.Errorf("process: %s not found (install Redis, or pass --redis-server): %w", bin, err)
+		return nil, fmt.Errorf("process: %s not found (install Redis, or name its binary): %w", bin, err)
 	}
 	reapDirs()
 	for attempt := 1; ; attempt++ {

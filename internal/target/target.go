@@ -27,38 +27,23 @@ type Provider interface {
 	Start(ctx context.Context) (*Target, error)
 }
 
-// Info describes a target for logs and result files.
+// Info describes a target: what the harness knows of the server it talks to, which
+// results.json records (see results.Target).
 type Info struct {
-	Kind Kind `json:"kind"`
-	// Addr is the host:port clients dial (the first seed for a cluster).
-	Addr string `json:"addr"`
-	// Detail says what runs there: an image and container id, a binary, a URL.
-	Detail string `json:"detail"`
-	// Why is set by Auto: why this kind was chosen over the others.
-	Why string `json:"why,omitempty"`
+	Kind Kind
+	// Addr is the host:port clients dial (the first seed for a cluster); Detail says what
+	// runs there (an image and container id, a binary, a URL); Why is set by Auto: why
+	// this kind was chosen over the others.
+	Addr, Detail, Why string
 	// Owned is true when the harness started the server and stops it; an external
-	// server is never flushed nor stopped.
-	Owned bool `json:"owned"`
-	// Cluster is true for a Redis Cluster target.
-	Cluster bool `json:"cluster,omitempty"`
+	// server is never flushed nor stopped. Cluster is true for a Redis Cluster.
+	Owned, Cluster bool
 	// Version is the server's redis_version.
-	Version string `json:"version,omitempty"`
-	// PID is the process target's server process.
-	PID int `json:"pid,omitempty"`
-	// ContainerID is the container target's container.
-	ContainerID string `json:"container_id,omitempty"`
-}
-
-// String is the one line the CLI prints about the target.
-func (i Info) String() string {
-	s := fmt.Sprintf("%s %s at %s", i.Kind, i.Detail, i.Addr)
-	if i.Version != "" {
-		s += ", redis " + i.Version
-	}
-	if i.Why != "" {
-		s += " (" + i.Why + ")"
-	}
-	return s
+	Version string
+	// PID is the process target's server process; ContainerID the container target's
+	// container.
+	PID         int
+	ContainerID string
 }
 
 // Target is a Redis server that answered PING.

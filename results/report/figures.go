@@ -1,4 +1,4 @@
-package results
+package report
 
 import (
 	"context"
@@ -12,6 +12,9 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/stockbench/stockbench/faults"
+	"github.com/stockbench/stockbench/results"
 )
 
 // Figure is one plot of a report, saved as Name.png and Name.svg.
@@ -36,7 +39,7 @@ type Figure struct {
 //
 // A plot that has nothing to draw, or that cannot be built, is a Figure with a Note:
 // a tiny sale still gets its report, which says what is missing and why.
-func Figures(runs []Run) []Figure {
+func Figures(runs []results.Run) []Figure {
 	var figs []Figure
 	add := func(p *plot.Plot, err error, name, title, section string, w, h vg.Length) bool {
 		f := Figure{Name: name, Title: title, Section: section, plot: p, w: w, h: h}
@@ -49,15 +52,16 @@ func Figures(runs []Run) []Figure {
 		figs = append(figs, f)
 		return f.plot != nil
 	}
-	for _, m := range Matrices(runs) {
+	for _, m := range results.Matrices(runs) {
 		if len(m.Faults) == 1 && len(m.Locks) == 1 {
 			continue
 		}
 		kind := m.Run(m.Locks[0], m.Faults[0]).Kind
-		for _, d := range Damages[kindOr(kind)] {
-			title := d.Name + " by design and fault: " + m.Scenario
-			p, w, h, err := DamagePlot(title, m, d)
-			add(p, err, d.Name+"-"+fileSafe(m.Scenario), title, m.Scenario, w, h)
+		for _, c := range Damages[kindOr(kind)] {
+			name := strings.ToLower(string(c))
+			title := name + " by design and fault: " + m.Scenario
+			p, w, h, err := DamagePlot(title, m, c)
+			add(p, err, name+"-"+fileSafe(m.Scenario), title, m.Scenario, w, h)
 		}
 	}
 	// addLines adds a plot of one line per design, its legend moved beside it.
@@ -72,11 +76,11 @@ func Figures(runs []Run) []Figure {
 	}
 	for _, g := range Groups(runs) {
 		base, title := fileSafe(g.Scenario), g.Scenario
-		if g.Faults != "none" {
+		if g.Faults != faults.None {
 			base += "-" + fileSafe(g.Faults)
 			title += ", faults " + g.Faults
 		}
-		phase, _ := g.Runs[0].mainLatency()
+		phase, _ := g.Runs[0].MainLatency()
 		wide, tall := 9*vg.Inch, 5*vg.Inch
 		p, err := LatencyPlot(phase.String()+" latency: "+title, phase, g.Runs)
 		addLines(p, err, "latency-"+base, "latency spectrum", title, wide, tall)
@@ -84,7 +88,7 @@ func Figures(runs []Run) []Figure {
 		addLines(p, err, "throughput-"+base, "throughput over time", title, wide, tall)
 		p, err = FairnessPlot("wait distribution: "+title, g.Runs)
 		addLines(p, err, "fairness-"+base, "wait distribution", title, wide, tall)
-		if g.Runs[0].Kind == "queue" {
+		if g.Runs[0].Kind == results.QueueSale {
 			p, err = BacklogPlot("backlog: "+title, g.Runs)
 			addLines(p, err, "backlog-"+base, "backlog over time", title, wide, tall)
 		}
@@ -107,9 +111,9 @@ func nothingTo(name string) string {
 }
 
 // kindOr reads a missing kind (results written before queues existed) as a lock sale.
-func kindOr(kind string) string {
+func kindOr(kind results.SaleKind) results.SaleKind {
 	if kind == "" {
-		return "lock"
+		return results.LockSale
 	}
 	return kind
 }
@@ -142,7 +146,7 @@ func SaveAll(ctx context.Context, dir string, figs []Figure) error {
 	}
 	wg.Wait()
 	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("results: plots: %w", err)
+		return fmt.Errorf("report: plots: %w", err)
 	}
 	return nil
 }
@@ -151,7 +155,7 @@ func SaveAll(ctx context.Context, dir string, figs []Figure) error {
 func (f Figure) save(dir string) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			err = fmt.Errorf("results: save %s: %v", f.Name, p)
+			err = fmt.Errorf("report: save %s: %v", f.Name, p)
 		}
 		if err != nil {
 			for _, format := range []string{"png", "svg"} {
@@ -162,7 +166,7 @@ func (f Figure) save(dir string) (err error) {
 	for _, format := range []string{"png", "svg"} {
 		path := filepath.Join(dir, f.Name+"."+format)
 		if err := f.write(path, format); err != nil {
-			return fmt.Errorf("results: save %s: %w", path, err)
+			return fmt.Errorf("report: save %s: %w", path, err)
 		}
 	}
 	return nil

@@ -1,4 +1,4 @@
-package results
+package report
 
 import (
 	"fmt"
@@ -8,6 +8,8 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
+
+	"github.com/stockbench/stockbench/results"
 )
 
 // percentileTicks label the spectrum's x axis, where x = 1/(1-q): each decade is one more
@@ -37,7 +39,7 @@ func newLines(title, x, y string) *lines {
 func (l *lines) add(name string, xys plotter.XYs) error {
 	line, err := plotter.NewLine(xys)
 	if err != nil {
-		return fmt.Errorf("results: plot %s: %w", name, err)
+		return fmt.Errorf("report: plot %s: %w", name, err)
 	}
 	line.Color = plotutil.Color(l.drawn)
 	line.Dashes = plotutil.Dashes(l.drawn / 7)
@@ -78,7 +80,7 @@ func logRange(a *plot.Axis) {
 
 // LatencyPlot is the latency percentile spectrum of phase for each run, as HdrHistogram
 // plots it: log percentile axis, log latency axis. Runs without samples are left out.
-func LatencyPlot(title string, phase Phase, runs []Run) (*plot.Plot, error) {
+func LatencyPlot(title string, phase results.Phase, runs []results.Run) (*plot.Plot, error) {
 	l := newLines(title, "percentile", phase.String()+" latency (ms)")
 	l.p.X.Scale, l.p.X.Tick.Marker = plot.LogScale{}, percentileTicks
 	l.p.Y.Scale, l.p.Y.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
@@ -101,7 +103,7 @@ func LatencyPlot(title string, phase Phase, runs []Run) (*plot.Plot, error) {
 
 // spectrum samples l's histogram at 20 points per decade of x = 1/(1-q), from the median
 // (x=1 is the minimum) to the histogram's resolution, its total count, where q=100%.
-func spectrum(l Latency) (plotter.XYs, error) {
+func spectrum(l results.Latency) (plotter.XYs, error) {
 	h, err := l.Histogram()
 	if err != nil {
 		return nil, err
@@ -120,10 +122,10 @@ func spectrum(l Latency) (plotter.XYs, error) {
 }
 
 // ThroughputPlot is each run's confirmed sales per second over the sale.
-func ThroughputPlot(title string, runs []Run) (*plot.Plot, error) {
+func ThroughputPlot(title string, runs []results.Run) (*plot.Plot, error) {
 	l := newLines(title, "seconds since the sale began", "sales per second")
 	for i := range runs {
-		rates := Rates(runs[i].Sales)
+		rates := results.Rates(runs[i].Sales)
 		if len(rates) == 0 {
 			continue
 		}
@@ -141,12 +143,12 @@ func ThroughputPlot(title string, runs []Run) (*plot.Plot, error) {
 
 // FairnessPlot is each run's wait distribution: the share of served buyers who waited at
 // most x, with Jain's index of the waits in the legend.
-func FairnessPlot(title string, runs []Run) (*plot.Plot, error) {
+func FairnessPlot(title string, runs []results.Run) (*plot.Plot, error) {
 	l := newLines(title, "wait (ms)", "share of served buyers")
 	l.p.X.Scale, l.p.X.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
 	l.p.Legend.Left = true
 	for i := range runs {
-		phase, lat := runs[i].mainLatency()
+		phase, lat := runs[i].MainLatency()
 		if lat.Count == 0 || lat.Hist == "" {
 			continue
 		}
@@ -166,7 +168,7 @@ func FairnessPlot(title string, runs []Run) (*plot.Plot, error) {
 		}
 		f := runs[i].Fairness
 		if f == nil {
-			computed, _ := FairnessOf(phase, lat)
+			computed, _ := results.FairnessOf(phase, lat)
 			f = &computed
 		}
 		if err := l.add(fmt.Sprintf("%s (Jain %.2f)", runs[i].Label(), f.Jain), xys); err != nil {
@@ -177,7 +179,7 @@ func FairnessPlot(title string, runs []Run) (*plot.Plot, error) {
 }
 
 // BacklogPlot is each run's queue length over time.
-func BacklogPlot(title string, runs []Run) (*plot.Plot, error) {
+func BacklogPlot(title string, runs []results.Run) (*plot.Plot, error) {
 	l := newLines(title, "seconds since the sale began", "tasks waiting or unacknowledged")
 	for i := range runs {
 		if len(runs[i].Backlog) == 0 {

@@ -1,54 +1,18 @@
-package results
+package gate
 
 import (
 	"fmt"
 	"slices"
 	"strings"
 
+	"github.com/stockbench/stockbench/faults"
 	"github.com/stockbench/stockbench/oracle"
+	"github.com/stockbench/stockbench/results"
 )
 
 // severity orders the classes as oracle lists them, most severe first.
 var severity = []oracle.Class{oracle.ClassOversold, oracle.ClassLost, oracle.ClassDuplicated,
 	oracle.ClassReordered, oracle.ClassOverlap, oracle.ClassStuck}
-
-// damage is how much of a class's harm a run shows: 0 when none.
-func damage(r *Run, c oracle.Class) int64 {
-	o, q := r.Oracle, r.Queue
-	if q != nil {
-		switch c {
-		case oracle.ClassOversold:
-			return q.Oversold + b2i(q.NegativeStock)
-		case oracle.ClassLost:
-			return int64(q.Lost)
-		case oracle.ClassDuplicated:
-			return int64(q.DuplicatedEffects)
-		case oracle.ClassReordered:
-			return int64(q.OutOfOrder)
-		}
-		return 0
-	}
-	switch c {
-	case oracle.ClassOversold:
-		return o.Oversold + b2i(o.NegativeStock)
-	case oracle.ClassLost:
-		return abs(o.LostUpdates) + abs(o.OrderMismatch)
-	case oracle.ClassOverlap:
-		return int64(o.Overlaps)
-	case oracle.ClassStuck:
-		return int64(o.GaveUpWithStock) + b2i(o.Stuck)
-	}
-	return 0
-}
-
-func b2i(b bool) int64 {
-	if b {
-		return 1
-	}
-	return 0
-}
-
-func abs(n int64) int64 { return max(n, -n) }
 
 // allows reports whether the documented classes admit harm of class c: one of them is
 // at least as severe (an oversold lock also overlaps).
@@ -62,7 +26,7 @@ func allows(expected []oracle.Class, c oracle.Class) bool {
 
 // hardGates: harm where the design is documented safe, or where the baseline had none
 // and the documentation does not admit it; and a sale that did not finish.
-func hardGates(key string, r, b *Run) []string {
+func hardGates(key string, r, b *results.Run) []string {
 	var out []string
 	if !r.Complete {
 		out = append(out, fmt.Sprintf("%s: the sale did not finish (%s)", key, or(r.Error, "interrupted")))
@@ -73,12 +37,12 @@ func hardGates(key string, r, b *Run) []string {
 	}
 	safe := len(r.Expected) == 1 && r.Expected[0] == oracle.ClassSafe
 	for _, c := range severity {
-		n := damage(r, c)
+		n := r.Damage(c)
 		switch {
 		case n == 0:
 		case safe:
 			out = append(out, fmt.Sprintf("%s: %s %d where the design is documented SAFE (%s)", key, c, n, r.Verdict))
-		case b != nil && damage(b, c) == 0 && !allows(r.Expected, c):
+		case b != nil && b.Damage(c) == 0 && !allows(r.Expected, c):
 			out = append(out, fmt.Sprintf("%s: %s %d where the baseline had none (%s)", key, c, n, r.Verdict))
 		}
 	}
@@ -96,37 +60,37 @@ func or(s, def string) string {
 // latency.
 type metric struct {
 	name   string
-	value  func(*Run) (float64, bool)
+	value  func(*results.Run) (float64, bool)
 	higher bool
-	limit  func(GateRules) float64
+	limit  func(Rules) float64
 }
 
 var metrics = []metric{
-	{"sales/s", func(r *Run) (float64, bool) { return r.SalesPerSec, r.SalesPerSec > 0 }, true,
-		func(g GateRules) float64 { return g.MaxThroughputDrop }},
-	{"p99", percentile(func(l Latency) int64 { return l.P99Us }), false, func(g GateRules) float64 { return g.MaxP99Rise }},
-	{"p99.9", percentile(func(l Latency) int64 { return l.P999Us }), false, func(g GateRules) float64 { return g.MaxP999Rise }},
+	{"sales/s", func(r *results.Run) (float64, bool) { return r.SalesPerSec, r.SalesPerSec > 0 }, true,
+		func(g Rules) float64 { return g.MaxThroughputDrop }},
+	{"p99", percentile(func(l results.Latency) int64 { return l.P99Us }), false, func(g Rules) float64 { return g.MaxP99Rise }},
+	{"p99.9", percentile(func(l results.Latency) int64 { return l.P999Us }), false, func(g Rules) float64 { return g.MaxP999Rise }},
 }
 
 // percentile reads one percentile of the run's main latency, in µs.
-func percentile(at func(Latency) int64) func(*Run) (float64, bool) {
-	return func(r *Run) (float64, bool) {
-		_, l := r.mainLatency()
+func percentile(at func(results.Latency) int64) func(*results.Run) (float64, bool) {
+	return func(r *results.Run) (float64, bool) {
+		_, l := r.MainLatency()
 		return float64(at(l)), l.Count > 0 && at(l) > 0
 	}
 }
 
 // softGates compare throughput and tail latency with the baseline, as ratios to the
 // reference design in the same file when there is one.
-func softGates(key string, r, b *Run, cur, base *File, g GateRules) (regs, notes []string) {
-	if r.FaultPlan() != "none" && !g.SoftUnderFaults || !r.Complete || !b.Complete {
+func softGates(key string, r, b *results.Run, cur, base *results.File, g Rules) (regs, notes []string) {
+	if r.FaultPlan() != faults.None && !g.SoftUnderFaults || !r.Complete || !b.Complete {
 		return nil, nil
 	}
 	ref := g.reference(r)
 	if ref != "" && r.Impl == ref {
 		return nil, nil
 	}
-	var rref, bref *Run
+	var rref, bref *results.Run
 	if ref != "" {
 		rref, bref = find(cur, r, ref), find(base, b, ref)
 		if rref == nil || bref == nil {
@@ -165,12 +129,12 @@ func softGates(key string, r, b *Run, cur, base *File, g GateRules) (regs, notes
 
 // enoughSamples: every run has at least min samples of its main latency, one per sale; a
 // 30-unit sale's sales/s and p99 are noise.
-func enoughSamples(min int64, runs ...*Run) bool {
+func enoughSamples(min int64, runs ...*results.Run) bool {
 	for _, r := range runs {
 		if r == nil {
 			continue
 		}
-		if _, l := r.mainLatency(); l.Count < min {
+		if _, l := r.MainLatency(); l.Count < min {
 			return false
 		}
 	}
@@ -186,13 +150,13 @@ func sign(higher bool) string {
 
 func fmtMetric(name string, v float64) string {
 	if strings.HasPrefix(name, "p") {
-		return fmtUs(int64(v))
+		return results.FormatMicros(int64(v))
 	}
 	return fmt.Sprintf("%.0f", v)
 }
 
 // find is the run of impl in f with r's scenario and fault plan.
-func find(f *File, r *Run, impl string) *Run {
+func find(f *results.File, r *results.Run, impl string) *results.Run {
 	for i := range f.Runs {
 		o := &f.Runs[i]
 		if o.Impl == impl && o.Subject() == r.Subject() && o.FaultPlan() == r.FaultPlan() {

@@ -1,4 +1,4 @@
-package results
+package report
 
 import (
 	"bytes"
@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/stockbench/stockbench/results"
 )
 
 //go:embed templates/report.html
@@ -22,7 +24,7 @@ var reportTemplate = template.Must(template.ParseFS(templates, "templates/report
 type Source struct {
 	// Name labels the source's runs when there are several (the run directory's name).
 	Name string
-	File *File
+	File *results.File
 }
 
 // htmlCell is a table cell: its text, CSS class and tooltip.
@@ -75,47 +77,47 @@ type htmlPage struct {
 // designColumns are the per-design tables' columns: the terminal table's, less the
 // design, with fairness and the worst wait.
 var designColumns = append(slices.DeleteFunc(slices.Clone(columns), func(c column) bool { return c.head == "DESIGN" }),
-	column{"JAIN", func(r *Run) string {
+	column{"JAIN", func(r *results.Run) string {
 		if r.Fairness == nil {
 			return "-"
 		}
 		return fmt.Sprintf("%.2f", r.Fairness.Jain)
 	}},
-	column{"WORST WAIT", func(r *Run) string {
+	column{"WORST WAIT", func(r *results.Run) string {
 		if r.Fairness == nil {
 			return "-"
 		}
-		return fmtUs(r.Fairness.WorstUs)
+		return results.FormatMicros(r.Fairness.WorstUs)
 	}},
-	column{"TRIES", func(r *Run) string {
+	column{"TRIES", func(r *results.Run) string {
 		if r.Tries == nil {
 			return "-"
 		}
 		return fmt.Sprintf("%.1f / %d", r.Tries.Mean, r.Tries.Max)
 	}},
-	column{"REDIS CPU/SALE", func(r *Run) string {
+	column{"REDIS CPU/SALE", func(r *results.Run) string {
 		if r.Commands == nil || r.Commands.CPUPerSaleUs == 0 {
 			return "-"
 		}
-		return fmtDuration(time.Duration(r.Commands.CPUPerSaleUs * float64(time.Microsecond)))
+		return results.FormatDuration(time.Duration(r.Commands.CPUPerSaleUs * float64(time.Microsecond)))
 	}},
-	column{"ERRORS", func(r *Run) string { return fmt.Sprint(r.Errors) }},
+	column{"ERRORS", func(r *results.Run) string { return fmt.Sprint(r.Errors) }},
 )
 
 // WriteHTML writes report.html into dir: one self-contained page, every plot embedded,
 // readable offline. figs must already be saved in dir.
-func WriteHTML(dir string, sources []Source, runs []Run, figs []Figure) error {
-	page := htmlPage{MatrixLegend: MatrixLegend, Legend: Legend + " JAIN = Jain's fairness index of the waits (1 = all alike)." +
+func WriteHTML(dir string, sources []Source, runs []results.Run, figs []Figure) error {
+	page := htmlPage{MatrixLegend: results.MatrixLegend, Legend: Legend + " JAIN = Jain's fairness index of the waits (1 = all alike)." +
 		" TRIES = tries for the lock (or to buy) per buyer that tried: mean / most." +
 		" REDIS CPU/SALE = the servers' CPU time (INFO cpu delta) per confirmed order.",
-		Surprises: Surprises(runs)}
+		Surprises: results.Surprises(runs)}
 	var names []string
 	for _, s := range sources {
 		names = append(names, s.File.ID)
 		page.Sources = append(page.Sources, sourceOf(s))
 	}
 	page.Title = strings.Join(names, " vs ")
-	for _, m := range Matrices(runs) {
+	for _, m := range results.Matrices(runs) {
 		page.Matrices = append(page.Matrices, matrixOf(m))
 	}
 	for _, c := range designColumns {
@@ -127,7 +129,7 @@ func WriteHTML(dir string, sources []Source, runs []Run, figs []Figure) error {
 		if f.Note == "" {
 			b, err := os.ReadFile(filepath.Join(dir, f.Name+".png"))
 			if err != nil {
-				return fmt.Errorf("results: report: %w", err)
+				return fmt.Errorf("report: report: %w", err)
 			}
 			hf.PNG = base64.StdEncoding.EncodeToString(b)
 		}
@@ -140,7 +142,7 @@ func WriteHTML(dir string, sources []Source, runs []Run, figs []Figure) error {
 	}
 	var b bytes.Buffer
 	if err := reportTemplate.Execute(&b, page); err != nil {
-		return fmt.Errorf("results: report: %w", err)
+		return fmt.Errorf("report: report: %w", err)
 	}
 	return os.WriteFile(filepath.Join(dir, "report.html"), b.Bytes(), 0o644)
 }
@@ -159,7 +161,7 @@ func sourceOf(s Source) htmlSource {
 	return hs
 }
 
-func matrixOf(m Matrix) htmlMatrix {
+func matrixOf(m results.Matrix) htmlMatrix {
 	hm := htmlMatrix{Scenario: m.Scenario, Faults: m.Faults}
 	for _, l := range m.Locks {
 		row := struct {
@@ -181,14 +183,14 @@ func matrixOf(m Matrix) htmlMatrix {
 }
 
 // classOf is the run's verdict class as a CSS class name part.
-func classOf(r *Run) string {
+func classOf(r *results.Run) string {
 	if r.Class == "" {
 		return "UNKNOWN"
 	}
 	return strings.ReplaceAll(string(r.Class), "-", "")
 }
 
-func designsOf(runs []Run) []htmlDesign {
+func designsOf(runs []results.Run) []htmlDesign {
 	var ds []htmlDesign
 	for i := range runs {
 		r := &runs[i]

@@ -12,7 +12,6 @@ import (
 
 	"github.com/stockbench/stockbench/faults"
 	"github.com/stockbench/stockbench/internal/target"
-	"github.com/stockbench/stockbench/scenarios"
 )
 
 // Rig is the servers of one sale: the stock store, the lock servers and a standby, each
@@ -82,9 +81,21 @@ func (r *Rig) assemble(ctx context.Context, shared *target.Target, nodes int, ne
 	return nil
 }
 
-// Redis returns the sale's view of the rig, with buyer clients of conns connections each.
-func (r *Rig) Redis(conns int) scenarios.Redis {
-	var red scenarios.Redis
+// Clients is the sale's view of a rig: the clients of its servers and what its faults
+// act on. It has scenarios.Redis's fields, so that one converts to the other, and the
+// rig need not know the sale that runs on it.
+type Clients struct {
+	Stock      redis.UniversalClient
+	Locks      []redis.UniversalClient
+	StockAdmin redis.UniversalClient
+	LockAdmins []redis.UniversalClient
+	Servers    faults.Servers
+}
+
+// Clients returns the sale's view of the rig, with buyer clients of conns connections
+// each; Close closes them.
+func (r *Rig) Clients(conns int) Clients {
+	var red Clients
 	buyers := make(map[*target.Target]redis.UniversalClient)
 	admins := make(map[*target.Target]redis.UniversalClient)
 	// One client per server and role: a server that is both stock store and lock server

@@ -1,4 +1,4 @@
-package results
+package gate
 
 import (
 	"os"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/stockbench/stockbench/oracle"
+	"github.com/stockbench/stockbench/results"
 )
 
 // gateRun is a hand-made run: impl under faults, with sales/s, a p99 and p99.9 in µs,
@@ -23,12 +24,12 @@ type gateRun struct {
 	unfired         []string
 }
 
-func (g gateRun) run() Run {
+func (g gateRun) run() results.Run {
 	rep := oracle.Report{Oversold: g.oversold, Overlaps: int(g.overl), Bought: 30, InitialStock: 30}
-	r := Run{Kind: "lock", Scenario: "flash-sale", Impl: g.impl, Complete: !g.incomplete,
-		Params: Params{Faults: g.faults}, Oracle: rep, Class: rep.Class(), Cell: rep.Cell(), Verdict: rep.Verdict(),
+	r := results.Run{Kind: "lock", Scenario: "flash-sale", Impl: g.impl, Complete: !g.incomplete,
+		Params: results.Params{Faults: g.faults}, Oracle: rep, Class: rep.Class(), Cell: rep.Cell(), Verdict: rep.Verdict(),
 		SalesPerSec: g.sales, Expected: g.expected,
-		Latency: map[string]Latency{"purchase": {Count: g.n, P99Us: g.p99, P999Us: g.p999}}}
+		Latency: map[string]results.Latency{"purchase": {Count: g.n, P99Us: g.p99, P999Us: g.p999}}}
 	if g.faults == "none" {
 		r.Params.Faults = ""
 	}
@@ -38,8 +39,8 @@ func (g gateRun) run() Run {
 	return r
 }
 
-func gateFile(runs ...gateRun) *File {
-	f := &File{SchemaVersion: SchemaVersion, ID: "f", Complete: true}
+func gateFile(runs ...gateRun) *results.File {
+	f := &results.File{SchemaVersion: results.SchemaVersion, ID: "f", Complete: true}
 	for _, g := range runs {
 		f.Runs = append(f.Runs, g.run())
 	}
@@ -59,11 +60,11 @@ func nx(sales float64, p99 int64) gateRun {
 
 func TestGate(t *testing.T) {
 	base := gateFile(ref(10000, 1000), nx(1000, 10000))
-	absolute := DefaultGateRules
+	absolute := Defaults
 	absolute.Reference = ""
-	withFaults := DefaultGateRules
+	withFaults := Defaults
 	withFaults.SoftUnderFaults = true
-	ignoring := DefaultGateRules
+	ignoring := Defaults
 	ignoring.Ignore = []string{"*/set-nx-ex/*"}
 	oversold := nx(1000, 10000)
 	oversold.oversold = 2
@@ -83,45 +84,45 @@ func TestGate(t *testing.T) {
 
 	tests := []struct {
 		name     string
-		base     *File
-		current  *File
-		rules    GateRules
+		base     *results.File
+		current  *results.File
+		rules    Rules
 		want     []string // each in some regression; none wanted when empty
 		wantNone bool
 	}{
-		{"same figures pass", base, gateFile(ref(10000, 1000), nx(1000, 10000)), DefaultGateRules, nil, true},
-		{"oversold where documented SAFE", base, gateFile(ref(10000, 1000), oversold), DefaultGateRules,
+		{"same figures pass", base, gateFile(ref(10000, 1000), nx(1000, 10000)), Defaults, nil, true},
+		{"oversold where documented SAFE", base, gateFile(ref(10000, 1000), oversold), Defaults,
 			[]string{"flash-sale/set-nx-ex/none: OVERSOLD 2 where the design is documented SAFE"}, false},
-		{"overlap where the baseline had none", base, gateFile(ref(10000, 1000), overlapNoDoc), DefaultGateRules,
+		{"overlap where the baseline had none", base, gateFile(ref(10000, 1000), overlapNoDoc), Defaults,
 			[]string{"OVERLAP 3 where the baseline had none"}, false},
-		{"overlap the documentation admits", base, gateFile(ref(10000, 1000), overlapDocumented), DefaultGateRules, nil, true},
-		{"a sale that did not finish", base, gateFile(ref(10000, 1000), unfinished), DefaultGateRules,
+		{"overlap the documentation admits", base, gateFile(ref(10000, 1000), overlapDocumented), Defaults, nil, true},
+		{"a sale that did not finish", base, gateFile(ref(10000, 1000), unfinished), Defaults,
 			[]string{"set-nx-ex/none: the sale did not finish"}, false},
-		{"a run gone missing", base, gateFile(ref(10000, 1000)), DefaultGateRules,
+		{"a run gone missing", base, gateFile(ref(10000, 1000)), Defaults,
 			[]string{"flash-sale/set-nx-ex/none: in the baseline but not in this run"}, false},
 		{"ignored runs are not gated", base, gateFile(ref(10000, 1000), oversold), ignoring, nil, true},
-		{"throughput down exactly the tolerance", base, gateFile(ref(10000, 1000), nx(700, 10000)), DefaultGateRules, nil, true},
-		{"throughput down past the tolerance", base, gateFile(ref(10000, 1000), nx(690, 10000)), DefaultGateRules,
+		{"throughput down exactly the tolerance", base, gateFile(ref(10000, 1000), nx(700, 10000)), Defaults, nil, true},
+		{"throughput down past the tolerance", base, gateFile(ref(10000, 1000), nx(690, 10000)), Defaults,
 			[]string{"sales/s 690 (0.069× lua) vs baseline 1000 (0.1× lua): -31%, tolerance -30%"}, false},
-		{"a slower runner moves the reference too", base, gateFile(ref(5000, 2000), nx(500, 20000)), DefaultGateRules, nil, true},
+		{"a slower runner moves the reference too", base, gateFile(ref(5000, 2000), nx(500, 20000)), Defaults, nil, true},
 		{"absolute figures see the slower runner", base, gateFile(ref(5000, 2000), nx(500, 20000)), absolute,
 			[]string{"set-nx-ex/none: sales/s 500", "set-nx-ex/none: p99 20.0ms", "lua/none: sales/s 5000"}, false},
-		{"p99 up exactly the tolerance", base, gateFile(ref(10000, 1000), nx(1000, 15000)), DefaultGateRules, nil, true},
-		{"p99 up past the tolerance", base, gateFile(ref(10000, 1000), nx(1000, 15100)), DefaultGateRules,
+		{"p99 up exactly the tolerance", base, gateFile(ref(10000, 1000), nx(1000, 15000)), Defaults, nil, true},
+		{"p99 up past the tolerance", base, gateFile(ref(10000, 1000), nx(1000, 15100)), Defaults,
 			[]string{"p99 15.1ms (15.1× lua) vs baseline 10.0ms (10× lua): +51%, tolerance +50%"}, false},
-		{"too few sales are not soft-gated", gateFile(ref(10000, 1000), few), gateFile(ref(10000, 1000), func() gateRun { g := few; g.sales = 1; return g }()), DefaultGateRules, nil, true},
-		{"a fault that never struck", base, gateFile(ref(10000, 1000), nx(1000, 10000), unfired), DefaultGateRules,
+		{"too few sales are not soft-gated", gateFile(ref(10000, 1000), few), gateFile(ref(10000, 1000), func() gateRun { g := few; g.sales = 1; return g }()), Defaults, nil, true},
+		{"a fault that never struck", base, gateFile(ref(10000, 1000), nx(1000, 10000), unfired), Defaults,
 			[]string{"flash-sale/set-nx-ex/slow-work:nth=99999: slow-work never struck, so the sale says nothing about it (NOT-EXERCISED slow-work)"}, false},
-		{"a fault the design documents it takes no part in", base, gateFile(ref(10000, 1000), nx(1000, 10000), unfiredDocumented), DefaultGateRules, nil, true},
+		{"a fault the design documents it takes no part in", base, gateFile(ref(10000, 1000), nx(1000, 10000), unfiredDocumented), Defaults, nil, true},
 		{"fault runs are not soft-gated by default", gateFile(ref(10000, 1000), faulted(nx(1000, 10000))),
-			gateFile(ref(10000, 1000), faulted(nx(100, 10000))), DefaultGateRules, nil, true},
+			gateFile(ref(10000, 1000), faulted(nx(100, 10000))), Defaults, nil, true},
 		{"unless asked", gateFile(ref(10000, 1000), faulted(ref(10000, 1000)), faulted(nx(1000, 10000))),
 			gateFile(ref(10000, 1000), faulted(ref(10000, 1000)), faulted(nx(100, 10000))), withFaults,
 			[]string{"flash-sale/set-nx-ex/client-pause: sales/s 100"}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			res := Gate(tt.base, tt.current, tt.rules)
+			res := Compare(tt.base, tt.current, tt.rules)
 			got := strings.Join(res.Regressions, "\n")
 			if tt.wantNone && !res.Passed() {
 				t.Fatalf("want a pass, got:\n%s", got)
@@ -145,11 +146,11 @@ func TestReadGateRules(t *testing.T) {
 		os.WriteFile(p, []byte(body), 0o644)
 		return p
 	}
-	g, err := ReadGateRules(write("partial.json", `{"max_p99_rise": 0.8, "ignore": ["*/redlock/*"]}`))
+	g, err := ReadRules(write("partial.json", `{"max_p99_rise": 0.8, "ignore": ["*/redlock/*"]}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if g.MaxP99Rise != 0.8 || g.Reference != "lua" || g.MaxThroughputDrop != DefaultGateRules.MaxThroughputDrop || len(g.Ignore) != 1 {
+	if g.MaxP99Rise != 0.8 || g.Reference != "lua" || g.MaxThroughputDrop != Defaults.MaxThroughputDrop || len(g.Ignore) != 1 {
 		t.Errorf("a partial file keeps the other defaults: %+v", g)
 	}
 	for name, body := range map[string]string{
@@ -159,57 +160,28 @@ func TestReadGateRules(t *testing.T) {
 		"pattern.json":  `{"ignore": ["[x"]}`,
 		"garbage.json":  `max_p99_rise = 1`,
 	} {
-		if _, err := ReadGateRules(write(name, body)); err == nil {
+		if _, err := ReadRules(write(name, body)); err == nil {
 			t.Errorf("%s: want an error", name)
 		}
 	}
-	if _, err := ReadGateRules(filepath.Join(dir, "absent.json")); err == nil {
+	if _, err := ReadRules(filepath.Join(dir, "absent.json")); err == nil {
 		t.Error("a missing gate file: want an error")
 	}
 }
 
-func TestTimelineAndFairness(t *testing.T) {
-	var at []time.Duration
-	for i := range 100 {
-		at = append(at, time.Duration(100-i)*10*time.Millisecond) // unsorted on purpose
-	}
-	tl := Timeline(at)
-	if last := tl[len(tl)-1]; last.N != 100 || last.At < time.Second {
-		t.Errorf("timeline ends at %v with %d sales, want 100 by 1s", last.At, last.N)
-	}
-	for _, r := range Rates(tl)[1:] {
-		if r.N < 90 || r.N > 110 {
-			t.Errorf("a steady 100 sales/s shows %d at %v", r.N, r.At)
-		}
-	}
-	even, skewed := NewRecorder(1), NewRecorder(1)
-	for i := range 100 {
-		even.Record(0, Purchase, 10*time.Millisecond)
-		d := time.Millisecond
-		if i == 0 {
-			d = time.Second
-		}
-		skewed.Record(0, Purchase, d)
-	}
-	for name, tc := range map[string]struct {
-		r        *Recorder
-		min, max float64
-	}{"even": {even, 0.99, 1.0}, "one buyer waited all": {skewed, 0.0, 0.1}} {
-		l, _ := Summarize(tc.r.Histogram(Purchase))
-		f, err := FairnessOf(Purchase, l)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if f.Jain < tc.min || f.Jain > tc.max {
-			t.Errorf("%s: Jain %.3f, want in [%v, %v]", name, f.Jain, tc.min, tc.max)
-		}
-	}
-}
-
 func TestSlim(t *testing.T) {
-	f := sampleFile(t)
-	f.Runs[0].Sales = []Sample{{At: time.Second, N: 10}}
-	s := Slim(f)
+	f := gateFile(ref(10000, 1000), nx(1000, 10000))
+	rec := results.NewRecorder(1)
+	for i := range 500 {
+		rec.Record(0, results.Purchase, time.Duration(100+i*10)*time.Microsecond)
+	}
+	full, err := results.Summarize(rec.Histogram(results.Purchase))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Runs[0].Latency["purchase"] = full
+	f.Runs[0].Sales = []results.Sample{{At: time.Second, N: 10}}
+	s := results.Slim(f)
 	l := s.Runs[0].Latency["purchase"]
 	if l.Hist != "" || s.Runs[0].Sales != nil {
 		t.Error("Slim kept a histogram or a timeline")
@@ -220,7 +192,7 @@ func TestSlim(t *testing.T) {
 	if f.Runs[0].Latency["purchase"].Hist == "" || f.Runs[0].Sales == nil {
 		t.Error("Slim changed its argument")
 	}
-	if res := Gate(f, s, DefaultGateRules); !res.Passed() {
+	if res := Compare(f, s, Defaults); !res.Passed() {
 		t.Errorf("a run gated against its slimmed self: %v", res.Regressions)
 	}
 }

@@ -1,4 +1,4 @@
-package results
+package report
 
 import (
 	"bytes"
@@ -14,25 +14,26 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/stockbench/stockbench/oracle"
+	"github.com/stockbench/stockbench/results"
 )
 
 // tinyRun is a run of a sale with n timed purchases, all taking d.
-func tinyRun(t *testing.T, impl, faults string, n int, d time.Duration) Run {
+func tinyRun(t *testing.T, impl, faults string, n int, d time.Duration) results.Run {
 	t.Helper()
-	rec := NewRecorder(1)
+	rec := results.NewRecorder(1)
 	var sold []time.Duration
 	for i := range n {
-		rec.Record(0, Purchase, d)
+		rec.Record(0, results.Purchase, d)
 		sold = append(sold, time.Duration(i+1)*time.Millisecond)
 	}
-	r := Run{Kind: "lock", Scenario: "flash-sale", Impl: impl, Complete: true, Params: Params{Faults: faults},
-		Latency: map[string]Latency{}, Sales: Timeline(sold)}
+	r := results.Run{Kind: "lock", Scenario: "flash-sale", Impl: impl, Complete: true, Params: results.Params{Faults: faults},
+		Latency: map[string]results.Latency{}, Sales: results.Timeline(sold)}
 	if n > 0 {
-		l, err := Summarize(rec.Histogram(Purchase))
+		l, err := results.Summarize(rec.Histogram(results.Purchase))
 		if err != nil {
 			t.Fatal(err)
 		}
-		r.Latency[Purchase.String()] = l
+		r.Latency[results.Purchase.String()] = l
 	}
 	rep := oracle.Report{Bought: n, InitialStock: int64(n)}
 	r.Judge(rep.Verdict(), rep.Class(), rep.Cell(), rep.Findings(), nil, nil)
@@ -45,29 +46,29 @@ func tinyRun(t *testing.T, impl, faults string, n int, d time.Duration) Run {
 func TestTinyReports(t *testing.T) {
 	tests := []struct {
 		name string
-		runs []Run
+		runs []results.Run
 		note string // in report.html when a plot had nothing to draw
 	}{
 		// Nothing sold: no latency, no throughput.
-		{"nothing sold", []Run{tinyRun(t, "lua", "", 0, 0)}, "nothing to draw"},
+		{"nothing sold", []results.Run{tinyRun(t, "lua", "", 0, 0)}, "nothing to draw"},
 		// One purchase: a spectrum of one point.
-		{"one purchase", []Run{tinyRun(t, "lua", "", 1, 300*time.Microsecond)}, ""},
+		{"one purchase", []results.Run{tinyRun(t, "lua", "", 1, 300*time.Microsecond)}, ""},
 		// Five purchases of the same time: a flat spectrum.
-		{"equal purchases", []Run{tinyRun(t, "set-nx-ex", "", 5, time.Millisecond)}, ""},
+		{"equal purchases", []results.Run{tinyRun(t, "set-nx-ex", "", 5, time.Millisecond)}, ""},
 		// Purchases under a microsecond: recorded as 0.
-		{"instant purchases", []Run{tinyRun(t, "lua", "", 3, 0)}, ""},
+		{"instant purchases", []results.Run{tinyRun(t, "lua", "", 3, 0)}, ""},
 		// A matrix of one design, one timed and one not.
-		{"a matrix", []Run{tinyRun(t, "lua", "", 1, time.Millisecond), tinyRun(t, "lua", "slow-work", 0, 0)}, "nothing to draw"},
+		{"a matrix", []results.Run{tinyRun(t, "lua", "", 1, time.Millisecond), tinyRun(t, "lua", "slow-work", 0, 0)}, "nothing to draw"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
-			f := &File{SchemaVersion: SchemaVersion, ID: "tiny", Complete: true, Runs: tt.runs}
-			out, err := Create(dir, "run")
+			f := &results.File{SchemaVersion: results.SchemaVersion, ID: "tiny", Complete: true, Runs: tt.runs}
+			out, err := results.Create(dir, "run")
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := out.Write(context.Background(), f); err != nil {
+			if err := Write(context.Background(), out, f); err != nil {
 				t.Fatalf("write: %v", err)
 			}
 			html, err := os.ReadFile(filepath.Join(out.Dir, "report.html"))
@@ -93,7 +94,7 @@ func TestPlotFailureIsNoted(t *testing.T) {
 	bad.Add(line)
 	figs := []Figure{
 		{Name: "bad", Title: "bad plot", plot: bad, w: 4 * vg.Inch, h: 3 * vg.Inch},
-		Figures([]Run{tinyRun(t, "lua", "", 10, time.Millisecond)})[0],
+		Figures([]results.Run{tinyRun(t, "lua", "", 10, time.Millisecond)})[0],
 	}
 	dir := t.TempDir()
 	if err := SaveAll(context.Background(), dir, figs); err != nil {
@@ -114,7 +115,7 @@ func TestPlotFailureIsNoted(t *testing.T) {
 func TestReportStops(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	f := &File{SchemaVersion: SchemaVersion, ID: "x", Complete: true, Runs: []Run{tinyRun(t, "lua", "", 10, time.Millisecond)}}
+	f := &results.File{SchemaVersion: results.SchemaVersion, ID: "x", Complete: true, Runs: []results.Run{tinyRun(t, "lua", "", 10, time.Millisecond)}}
 	dir := t.TempDir()
 	if err := Report(ctx, dir, []Source{{File: f}}); err == nil {
 		t.Fatal("want ctx's error")

@@ -41,7 +41,7 @@ func (p *Pool) get(ctx context.Context, n int, what string) ([]*target.Target, e
 		return nil, nil
 	}
 	if p.more == nil {
-		return nil, fmt.Errorf("%s: the harness must start servers itself for this (not with --redis-url)", what)
+		return nil, fmt.Errorf("%s: the harness must start servers itself for this, not use an external one", what)
 	}
 	p.mu.Lock()
 	k := min(n, len(p.idle))

@@ -1,4 +1,7 @@
-package results
+// Package gate holds a run to a baseline for CI: hard gates on harm where a design is
+// documented safe or the baseline had none, soft gates on throughput and tail latency,
+// as ratios to a reference design measured in the same run.
+package gate
 
 import (
 	"bytes"
@@ -9,11 +12,13 @@ import (
 	"os"
 	"path"
 	"slices"
+
+	"github.com/stockbench/stockbench/results"
 )
 
-// GateRules are what a gate holds a run to. DefaultGateRules documents the defaults; a
+// Rules are what a gate holds a run to. Defaults documents the defaults; a
 // gate file (JSON) names only the fields it changes.
-type GateRules struct {
+type Rules struct {
 	// Reference is the implementation soft gates divide by, measured in the same run and
 	// scenario, so that a slower runner moves both sides of the ratio. "" compares
 	// absolute figures. The reference itself is then not soft-gated.
@@ -37,42 +42,42 @@ type GateRules struct {
 	Ignore []string `json:"ignore"`
 }
 
-// DefaultGateRules are generous enough for a shared 2-core runner, where back-to-back
+// Defaults are generous enough for a shared 2-core runner, where back-to-back
 // runs of one build differ by tens of percent in their tails.
-var DefaultGateRules = GateRules{
+var Defaults = Rules{
 	Reference: "lua", QueueReference: "list", MaxThroughputDrop: 0.3, MaxP99Rise: 0.5, MaxP999Rise: 1.0, MinSamples: 200,
 }
 
-// ReadGateRules reads a gate file over the defaults.
-func ReadGateRules(file string) (GateRules, error) {
+// ReadRules reads a gate file over the defaults.
+func ReadRules(file string) (Rules, error) {
 	b, err := os.ReadFile(file)
 	if err != nil {
-		return DefaultGateRules, fmt.Errorf("gate: %w", err)
+		return Defaults, fmt.Errorf("gate: %w", err)
 	}
-	r, err := DecodeGateRules(b)
+	r, err := DecodeRules(b)
 	if err != nil {
 		return r, fmt.Errorf("gate: %s: %w", file, err)
 	}
 	return r, nil
 }
 
-// DecodeGateRules reads gate rules over the defaults from b: one JSON object that names
+// DecodeRules reads gate rules over the defaults from b: one JSON object that names
 // only the fields it changes, none unknown, and nothing after it.
-func DecodeGateRules(b []byte) (GateRules, error) {
-	r := DefaultGateRules
+func DecodeRules(b []byte) (Rules, error) {
+	r := Defaults
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&r); err != nil {
-		return DefaultGateRules, err
+		return Defaults, err
 	}
 	if dec.More() {
-		return DefaultGateRules, errors.New("more than one JSON value")
+		return Defaults, errors.New("more than one JSON value")
 	}
 	return r, r.Validate()
 }
 
 // Validate refuses tolerances that cannot be meant.
-func (g GateRules) Validate() error {
+func (g Rules) Validate() error {
 	for name, v := range map[string]float64{"max_throughput_drop": g.MaxThroughputDrop, "max_p99_rise": g.MaxP99Rise, "max_p999_rise": g.MaxP999Rise} {
 		if !(v >= 0) || math.IsInf(v, 0) || (name == "max_throughput_drop" && v > 1) { // NaN fails >= 0
 			return fmt.Errorf("gate: %s %v is out of range", name, v)
@@ -89,15 +94,15 @@ func (g GateRules) Validate() error {
 	return nil
 }
 
-// GateResult is what a gate found: regressions fail it, notes do not.
-type GateResult struct {
+// Result is what a gate found: regressions fail it, notes do not.
+type Result struct {
 	Compared    int
 	Regressions []string
 	Notes       []string
 }
 
 // reference is the design r's soft gates divide by, "" for none.
-func (g GateRules) reference(r *Run) string {
+func (g Rules) reference(r *results.Run) string {
 	if r.Kind == "queue" {
 		return g.QueueReference
 	}
@@ -105,15 +110,15 @@ func (g GateRules) reference(r *Run) string {
 }
 
 // Passed reports whether no regression was found.
-func (g GateResult) Passed() bool { return len(g.Regressions) == 0 }
+func (g Result) Passed() bool { return len(g.Regressions) == 0 }
 
 // runKey names a run the way gates and people match them: scenario/design/fault.
-func runKey(r *Run) string { return r.Subject() + "/" + r.Impl + "/" + r.FaultPlan() }
+func runKey(r *results.Run) string { return r.Subject() + "/" + r.Impl + "/" + r.FaultPlan() }
 
 // Gate compares current with baseline under rules.
-func Gate(baseline, current *File, rules GateRules) GateResult {
-	var res GateResult
-	base := make(map[string]*Run)
+func Compare(baseline, current *results.File, rules Rules) Result {
+	var res Result
+	base := make(map[string]*results.Run)
 	for i := range baseline.Runs {
 		base[runKey(&baseline.Runs[i])] = &baseline.Runs[i]
 	}
@@ -144,6 +149,6 @@ func Gate(baseline, current *File, rules GateRules) GateResult {
 	return res
 }
 
-func (g GateRules) ignored(key string) bool {
+func (g Rules) ignored(key string) bool {
 	return slices.ContainsFunc(g.Ignore, func(p string) bool { ok, _ := path.Match(p, key); return ok })
 }

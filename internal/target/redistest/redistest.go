@@ -6,6 +6,7 @@ package redistest
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"sync"
 	"testing"
@@ -19,7 +20,7 @@ import (
 // Config is the target configuration tests use.
 func Config() target.Config {
 	return target.Config{
-		Mode:   os.Getenv("STOCKBENCH_REDIS"),
+		Mode:   target.Kind(os.Getenv("STOCKBENCH_REDIS")),
 		Image:  os.Getenv("STOCKBENCH_REDIS_IMAGE"),
 		Binary: os.Getenv("STOCKBENCH_REDIS_SERVER"),
 	}
@@ -44,14 +45,8 @@ func Start(tb testing.TB) *target.Target {
 			tb.Errorf("stop redis: %v", err)
 		}
 	})
-	tb.Logf("redis: %s", t.Info)
+	tb.Logf("redis: %+v", t.Info)
 	return t
-}
-
-var shared struct {
-	once sync.Once
-	t    *target.Target
-	err  error
 }
 
 // Shared returns one Redis server for the whole test binary, started on first use; the
@@ -59,20 +54,41 @@ var shared struct {
 // keys.
 func Shared(tb testing.TB) *target.Target {
 	tb.Helper()
-	shared.once.Do(func() {
+	t, err := shared()
+	if err != nil {
+		tb.Fatalf("start redis: %v", err)
+	}
+	return t
+}
+
+// SharedAddr is the address of the server Shared returns, for examples, which have no
+// testing.TB; it panics when no server can be started.
+func SharedAddr() string {
+	t, err := shared()
+	if err != nil {
+		panic(fmt.Sprintf("start redis: %v", err))
+	}
+	return t.Addr()
+}
+
+func shared() (*target.Target, error) {
+	sharedOnce.once.Do(func() {
 		p, err := Config().Provider()
 		if err != nil {
-			shared.err = err
+			sharedOnce.err = err
 			return
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		shared.t, shared.err = p.Start(ctx)
+		sharedOnce.t, sharedOnce.err = p.Start(ctx)
 	})
-	if shared.err != nil {
-		tb.Fatalf("start redis: %v", shared.err)
-	}
-	return shared.t
+	return sharedOnce.t, sharedOnce.err
+}
+
+var sharedOnce struct {
+	once sync.Once
+	t    *target.Target
+	err  error
 }
 
 // quiet drops go-redis's own log lines, which faults provoke by the hundred; tests see
@@ -85,8 +101,8 @@ func (quiet) Printf(context.Context, string, ...any) {}
 func Main(m *testing.M) {
 	redis.SetLogger(quiet{})
 	code := m.Run()
-	if shared.t != nil {
-		shared.t.Close(context.Background())
+	if sharedOnce.t != nil {
+		sharedOnce.t.Close(context.Background())
 	}
 	os.Exit(code)
 }

@@ -1,60 +1,61 @@
-package results
+package report
 
 import (
 	"fmt"
 	"io"
 	"strings"
 	"text/tabwriter"
-	"time"
+
+	"github.com/stockbench/stockbench/results"
 )
 
 // column is a table column: its heading and what each cell shows.
 type column struct {
 	head string
-	cell func(r *Run) string
+	cell func(r *results.Run) string
 }
 
 // columns of the terminal table and summary.md.
 var columns = []column{
-	{"SCENARIO", func(r *Run) string { return r.Subject() }},
-	{"DESIGN", func(r *Run) string { return r.Label() }},
-	{"FAULTS", func(r *Run) string { return r.FaultPlan() }},
-	{"VERDICT", func(r *Run) string {
+	{"SCENARIO", func(r *results.Run) string { return r.Subject() }},
+	{"DESIGN", func(r *results.Run) string { return r.Label() }},
+	{"FAULTS", func(r *results.Run) string { return r.FaultPlan() }},
+	{"VERDICT", func(r *results.Run) string {
 		if !r.Complete {
 			return r.Verdict + " (incomplete)"
 		}
 		return r.Verdict
 	}},
-	{"SOLD/STOCK", func(r *Run) string {
+	{"SOLD/STOCK", func(r *results.Run) string {
 		if r.Queue != nil && r.Queue.FinalUnknown { // a queue's sales are read from Redis
 			return fmt.Sprintf("?/%d", r.Oracle.InitialStock)
 		}
 		return fmt.Sprintf("%d/%d", r.Oracle.Bought, r.Oracle.InitialStock)
 	}},
-	{"FINAL", func(r *Run) string {
+	{"FINAL", func(r *results.Run) string {
 		if r.Oracle.FinalUnknown {
 			return "?"
 		}
 		return fmt.Sprint(r.Oracle.FinalStock)
 	}},
-	{"OVERLAPS", func(r *Run) string { return fmt.Sprint(r.Oracle.Overlaps) }},
-	{"GAVE UP*", func(r *Run) string { return fmt.Sprint(r.Oracle.GaveUpWithStock) }},
-	{"SELL-OUT", func(r *Run) string {
+	{"OVERLAPS", func(r *results.Run) string { return fmt.Sprint(r.Oracle.Overlaps) }},
+	{"GAVE UP*", func(r *results.Run) string { return fmt.Sprint(r.Oracle.GaveUpWithStock) }},
+	{"SELL-OUT", func(r *results.Run) string {
 		if r.Oracle.SellOut == 0 {
 			return "-"
 		}
-		return fmtDuration(r.Oracle.SellOut)
+		return results.FormatDuration(r.Oracle.SellOut)
 	}},
-	{"SALES/S", func(r *Run) string {
+	{"SALES/S", func(r *results.Run) string {
 		if r.SalesPerSec < 100 {
 			return fmt.Sprintf("%.1f", r.SalesPerSec)
 		}
 		return fmt.Sprintf("%.0f", r.SalesPerSec)
 	}},
-	{"P50", func(r *Run) string { return mainQuantile(r, func(l Latency) int64 { return l.P50Us }) }},
-	{"P99", func(r *Run) string { return mainQuantile(r, func(l Latency) int64 { return l.P99Us }) }},
-	{"P99.9", func(r *Run) string { return mainQuantile(r, func(l Latency) int64 { return l.P999Us }) }},
-	{"CMDS/SALE", func(r *Run) string {
+	{"P50", func(r *results.Run) string { return mainQuantile(r, func(l results.Latency) int64 { return l.P50Us }) }},
+	{"P99", func(r *results.Run) string { return mainQuantile(r, func(l results.Latency) int64 { return l.P99Us }) }},
+	{"P99.9", func(r *results.Run) string { return mainQuantile(r, func(l results.Latency) int64 { return l.P999Us }) }},
+	{"CMDS/SALE", func(r *results.Run) string {
 		if r.Commands == nil || r.Oracle.Bought == 0 { // per sale of none
 			return "-"
 		}
@@ -64,11 +65,11 @@ var columns = []column{
 
 // Legend explains the columns that need it.
 const Legend = "GAVE UP* = buyers whose retry timeout passed while stock remained. " +
-	"P50/P99/P99.9 = whole purchase, from the buyer's start to its confirmed order (for a queue: enqueue to fulfilment). " +
+	"P50/P99/P99.9 = whole purchase, from the buyer's start to its confirmed order (for a queue: the order's arrival to its fulfilment). " +
 	"CMDS/SALE = commands Redis ran (INFO commandstats delta) per confirmed order."
 
 // WriteTable writes runs as an aligned text table.
-func WriteTable(w io.Writer, runs []Run) error {
+func WriteTable(w io.Writer, runs []results.Run) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for i, c := range columns {
 		fmt.Fprint(tw, sep(i, "\t"), c.head)
@@ -84,7 +85,7 @@ func WriteTable(w io.Writer, runs []Run) error {
 }
 
 // WriteMarkdownTable writes runs as a Markdown table.
-func WriteMarkdownTable(w io.Writer, runs []Run) {
+func WriteMarkdownTable(w io.Writer, runs []results.Run) {
 	heads := make([]string, len(columns))
 	rule := make([]string, len(columns))
 	for i, c := range columns {
@@ -109,46 +110,21 @@ func sep(i int, s string) string {
 
 // mainQuantile prints a quantile of the run's main latency, or "-" when nothing was
 // timed (every purchase fell in the warm-up, or none succeeded).
-func mainQuantile(r *Run, q func(Latency) int64) string {
-	if _, l := r.mainLatency(); l.Count > 0 {
-		return fmtUs(q(l))
+func mainQuantile(r *results.Run, q func(results.Latency) int64) string {
+	if _, l := r.MainLatency(); l.Count > 0 {
+		return results.FormatMicros(q(l))
 	}
 	return "-"
-}
-
-func fmtUs(us int64) string { return fmtDuration(time.Duration(us) * time.Microsecond) }
-
-// fmtDuration prints three significant figures: 850µs, 1.23ms, 45.6ms, 1.20s.
-func fmtDuration(d time.Duration) string {
-	switch {
-	case d < time.Millisecond:
-		return fmt.Sprintf("%dµs", d/time.Microsecond)
-	case d < time.Second:
-		return sig3(float64(d)/float64(time.Millisecond)) + "ms"
-	default:
-		return sig3(d.Seconds()) + "s"
-	}
-}
-
-func sig3(v float64) string {
-	switch {
-	case v >= 100:
-		return fmt.Sprintf("%.0f", v)
-	case v >= 10:
-		return fmt.Sprintf("%.1f", v)
-	default:
-		return fmt.Sprintf("%.2f", v)
-	}
 }
 
 // WriteReport writes what a terminal shows at the end of a run: a verdict grid for every
 // scenario run under several fault plans, the table of figures otherwise, and the
 // verdicts that differ from what their implementations document.
-func WriteReport(w io.Writer, runs []Run) {
-	var rows []Run
-	for _, m := range Matrices(runs) {
+func WriteReport(w io.Writer, runs []results.Run) {
+	var rows []results.Run
+	for _, m := range results.Matrices(runs) {
 		if len(m.Faults) > 1 {
-			m.WriteText(w)
+			WriteMatrix(w, m)
 			fmt.Fprintln(w)
 			continue
 		}
@@ -163,9 +139,9 @@ func WriteReport(w io.Writer, runs []Run) {
 		fmt.Fprintf(w, "\n%s\n", Legend)
 	}
 	if len(rows) < len(runs) {
-		fmt.Fprintf(w, "%s\n", MatrixLegend)
+		fmt.Fprintf(w, "%s\n", results.MatrixLegend)
 	}
-	if s := Surprises(runs); len(s) > 0 {
+	if s := results.Surprises(runs); len(s) > 0 {
 		fmt.Fprintf(w, "\nNot as documented:\n  %s\n", strings.Join(s, "\n  "))
 	}
 }

@@ -1,0 +1,152 @@
+package scenarios
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/stockbench/stockbench/faults"
+	"github.com/stockbench/stockbench/results"
+)
+
+// kind is one sort of sale inside the frame: its keys, its buyers (and workers), and how
+// its outcome is read and judged. The frame does the rest, the same for every kind.
+type kind interface {
+	// setUp writes the sale's starting state, clearing what an earlier sale under the
+	// same prefix left.
+	setUp(ctx context.Context) error
+	// leases are the sale's keys by server, for Sale.KeyLease; horizon is how long a
+	// buyer or a task waits, which a stuck lock's lease must outlast (see keeper).
+	leases() []leased
+	horizon() time.Duration
+	// run runs the buyers (and workers) until they are done or ctx ends.
+	run(ctx context.Context, t *tally)
+	// readFinal reads what the sale left in Redis, for judge; an error when it cannot.
+	readFinal(ctx context.Context) error
+	// cleanUp deletes every key the sale wrote.
+	cleanUp(ctx context.Context) error
+	// judge fills in run what the oracles found, the sale's figures and its settings;
+	// unfired are the plan's faults that never struck.
+	judge(run *results.Run, unfired []string)
+}
+
+// runSale is the lifecycle of every sale on r: it builds the kind with the sale's fault
+// injector (its faults acting for ttl), sets it up, warms the connections, starts the
+// faults, runs the buyers under a watch of the servers and a lease on the keys, reads
+// the outcome, cleans up and judges. It touches only keys under s.Prefix.
+//
+// When ctx ends early the buyers stop, the record is marked incomplete and runSale still
+// returns it with what was measured; an error is returned only when the sale could not
+// start, or together with an incomplete record when Redis failed under it.
+func runSale(ctx context.Context, s Sale, r Redis, ttl time.Duration, build func(*faults.Injector) kind) (results.Run, error) {
+	inj, err := faults.New(s.Faults, r.Servers, ttl, s.Prefix)
+	if err != nil {
+		return results.Run{}, err
+	}
+	k := build(inj)
+	if err := k.setUp(ctx); err != nil {
+		return results.Run{}, err
+	}
+	r.warm(ctx, s.Conns)
+	before, statsErr := commandStats(ctx, r.admins())
+	if err := inj.Start(ctx); err != nil {
+		return results.Run{}, err
+	}
+
+	t := newTally(s)
+	started := time.Now()
+	goneErr := during(ctx, r.watched(s.Faults), keeper{lease: s.KeyLease, horizon: k.horizon()}, k.leases(), inj,
+		func(ctx context.Context) {
+			defer t.report(s)()
+			k.run(ctx, t)
+		})
+
+	// The sale's context may be over; the final reads and the clean-up still need Redis.
+	after, cancel := afterSale(ctx, goneErr)
+	defer cancel()
+	var afterStats results.ServerStats
+	if statsErr == nil {
+		afterStats, statsErr = commandStats(after, r.admins()) // before the final reads, which are not the sale's
+	}
+	finalErr := k.readFinal(after)
+	cleanErr := k.cleanUp(after)
+
+	run := results.Run{Scenario: s.Name, Complete: true, Started: started, Duration: time.Since(started),
+		Latency: make(map[string]results.Latency)}
+	k.judge(&run, kindNames(inj.NotFired()))
+	run.Events = inj.Events()
+	if statsErr == nil {
+		run.Commands = results.NewCommands(before, afterStats, run.Oracle.Bought)
+	}
+	run.Errors, run.FirstError = t.errors()
+	runErr := runError(goneErr, errors.Join(t.runErr(), finalErr), cleanErr)
+	switch {
+	case runErr != nil:
+		run.Complete, run.Error = false, runErr.Error()
+	case ended(ctx):
+		run.Complete, run.Error = false, "interrupted"
+	}
+	return run, runErr
+}
+
+// during runs a sale's buyers and workers (run) while the watched servers are watched
+// and the sale's keys leased (k says how, sets which keys), then stops the faults. run's
+// context ends early with ErrRedisGone when a watched server stops answering; during
+// then returns that error.
+func during(ctx context.Context, watched []redis.UniversalClient, k keeper, sets []leased,
+	inj *faults.Injector, run func(context.Context)) error {
+	sale, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	unwatch := watchServers(sale, stop, watched)
+	unlease := keepLeases(sale, k, sets)
+	run(sale)
+	unlease()
+	inj.Stop()
+	unwatch()
+	if err := context.Cause(sale); errors.Is(err, ErrRedisGone) {
+		return err
+	}
+	return nil
+}
+
+// afterSale is the context of the reads and the clean-up after a sale: not ctx, which
+// may be over, but bounded; briefly when a server is known to be gone.
+func afterSale(ctx context.Context, gone error) (context.Context, context.CancelFunc) {
+	d := 10 * time.Second
+	if gone != nil {
+		d = time.Second
+	}
+	return context.WithTimeout(context.WithoutCancel(ctx), d)
+}
+
+// runError is the error that makes a run incomplete: a server gone says it all, else
+// what the sale met, else a failed clean-up.
+func runError(gone, saleErr, cleanErr error) error {
+	switch {
+	case gone != nil:
+		return gone
+	case saleErr != nil:
+		return saleErr
+	}
+	return cleanErr
+}
+
+func kindNames(kinds []faults.Kind) []string {
+	names := make([]string, len(kinds))
+	for i, k := range kinds {
+		names[i] = string(k)
+	}
+	return names
+}
+
+// ended reports whether ctx is over. A command cut off by ctx's deadline fails with the
+// socket's i/o timeout, which can reach the buyer a moment before ctx.Err() is set.
+func ended(ctx context.Context) bool {
+	if ctx.Err() != nil {
+		return true
+	}
+	d, ok := ctx.Deadline()
+	return ok && !time.Now().Before(d)
+}
