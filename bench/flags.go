@@ -23,7 +23,7 @@ type common struct {
 
 func (c *common) bind(fs *flag.FlagSet) {
 	c.redis.Mode = target.Kind(envOr("STOCKBENCH_REDIS", string(target.ModeAuto)))
-	fs.Func("redis", "where Redis comes from: auto, container, process or external (default auto; env STOCKBENCH_REDIS)",
+	fs.Func("redis", "where Redis comes from, its `mode`: auto, container, process or external (default auto; env STOCKBENCH_REDIS)",
 		func(s string) error { c.redis.Mode = target.Kind(s); return nil })
 	fs.StringVar(&c.redis.URL, "redis-url", os.Getenv("STOCKBENCH_REDIS_URL"), "your own Redis, as redis://[user:pass@]host:port[/db]; only keys under the run's prefix are touched (env STOCKBENCH_REDIS_URL)")
 	fs.BoolVar(&c.redis.Cluster, "redis-cluster", false, "--redis-url is a Redis Cluster (more seeds as ?addr=host:port)")
@@ -66,35 +66,35 @@ type saleFlags struct {
 }
 
 func (f *saleFlags) bind(fs *flag.FlagSet) {
-	field(fs, &f.sale, "buyers", "number of buyers, each buying at most once", positive(strconv.Atoi),
+	field(fs, &f.sale, "buyers", "`n` buyers, each buying at most once", positive(strconv.Atoi),
 		func(s *scenarios.Sale, n int) { s.Buyers = n })
-	field(fs, &f.sale, "stock", "units on sale", int64Of,
+	field(fs, &f.sale, "stock", "`units` on sale", int64Of,
 		func(s *scenarios.Sale, n int64) { s.Stock = n })
-	field(fs, &f.sale, "conns", "connection pool size shared by all buyers", positive(strconv.Atoi),
+	field(fs, &f.sale, "conns", "`n` connections: the pool shared by all buyers", positive(strconv.Atoi),
 		func(s *scenarios.Sale, n int) { s.Conns = n })
-	field(fs, &f.sale, "rate", "open load: buyers (or orders) arriving per second, latency counted from each intended arrival (0: every buyer at once)", float,
+	field(fs, &f.sale, "rate", "open load: buyers (or orders) arriving per second, at this `rate`, latency counted from each intended arrival (0: every buyer at once)", float,
 		func(s *scenarios.Sale, r float64) { s.Rate = r })
-	field(fs, &f.sale, "ramp-to", "with --rate: the arrival rate reached by the last buyer, linearly", float,
+	field(fs, &f.sale, "ramp-to", "with --rate: the arrival `rate` reached by the last buyer, linearly", float,
 		func(s *scenarios.Sale, r float64) { s.RampTo = r })
-	field(fs, &f.sale, "warmup", "leave buyers arriving in the first part of the sale out of the latency figures", time.ParseDuration,
+	field(fs, &f.sale, "warmup", "leave buyers arriving in the sale's first `duration` out of the latency figures", time.ParseDuration,
 		func(s *scenarios.Sale, d time.Duration) { s.Warmup = d })
 
-	field(fs, &f.lock, "critical", "what a lock holder does: read-think-write or atomic", text,
+	field(fs, &f.lock, "critical", "the critical `section`, what a lock holder does: read-think-write or atomic", text,
 		func(s *scenarios.FlashSale, c string) { s.Critical = scenarios.Critical(c) })
-	field(fs, &f.lock, "think", "holder's work between read and write: 2ms, uniform:1ms-3ms, longtail:1ms,1500ms,0.01", scenarios.ParseThink,
+	field(fs, &f.lock, "think", "holder's work between read and write, its `think` time: 2ms, uniform:1ms-3ms, longtail:1ms,1500ms,0.01", scenarios.ParseThink,
 		func(s *scenarios.FlashSale, t scenarios.Think) { s.Think = t })
-	field(fs, &f.lock, "ttl", "lock TTL (EX-based locks round up to whole seconds)", positive(time.ParseDuration),
+	field(fs, &f.lock, "ttl", "lock TTL, a `duration` (EX-based locks round up to whole seconds)", positive(time.ParseDuration),
 		func(s *scenarios.FlashSale, d time.Duration) { s.TTL = d })
-	field(fs, &f.lock, "retry-interval", "sleep between a buyer's tries for the lock", positive(time.ParseDuration),
+	field(fs, &f.lock, "retry-interval", "the `duration` a buyer sleeps between its tries for the lock", positive(time.ParseDuration),
 		func(s *scenarios.FlashSale, d time.Duration) { s.Retry.Interval = d })
-	field(fs, &f.lock, "timeout", "how long a buyer tries for the lock before giving up", positive(time.ParseDuration),
+	field(fs, &f.lock, "timeout", "how long (a `duration`) a buyer tries for the lock before giving up", positive(time.ParseDuration),
 		func(s *scenarios.FlashSale, d time.Duration) { s.Retry.Timeout = d })
 
-	field(fs, &f.queue, "workers", "queue workers taking and fulfilling orders", positive(strconv.Atoi),
+	field(fs, &f.queue, "workers", "`n` queue workers taking and fulfilling orders", positive(strconv.Atoi),
 		func(s *scenarios.QueueSale, n int) { s.Workers = n })
-	field(fs, &f.queue, "visibility", "how long a taken task stays with its worker before a re-delivering queue hands it on", positive(time.ParseDuration),
+	field(fs, &f.queue, "visibility", "how long (a `duration`) a taken task stays with its worker before a re-delivering queue hands it on", positive(time.ParseDuration),
 		func(s *scenarios.QueueSale, d time.Duration) { s.Visibility = d })
-	field(fs, &f.queue, "work", "a worker's time on a task before fulfilling it", time.ParseDuration,
+	field(fs, &f.queue, "work", "a worker's time on a task before fulfilling it, a `duration`", time.ParseDuration,
 		func(s *scenarios.QueueSale, d time.Duration) { s.Work = d })
 
 	fs.Uint64Var(&f.seed, "seed", 1, "seed for think-time draws")

@@ -23,17 +23,17 @@ func gateCommand(args []string, stdout, stderr io.Writer) int {
 	rulesFile := fset.String("rules", "", "a JSON gate file whose fields override the defaults (see README)")
 	var edits edits[gate.Rules]
 	d := gate.Defaults
-	field(fset, &edits, "reference", fmt.Sprintf(`soft gates compare ratios to this lock in the same run; "" for absolute figures (default %q)`, d.Reference), text,
+	field(fset, &edits, "reference", fmt.Sprintf("soft gates compare ratios to this `design` in the same run; \"\" for absolute figures (default %q)", d.Reference), text,
 		func(r *gate.Rules, s string) { r.Reference = s })
-	field(fset, &edits, "queue-reference", fmt.Sprintf("the same for queue sales (default %q)", d.QueueReference), text,
+	field(fset, &edits, "queue-reference", fmt.Sprintf("the same `design` for queue sales (default %q)", d.QueueReference), text,
 		func(r *gate.Rules, s string) { r.QueueReference = s })
-	field(fset, &edits, "max-throughput-drop", fmt.Sprintf("largest fall in sales/s that passes, 0.3 = 30%% (default %g)", d.MaxThroughputDrop), float,
+	field(fset, &edits, "max-throughput-drop", fmt.Sprintf("largest fall in sales/s that passes, a `share`: 0.3 = 30%% (default %g)", d.MaxThroughputDrop), float,
 		func(r *gate.Rules, v float64) { r.MaxThroughputDrop = v })
-	field(fset, &edits, "max-p99-rise", fmt.Sprintf("largest rise in p99 latency that passes (default %g)", d.MaxP99Rise), float,
+	field(fset, &edits, "max-p99-rise", fmt.Sprintf("largest rise in p99 latency that passes, a `share` (default %g)", d.MaxP99Rise), float,
 		func(r *gate.Rules, v float64) { r.MaxP99Rise = v })
-	field(fset, &edits, "max-p999-rise", fmt.Sprintf("largest rise in p99.9 latency that passes (default %g)", d.MaxP999Rise), float,
+	field(fset, &edits, "max-p999-rise", fmt.Sprintf("largest rise in p99.9 latency that passes, a `share` (default %g)", d.MaxP999Rise), float,
 		func(r *gate.Rules, v float64) { r.MaxP999Rise = v })
-	field(fset, &edits, "min-samples", fmt.Sprintf("fewest latency samples a percentile is gated on (default %d)", d.MinSamples), int64Of,
+	field(fset, &edits, "min-samples", fmt.Sprintf("fewest latency samples (`n`) a percentile is gated on (default %d)", d.MinSamples), int64Of,
 		func(r *gate.Rules, n int64) { r.MinSamples = n })
 	toggle(fset, &edits, "soft-under-faults", "soft-gate runs with a fault plan too",
 		func(r *gate.Rules, on bool) { r.SoftUnderFaults = on })

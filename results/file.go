@@ -6,13 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"slices"
-	"strings"
 	"time"
 
-	"github.com/stockbench/stockbench/faults"
 	"github.com/stockbench/stockbench/internal/redact"
-	"github.com/stockbench/stockbench/oracle"
 )
 
 // SchemaVersion is the version of results.json. It changes when a field changes meaning or
@@ -71,17 +67,6 @@ func (t Target) String() string {
 	return s
 }
 
-// SaleKind is what a run sold through.
-type SaleKind string
-
-// The kinds of sale.
-const (
-	// LockSale is a flash sale through a lock design.
-	LockSale SaleKind = "lock"
-	// QueueSale is a sale through a queue design.
-	QueueSale SaleKind = "queue"
-)
-
 // Host describes the machine that generated the load.
 type Host struct {
 	OS   string `json:"os"`
@@ -90,91 +75,6 @@ type Host struct {
 	// Procs is how many CPUs the buyers' goroutines ran on (GOMAXPROCS).
 	Procs     int    `json:"procs,omitempty"`
 	GoVersion string `json:"go_version"`
-}
-
-// Run is one scenario run with one implementation.
-type Run struct {
-	Scenario string `json:"scenario"`
-	Impl     string `json:"impl"`
-	// Source names the results the run was read from when a report compares several; it
-	// is not saved.
-	Source string `json:"-"`
-	Params Params `json:"params"`
-	// Complete is false when the run was cut short; its figures cover what happened
-	// until then.
-	Complete bool          `json:"complete"`
-	Error    string        `json:"error,omitempty"`
-	Started  time.Time     `json:"started_at"`
-	Duration time.Duration `json:"duration_ns"`
-
-	// Kind is what the run sold through. Verdict lists every finding; Class is the most
-	// severe kind of finding and Cell the class with its number, as the matrix shows it.
-	Kind     SaleKind      `json:"kind"`
-	Verdict  string        `json:"verdict"`
-	Class    oracle.Class  `json:"class"`
-	Cell     string        `json:"cell"`
-	Findings []string      `json:"findings"`
-	Oracle   oracle.Report `json:"oracle"`
-	// Expected is the classes the implementation documents for this fault plan; empty
-	// when it documents none. AsExpected says whether Class is one of them.
-	Expected   []oracle.Class `json:"expected,omitempty"`
-	AsExpected *bool          `json:"as_expected,omitempty"`
-	// NotExercised names the faults of the plan that never struck: the verdict says
-	// nothing about them (Class is NOT-EXERCISED where nothing else was found).
-	NotExercised []string `json:"not_exercised,omitempty"`
-	// Queue is what the queue oracles found, for a queue sale.
-	Queue *oracle.QueueReport `json:"queue,omitempty"`
-	// Backlog is the queue's length over time, for a queue sale.
-	Backlog []Sample `json:"backlog,omitempty"`
-	// Sales is the cumulative count of confirmed orders over time (see Timeline).
-	Sales []Sample `json:"sales_over_time,omitempty"`
-	// Tries is how often the buyers of a flash sale tried for the lock, or to buy.
-	Tries *Tries `json:"tries_per_buyer,omitempty"`
-	// Fairness is read from the main latency: the purchase, or the queued order.
-	Fairness *Fairness `json:"fairness,omitempty"`
-	// Linearizability is porcupine's verdict on the purchases, when it was asked for.
-	Linearizability *oracle.Linearizability `json:"linearizability,omitempty"`
-	// Events is what the faults did, when.
-	Events []faults.Event `json:"fault_events,omitempty"`
-	// Errors counts the Redis errors buyers met; FirstError is the first of them. Under
-	// faults that act on servers they are expected and do not end the run.
-	Errors     int    `json:"errors"`
-	FirstError string `json:"first_error,omitempty"`
-
-	// SalesPerSec is confirmed orders over the time to the last confirmed order.
-	SalesPerSec float64            `json:"sales_per_sec"`
-	Latency     map[string]Latency `json:"latency"`
-	Commands    *Commands          `json:"redis_commands,omitempty"`
-}
-
-// Params are the settings a scenario ran with; durations as Go duration strings.
-type Params struct {
-	Buyers        int     `json:"buyers"`
-	Stock         int64   `json:"stock"`
-	Critical      string  `json:"critical"`
-	Think         string  `json:"think"`
-	TTL           string  `json:"ttl"`
-	RetryInterval string  `json:"retry_interval"`
-	RetryTimeout  string  `json:"retry_timeout"`
-	RetryJitter   float64 `json:"retry_jitter"`
-	Conns         int     `json:"conns"`
-	Seed          uint64  `json:"seed"`
-	Faults        string  `json:"faults"`
-	// Queue sales only.
-	Workers    int    `json:"workers,omitempty"`
-	Fulfil     string `json:"fulfil,omitempty"`
-	Visibility string `json:"visibility,omitempty"`
-	// Rate is arrivals per second under an open load (0: all at once), rising or falling
-	// to RampTo; buyers arriving in the first Warmup are left out of the latencies.
-	Rate   float64 `json:"rate,omitempty"`
-	RampTo float64 `json:"ramp_to,omitempty"`
-	Warmup string  `json:"warmup,omitempty"`
-}
-
-// Sample is a value at a moment of a run.
-type Sample struct {
-	At time.Duration `json:"at_ns"`
-	N  int64         `json:"n"`
 }
 
 // Read loads a results.json, refusing one of another schema version, one without runs,
@@ -281,30 +181,6 @@ func writeJSON(path string, f *File) error {
 	return nil
 }
 
-// Judge sets the run's verdict, class, cell and findings from what the oracles found and
-// the plan's faults that never struck, and whether the class is one the design
-// documents (expected, when it documents any). A sale that found nothing under a fault
-// that never struck is NOT-EXERCISED, not SAFE.
-func (r *Run) Judge(verdict string, class oracle.Class, cell string, findings, unfired []string, expected []oracle.Class) {
-	r.Verdict, r.Class, r.Cell, r.Findings, r.NotExercised = verdict, class, cell, slices.Clone(findings), unfired
-	if len(unfired) > 0 {
-		note := string(oracle.ClassNotExercised) + " " + strings.Join(unfired, ",")
-		r.Findings = append(r.Findings, note)
-		if r.Class = oracle.NotExercised(class, len(unfired)); r.Class != class {
-			r.Verdict, r.Cell = note, string(r.Class)
-		} else {
-			r.Verdict += " " + note
-		}
-	}
-	if r.Findings == nil {
-		r.Findings = []string{}
-	}
-	if len(expected) > 0 {
-		as := slices.Contains(expected, r.Class)
-		r.Expected, r.AsExpected = expected, &as
-	}
-}
-
 // redact masks passwords in f's texts; the report reads the same texts afterwards.
 func (f *File) redact() {
 	redact.Strings(f.Args)
@@ -316,14 +192,6 @@ func (f *File) redact() {
 			r.Events[j].Detail, r.Events[j].Err = redact.String(r.Events[j].Detail), redact.String(r.Events[j].Err)
 		}
 	}
-}
-
-// FaultPlan is the fault plan the run ran under, faults.None for none.
-func (r *Run) FaultPlan() string {
-	if r.Params.Faults == "" {
-		return faults.None
-	}
-	return r.Params.Faults
 }
 
 // verdicts arranges the runs' cells by scenario, lock and fault plan.
@@ -341,47 +209,6 @@ func verdicts(runs []Run) map[string]map[string]map[string]string {
 		}
 	}
 	return v
-}
-
-// Subject is what a matrix or a plot groups the run under: its scenario, and for a queue
-// sale the fulfil, since the same designs behave differently with each.
-func (r *Run) Subject() string {
-	if r.Kind == QueueSale && r.Params.Fulfil != "" {
-		return r.Scenario + " (" + r.Params.Fulfil + " fulfil)"
-	}
-	return r.Scenario
-}
-
-// MainLatency is the latency the table and the plots show: the whole purchase, or for a
-// queue sale an order's time from its arrival to its fulfilment.
-func (r *Run) MainLatency() (Phase, Latency) {
-	if l, ok := r.Latency[Purchase.String()]; ok {
-		return Purchase, l
-	}
-	return Queue, r.Latency[Queue.String()]
-}
-
-// FillFairness derives Fairness from the main latency histogram when it is missing.
-func (r *Run) FillFairness() {
-	if r.Fairness != nil {
-		return
-	}
-	phase, l := r.MainLatency()
-	if l.Count == 0 || l.Hist == "" {
-		return
-	}
-	if f, err := FairnessOf(phase, l); err == nil {
-		r.Fairness = &f
-	}
-}
-
-// Label names the run in tables and legends: its implementation, and the results it came
-// from when a report puts several side by side.
-func (r *Run) Label() string {
-	if r.Source == "" {
-		return r.Impl
-	}
-	return r.Impl + " @" + r.Source
 }
 
 // Slim returns a copy of f without what only plots read (histograms, timelines, fault
