@@ -68,7 +68,7 @@ func matrixCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 	queues := fs.String("queues", joinNames(queueimpl.Names()), "comma-separated queue implementations (empty: none)")
 	queueFaults := fs.String("queue-faults", plansOf(faults.Queues), "comma-separated fault plans for the queues")
 	queueScens := fs.String("queue-scenarios", joinNames(scenarios.DefaultQueueMatrix), "comma-separated queue presets")
-	fulfils := fs.String("fulfils", joinNames(fulfilNames()), "comma-separated queue fulfils")
+	fulfils := fs.String("fulfils", joinNames(words(scenarios.Fulfils)), "comma-separated queue fulfils")
 	if help, err := parse(fs, args, stdout); help || err != nil {
 		return complain(stderr, err)
 	}
@@ -86,19 +86,16 @@ func matrixCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 
 // plansOf is the default fault plans of a matrix for sales of a: none, then each fault.
 func plansOf(a faults.Applies) string {
-	names := []string{faults.None}
-	for _, k := range faults.Kinds(a) {
-		names = append(names, string(k))
-	}
-	return joinNames(names)
+	return joinNames(append([]string{faults.None}, words(faults.Kinds(a))...))
 }
 
-func fulfilNames() []string {
-	names := make([]string, len(scenarios.Fulfils))
-	for i, f := range scenarios.Fulfils {
-		names[i] = string(f)
+// words writes a vocabulary's values as the strings the command line takes.
+func words[T ~string](vs []T) []string {
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		out[i] = string(v)
 	}
-	return names
+	return out
 }
 
 // plan is what a command was asked to run, by name.

@@ -94,6 +94,10 @@ type Needs struct {
 	Owned bool
 }
 
+// Disrupts reports whether the faults act on Redis itself, a server or the network: the
+// errors clients meet are then the faults' doing, and a robust client carries on.
+func (n Needs) Disrupts() bool { return n.Owned || n.Proxy }
+
 func (n Needs) or(o Needs) Needs {
 	return Needs{n.SeparateStock || o.SeparateStock, n.Replica || o.Replica, n.Proxy || o.Proxy, n.Owned || o.Owned}
 }

@@ -53,6 +53,7 @@ type Event struct {
 // concurrent use.
 type Injector struct {
 	plan    Plan
+	armed   []armed // plan's faults with their entries, looked up once
 	srv     Servers
 	ttl     time.Duration
 	started time.Time
@@ -86,24 +87,41 @@ func New(plan Plan, srv Servers, ttl time.Duration, prefix string) (*Injector, e
 		return nil, fmt.Errorf("faults %s need toxiproxy between buyers and Redis", plan)
 	}
 	halt, stop := context.WithCancel(context.Background())
-	return &Injector{plan: plan, srv: srv, ttl: ttl, prefix: prefix, halt: halt, stop: stop, hit: make(map[Kind]bool)}, nil
+	in := &Injector{plan: plan, srv: srv, ttl: ttl, prefix: prefix, halt: halt, stop: stop, hit: make(map[Kind]bool)}
+	for _, f := range plan {
+		in.armed = append(in.armed, armed{f, spec(f.Kind)})
+	}
+	return in, nil
+}
+
+// armed is a fault of the plan with its entry in the table.
+type armed struct {
+	Fault
+	spec Spec
+}
+
+// strikes reports whether the nth victim (1-based) is one of a's.
+func (a armed) strikes(n int) bool {
+	if a.spec.span {
+		return n >= a.nth() && n < a.nth()+a.count()
+	}
+	return n == a.nth()
 }
 
 // Start sets up the faults that last the whole sale; call it just before buyers start.
 func (in *Injector) Start(ctx context.Context) error {
 	in.started = time.Now()
-	for _, f := range in.plan {
-		s := spec(f.Kind)
-		if s.start == nil {
+	for _, a := range in.armed {
+		if a.spec.start == nil {
 			continue
 		}
-		detail, err := s.start(ctx, in, f)
-		in.record(f.Kind, detail, err)
+		detail, err := a.spec.start(ctx, in, a.Fault)
+		in.record(a.Kind, detail, err)
 		if err != nil {
-			return fmt.Errorf("faults: start %s: %w", f.Kind, err)
+			return fmt.Errorf("faults: start %s: %w", a.Kind, err)
 		}
-		if s.Fires == AtStart {
-			in.strikes(f.Kind)
+		if a.spec.Fires == AtStart {
+			in.strikes(a.Kind)
 		}
 	}
 	return nil
@@ -158,10 +176,10 @@ func (in *Injector) record(k Kind, detail string, err error) {
 
 // CrashesAcquiring reports whether buyer (0-based) dies halfway through taking the lock.
 func (in *Injector) CrashesAcquiring(buyer int) bool {
-	for _, f := range in.plan {
-		if spec(f.Kind).Fires == OnAcquire && buyer == f.nth()-1 {
-			in.strikes(f.Kind)
-			in.record(f.Kind, fmt.Sprintf("buyer %d dies taking the lock", buyer), nil)
+	for _, a := range in.armed {
+		if a.spec.Fires == OnAcquire && buyer == a.nth()-1 {
+			in.strikes(a.Kind)
+			in.record(a.Kind, fmt.Sprintf("buyer %d dies taking the lock", buyer), nil)
 			return true
 		}
 	}
@@ -219,20 +237,19 @@ func (in *Injector) Delivered() Victim {
 // it must wait out.
 func (in *Injector) victim(n int, who string) Victim {
 	var v Victim
-	for _, f := range in.plan {
-		s := spec(f.Kind)
-		if s.Fires != OnVictim || !f.strikes(n) {
+	for _, a := range in.armed {
+		if a.spec.Fires != OnVictim || !a.strikes(n) {
 			continue
 		}
-		d := f.lasting(in.ttl)
-		if s.victim != nil {
-			fate, did := s.victim(f, d)
+		d := a.lasting(in.ttl)
+		if a.spec.victim != nil {
+			fate, did := a.spec.victim(a.Fault, d)
 			v = merge(v, fate)
-			in.strikes(f.Kind)
-			in.record(f.Kind, who+" "+did, nil)
+			in.strikes(a.Kind)
+			in.record(a.Kind, who+" "+did, nil)
 		}
-		if s.server != nil {
-			v.await, v.margin = in.fire(f, s, who), in.margin()
+		if a.spec.server != nil {
+			v.await, v.margin = in.fire(a, who), in.margin()
 		}
 	}
 	return v
@@ -260,19 +277,18 @@ func later(a, b time.Time) time.Time {
 func (in *Injector) Purchasing(thinks bool) Victim {
 	n := int(in.purchases.Add(1))
 	var v Victim
-	for _, f := range in.plan {
-		s := spec(f.Kind)
-		if s.Fires != OnVictim || !f.strikes(n) {
+	for _, a := range in.armed {
+		if a.spec.Fires != OnVictim || !a.strikes(n) {
 			continue
 		}
 		switch {
-		case s.server != nil:
-			in.fire(f, s, fmt.Sprintf("purchase %d", n))
-		case s.thinks && thinks:
-			d := f.lasting(in.ttl)
+		case a.spec.server != nil:
+			in.fire(a, fmt.Sprintf("purchase %d", n))
+		case a.spec.thinks && thinks:
+			d := a.lasting(in.ttl)
 			v.Until = later(v.Until, time.Now().Add(d))
-			in.strikes(f.Kind)
-			in.record(f.Kind, fmt.Sprintf("purchase %d works %s between its read and its write", n, d), nil)
+			in.strikes(a.Kind)
+			in.record(a.Kind, fmt.Sprintf("purchase %d works %s between its read and its write", n, d), nil)
 		}
 	}
 	return v
@@ -283,19 +299,19 @@ func (in *Injector) Purchasing(thinks bool) Victim {
 // victim's lock would still be alive had the fault not happened.
 func (in *Injector) margin() time.Duration { return max(in.ttl/2, 100*time.Millisecond) }
 
-// fire starts server fault f in the background and returns what to wait on. A fault,
+// fire starts server fault a in the background and returns what to wait on. A fault,
 // once begun, is carried through even when the sale is stopped, until Stop: a pause then
 // ends early, and the server is resumed.
-func (in *Injector) fire(f Fault, s Spec, who string) *sync.WaitGroup {
+func (in *Injector) fire(a armed, who string) *sync.WaitGroup {
 	var wg sync.WaitGroup
 	wg.Add(1)
 	in.fired.Add(1)
-	in.strikes(f.Kind)
+	in.strikes(a.Kind)
 	go func() {
 		defer in.fired.Done()
 		defer wg.Done()
-		detail, err := s.server(in.halt, in, f.lasting(in.ttl), who)
-		in.record(f.Kind, detail, err)
+		detail, err := a.spec.server(in.halt, in, a.lasting(in.ttl), who)
+		in.record(a.Kind, detail, err)
 	}()
 	return &wg
 }

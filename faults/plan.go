@@ -41,14 +41,6 @@ func cmpOr[T int | time.Duration](v, def T) T {
 	return def
 }
 
-// strikes reports whether the nth victim (1-based) is one of f's.
-func (f Fault) strikes(n int) bool {
-	if spec(f.Kind).span {
-		return n >= f.nth() && n < f.nth()+f.count()
-	}
-	return n == f.nth()
-}
-
 // AsDocumented reports whether f's settings leave its meaning as designs document their
 // verdicts under it: choosing another victim (nth) or more of them (count) does; making
 // it last longer or the network slower (for, latency, jitter) does not.

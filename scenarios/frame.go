@@ -73,8 +73,7 @@ func runSale(ctx context.Context, s Sale, r Redis, ttl time.Duration, build func
 	finalErr := k.readFinal(after)
 	cleanErr := k.cleanUp(after)
 
-	run := results.Run{Scenario: s.Name, Complete: true, Started: started, Duration: time.Since(started),
-		Latency: make(map[string]results.Latency)}
+	run := results.Run{Scenario: s.Name, Complete: true, Started: started, Duration: time.Since(started)}
 	k.judge(&run, kindNames(inj.NotFired()))
 	run.Events = inj.Events()
 	if statsErr == nil {
@@ -133,6 +132,7 @@ func runError(gone, saleErr, cleanErr error) error {
 	return cleanErr
 }
 
+// kindNames writes kinds as the strings results.json holds.
 func kindNames(kinds []faults.Kind) []string {
 	names := make([]string, len(kinds))
 	for i, k := range kinds {

@@ -59,7 +59,7 @@ func newLockSale(s FlashSale, r Redis, impl lockimpl.Impl, inj *faults.Injector)
 		ls.locker = impl.NewLocker(env)
 		ls.half, _ = ls.locker.(lockimpl.HalfLocker)
 		ls.locker = &executed{ls.locker, ls}
-		if needs := s.Faults.Needs(); needs.Owned || needs.Proxy {
+		if s.Faults.Needs().Disrupts() { // see tally.tolerant
 			ls.locker = persistent{ls.locker, ls}
 		}
 	}

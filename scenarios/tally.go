@@ -30,10 +30,9 @@ type tally struct {
 }
 
 func newTally(s Sale) *tally {
-	needs := s.Faults.Needs()
 	return &tally{
 		rec: results.NewRecorder(4 * runtime.GOMAXPROCS(0)), warmup: s.Warmup,
-		tolerant: needs.Owned || needs.Proxy, counting: s.Progress != nil,
+		tolerant: s.Faults.Needs().Disrupts(), counting: s.Progress != nil,
 	}
 }
 
