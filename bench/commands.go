@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -18,7 +19,7 @@ func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	if help || err != nil {
 		return complain(stderr, err)
 	}
-	return execute(ctx, c, jobs, args, stdout, stderr)
+	return execute(ctx, c, jobs, args, nil, stdout, stderr)
 }
 
 // runJobs reads run's command line into the job it names, checked; help is set when
@@ -28,6 +29,7 @@ func runJobs(args []string, stdout io.Writer) (c *common, jobs []job, help bool,
 	c = new(common)
 	var sf saleFlags
 	c.bind(fs)
+	c.designs.bind(fs)
 	sf.bind(fs)
 	lock := fs.String("lock", "", "lock implementation (stockbench list names them)")
 	queue := fs.String("queue", "", "queue implementation (stockbench list names them)")
@@ -36,6 +38,15 @@ func runJobs(args []string, stdout io.Writer) (c *common, jobs []job, help bool,
 	fulfil := fs.String("fulfil", string(scenarios.Naive), "how workers apply an order: naive or idempotent")
 	if help, err := parse(fs, args, stdout); help || err != nil {
 		return nil, nil, help, err
+	}
+	if *lock == "" && *queue == "" {
+		// One design file and nothing else named: run that design.
+		switch l, q := c.designs.locks(), c.designs.queues(); {
+		case len(l) == 1 && len(q) == 0:
+			*lock = l[0].Name
+		case len(q) == 1 && len(l) == 0:
+			*queue = q[0].Name
+		}
 	}
 	var p plan
 	switch {
@@ -48,7 +59,7 @@ func runJobs(args []string, stdout io.Writer) (c *common, jobs []job, help bool,
 			fulfils: []string{*fulfil}}
 	default:
 		return nil, nil, false, usageError(fmt.Errorf("run: --lock or --queue is required (locks: %s; queues: %s)",
-			joinNames(lockimpl.Names()), joinNames(queueimpl.Names())))
+			joinNames(c.designs.lockNames()), joinNames(c.designs.queueNames())))
 	}
 	jobs, err = p.jobs(&sf, c)
 	return c, jobs, false, err
@@ -61,16 +72,24 @@ func matrixCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 	var c common
 	var sf saleFlags
 	c.bind(fs)
+	c.designs.bind(fs)
 	sf.bind(fs)
-	locks := fs.String("locks", joinNames(lockimpl.Names()), "comma-separated lock implementations (empty: none)")
+	locks := fs.String("locks", joinNames(lockimpl.Names()), "comma-separated lock implementations, built-in or from --lock-file (default: every one; empty: none)")
 	faultList := fs.String("faults", plansOf(faults.Locks), "comma-separated fault plans for the locks")
 	scens := fs.String("scenarios", joinNames(scenarios.DefaultMatrix), "comma-separated lock presets")
-	queues := fs.String("queues", joinNames(queueimpl.Names()), "comma-separated queue implementations (empty: none)")
+	queues := fs.String("queues", joinNames(queueimpl.Names()), "comma-separated queue implementations, built-in or from --queue-file (default: every one; empty: none)")
 	queueFaults := fs.String("queue-faults", plansOf(faults.Queues), "comma-separated fault plans for the queues")
 	queueScens := fs.String("queue-scenarios", joinNames(scenarios.DefaultQueueMatrix), "comma-separated queue presets")
 	fulfils := fs.String("fulfils", joinNames(words(scenarios.Fulfils)), "comma-separated queue fulfils")
 	if help, err := parse(fs, args, stdout); help || err != nil {
 		return complain(stderr, err)
+	}
+	// The designs read from files join the default lists, as built-in ones.
+	if !given(fs, "locks") {
+		*locks = joinNames(c.designs.lockNames())
+	}
+	if !given(fs, "queues") {
+		*queues = joinNames(c.designs.queueNames())
 	}
 	p := plan{
 		locks: splitList(*locks), scenarios: splitList(*scens), faults: splitList(*faultList),
@@ -81,7 +100,7 @@ func matrixCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err != nil {
 		return complain(stderr, err)
 	}
-	return execute(ctx, &c, jobs, args, stdout, stderr)
+	return execute(ctx, &c, jobs, args, nil, stdout, stderr)
 }
 
 // plansOf is the default fault plans of a matrix for sales of a: none, then each fault.
@@ -125,7 +144,7 @@ func (p plan) jobs(sf *saleFlags, c *common) ([]job, error) {
 func (p plan) lockJobs(sf *saleFlags, c *common) ([]job, error) {
 	impls := make([]lockimpl.Impl, len(p.locks))
 	for i, l := range p.locks {
-		impl, err := lockimpl.Lookup(l)
+		impl, err := c.designs.lock(l)
 		if err != nil {
 			return nil, err
 		}
@@ -167,7 +186,7 @@ func (p plan) lockJobs(sf *saleFlags, c *common) ([]job, error) {
 func (p plan) queueJobs(sf *saleFlags, c *common) ([]job, error) {
 	impls := make([]queueimpl.Impl, len(p.queues))
 	for i, name := range p.queues {
-		impl, err := queueimpl.Lookup(name)
+		impl, err := c.designs.queue(name)
 		if err != nil {
 			return nil, err
 		}
@@ -244,4 +263,11 @@ func or(s, def string) string {
 		return def
 	}
 	return s
+}
+
+// given reports whether flag name was on the command line.
+func given(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }

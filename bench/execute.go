@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"io"
 	"os"
@@ -20,11 +18,17 @@ import (
 	"github.com/stockbench/stockbench/scenarios"
 )
 
+// judge reads a finished run for a verdict of its own (check's thresholds), which may
+// add to the file before it is written; it returns the lines to print last and the exit
+// code it calls for.
+type judge func(f *results.File) (lines []string, code int)
+
 // execute starts Redis, runs the jobs in order and writes the run directory after each
 // one. Ctrl-C or a failing run stops the sequence; what ran is still written, marked
 // incomplete, and Redis is stopped either way. What can be checked before a server
-// starts is: the output directory, and whether the sales fit in this machine.
-func execute(ctx context.Context, c *common, jobs []job, args []string, stdout, stderr io.Writer) int {
+// starts is: the output directory, and whether the sales fit in this machine. judge,
+// when set, reads what ran before the run directory is written for the last time.
+func execute(ctx context.Context, c *common, jobs []job, args []string, judge judge, stdout, stderr io.Writer) int {
 	if err := writable(c.out); err != nil {
 		return complain(stderr, usageError(err))
 	}
@@ -41,13 +45,16 @@ func execute(ctx context.Context, c *common, jobs []job, args []string, stdout, 
 		return code
 	}
 	defer e.stop(stderr)
+	if err := e.checkDesigns(ctx, &c.designs); err != nil {
+		return complain(stderr, usageError(err))
+	}
 
-	id := runID()
+	id := results.NewID()
 	out := results.NewOutput(c.out, id)
 	file := &results.File{
 		SchemaVersion: results.SchemaVersion, Tool: "stockbench " + version(), Args: redactArgs(args), ID: id,
-		StartedAt: time.Now().UTC(), Target: targetRecord(e.shared.Info),
-		Host: results.Host{OS: runtime.GOOS, Arch: runtime.GOARCH, CPUs: runtime.NumCPU(), Procs: runtime.GOMAXPROCS(0), GoVersion: runtime.Version()},
+		StartedAt: time.Now().UTC(), Target: e.shared.Info.Record(),
+		Host: results.ThisHost(),
 	}
 	code = e.runAll(ctx, jobs, id, out, file, stderr)
 	if len(file.Runs) == 0 && code == exitInterrupted {
@@ -56,6 +63,12 @@ func execute(ctx context.Context, c *common, jobs []job, args []string, stdout, 
 	}
 	file.Complete = file.Incomplete == "" && len(file.Runs) == len(jobs)
 	file.FinishedAt = time.Now().UTC()
+	var verdict []string
+	if judge != nil {
+		var jcode int
+		verdict, jcode = judge(file)
+		code = max(code, jcode)
+	}
 	if err := out.Progress(file); err != nil {
 		fmt.Fprintln(stderr, "stockbench: write results:", oneLine(err.Error()))
 		return max(code, exitFailed)
@@ -67,7 +80,14 @@ func execute(ctx context.Context, c *common, jobs []job, args []string, stdout, 
 		fmt.Fprintln(stderr, "stockbench: incomplete:", file.Incomplete)
 	}
 	fmt.Fprintf(stdout, "\nresults: %s\n", out.Dir)
-	return writeReport(ctx, out, file, code, stderr)
+	code = writeReport(ctx, out, file, code, stderr)
+	if len(verdict) > 0 {
+		fmt.Fprintln(stdout)
+		for _, l := range verdict {
+			fmt.Fprintln(stdout, l)
+		}
+	}
+	return code
 }
 
 // writeReport writes the run's report beside its results.json and returns the exit
@@ -128,7 +148,7 @@ func start(ctx context.Context, c *common, stderr io.Writer) (*env, int) {
 		}
 		return nil, complain(stderr, err)
 	}
-	fmt.Fprintln(stderr, "stockbench: redis:", targetRecord(t.Info))
+	fmt.Fprintln(stderr, "stockbench: redis:", t.Info.Record())
 	if n := useProcs(c.procs, t.Info.Owned); n < runtime.NumCPU() {
 		fmt.Fprintf(stderr, "stockbench: buyers run on %d of %d CPUs, leaving the rest to Redis (--procs to change)\n", n, runtime.NumCPU())
 	}
@@ -149,6 +169,17 @@ func useProcs(n int, redisHere bool) int {
 		runtime.GOMAXPROCS(max(1, runtime.NumCPU()-1))
 	}
 	return runtime.GOMAXPROCS(0)
+}
+
+// checkDesigns has the shared server compile the scripts of the designs read from
+// files, before anything is written.
+func (e *env) checkDesigns(ctx context.Context, designs *catalogue) error {
+	if len(designs.files) == 0 {
+		return nil
+	}
+	c := e.shared.Client(1)
+	defer c.Close()
+	return designs.check(ctx, c)
 }
 
 // stop stops every server the run started.
@@ -207,19 +238,6 @@ func (e *env) runJob(ctx context.Context, j job, prefix string, stderr io.Writer
 	}
 	defer r.Close(context.WithoutCancel(ctx))
 	return j.run(ctx, prefix, scenarios.Redis(r.Clients(j.conns())), stderr)
-}
-
-// targetRecord is what results.json records of t.
-func targetRecord(t target.Info) results.Target {
-	return results.Target{Kind: string(t.Kind), Addr: t.Addr, Detail: t.Detail, Why: t.Why, Owned: t.Owned,
-		Cluster: t.Cluster, Version: t.Version, PID: t.PID, ContainerID: t.ContainerID}
-}
-
-// runID names a run directory: sortable by time, unique across hosts.
-func runID() string {
-	b := make([]byte, 3)
-	rand.Read(b)
-	return time.Now().UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b)
 }
 
 // redactArgs returns a copy of args with every password masked: a --redis-url's, and

@@ -19,6 +19,9 @@ type common struct {
 	redis target.Config
 	out   string
 	procs int
+	// designs are the designs the command may name; run, matrix and check bind their
+	// flags (bindDesigns).
+	designs catalogue
 }
 
 func (c *common) bind(fs *flag.FlagSet) {

@@ -14,17 +14,34 @@ import (
 	"github.com/stockbench/stockbench/scenarios"
 )
 
-// list prints the registered implementations, the faults and the scenario presets.
-func list(w io.Writer) error {
+// listCommand is `stockbench list`: the designs (with those of the design files given),
+// the faults and the scenario presets.
+func listCommand(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("list", "list [--lock-file F] [--queue-file F]")
+	var designs catalogue
+	designs.bind(fs)
+	if help, err := parse(fs, args, stdout); help || err != nil {
+		return complain(stderr, err)
+	}
+	return complain(stderr, list(stdout, &designs))
+}
+
+// list prints the designs, the faults and the scenario presets.
+func list(w io.Writer, designs *catalogue) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "LOCK\tHOW\tDOCUMENTED TO OVERSELL UNDER")
 	for _, impl := range lockimpl.All() {
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", impl.Name, impl.Summary, oversellsUnder(impl))
 	}
+	for _, d := range designs.files {
+		if d.Lock != nil {
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", d.Name(), d.Lock.Summary, "not documented: from "+d.Path)
+		}
+	}
 	fmt.Fprintln(tw, "\t\t")
 	fmt.Fprintln(tw, "QUEUE\tHOW\tGUARANTEE")
-	for _, impl := range queueimpl.All() {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", impl.Name, impl.Summary, impl.Guarantee)
+	for _, impl := range append(queueimpl.All(), designs.queues()...) {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", impl.Name, impl.Summary, or(impl.Guarantee, "-"))
 	}
 	fmt.Fprintln(tw, "\t\t")
 	fmt.Fprintln(tw, "FAULT\tWHAT\tFOR")

@@ -5,11 +5,13 @@
 //	stockbench list                          implementations and scenarios
 //	stockbench run --lock NAME [flags]       one scenario with one lock
 //	stockbench matrix [flags]                every lock x the default scenarios
+//	stockbench check [FILE]                  a run file's designs, judged by its thresholds
 //	stockbench report DIR [DIR...]           rebuild a report, or compare runs side by side
 //	stockbench gate --baseline FILE          compare a run with a baseline, for CI
 //
-// Exit codes: 0 done, 1 a run failed (Redis died, say) or a gate found a regression,
-// 2 bad input or no Redis, 130 interrupted. Interrupted and failed runs still write what they measured.
+// Exit codes: 0 done; 1 a run failed (Redis died, say), a gate found a regression or a
+// check a broken threshold; 2 bad input or no Redis; 130 interrupted. Interrupted and
+// failed runs still write what they measured.
 package main
 
 import (
@@ -39,9 +41,11 @@ const (
 const usage = `stockbench: does your Redis lock oversell a flash sale, and what does it cost?
 
 Usage:
-  stockbench list                       name the lock implementations and scenarios
+  stockbench list [--lock-file F]       name the lock and queue designs, faults and scenarios
   stockbench run --lock NAME [flags]    run one scenario with one lock
   stockbench matrix [flags]             run every lock x the default scenarios
+  stockbench check [FILE]               run a run file (default stockbench.json) and judge it by its
+                                        thresholds and baseline: exit 0 held, 1 broken, 2 bad input
   stockbench report RUN_DIR [RUN_DIR...]
                                         rebuild a run's report.html, or compare runs side by side
   stockbench gate --baseline FILE [--current RUN_DIR]
@@ -82,11 +86,13 @@ func cli(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var err error
 	switch args[0] {
 	case "list":
-		err = list(stdout)
+		return listCommand(args[1:], stdout, stderr)
 	case "run":
 		return runCommand(ctx, args[1:], stdout, stderr)
 	case "matrix":
 		return matrixCommand(ctx, args[1:], stdout, stderr)
+	case "check":
+		return checkCommand(ctx, args[1:], stdout, stderr)
 	case "report":
 		return reportCommand(ctx, args[1:], stdout, stderr)
 	case "gate":
@@ -100,7 +106,7 @@ func cli(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 	default:
-		err = usageError(fmt.Errorf("unknown command %q (commands: list, run, matrix, report, gate, baseline, perf, version)", args[0]))
+		err = usageError(fmt.Errorf("unknown command %q (commands: list, run, matrix, check, report, gate, baseline, perf, version)", args[0]))
 	}
 	return complain(stderr, err)
 }

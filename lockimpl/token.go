@@ -51,7 +51,7 @@ type tokenLease struct {
 
 // takeToken makes one SET NX PX attempt; a nil lease means the lock is taken.
 func takeToken(ctx context.Context, c redis.Cmdable, key string, ttl time.Duration) (*tokenLease, error) {
-	token := newToken()
+	token := NewToken()
 	ok, err := c.SetNX(ctx, key, token, ttl).Result()
 	if err != nil {
 		return nil, fmt.Errorf("set nx: %w", err)
@@ -83,4 +83,6 @@ var (
 	tokenSeq atomic.Uint64
 )
 
-func newToken() string { return tokenPrefix + strconv.FormatUint(tokenSeq.Add(1), 10) }
+// NewToken returns a value unique to one grant, across grants and processes: a random
+// per-process prefix and a counter, for designs that mark the lock with its holder.
+func NewToken() string { return tokenPrefix + strconv.FormatUint(tokenSeq.Add(1), 10) }

@@ -40,15 +40,27 @@ func (w TokenWatchdog) TryLock(ctx context.Context, key string, ttl time.Duratio
 	if t == nil {
 		return nil, ErrNotAcquired
 	}
+	return KeepAlive(t, ttl, func(ctx context.Context) (bool, error) {
+		n, err := renewScript.Run(ctx, t.client, []string{t.key}, t.token, ttl.Milliseconds()).Int64()
+		return n != 0, err
+	}), nil
+}
+
+// KeepAlive keeps lease alive, as a watchdog does: every ttl/3 until the lease is released
+// it calls renew, which reports whether the lock was still held; it stops once it was
+// not. The lease KeepAlive returns is a [Freezer], so that a pause of the holder's process
+// stops the renewals too, and a [Renewer] that counts them.
+func KeepAlive(lease Lease, ttl time.Duration, renew func(context.Context) (held bool, err error)) Lease {
 	ctx, stop := context.WithCancel(context.Background())
-	l := &watchdogLease{tokenLease: t, ttl: ttl, stop: stop}
+	l := &watchdogLease{Lease: lease, ttl: ttl, renew: renew, stop: stop}
 	l.wg.Go(func() { l.watch(ctx) })
-	return l, nil
+	return l
 }
 
 type watchdogLease struct {
-	*tokenLease
-	ttl time.Duration
+	Lease
+	ttl   time.Duration
+	renew func(context.Context) (bool, error)
 	// stop ends the watchdog: the lease was released, or its holder died.
 	stop   context.CancelFunc
 	wg     sync.WaitGroup
@@ -74,9 +86,9 @@ func (l *watchdogLease) watch(ctx context.Context) {
 		}
 		l.renewals.Add(1)
 		rctx, cancel := context.WithTimeout(context.Background(), l.ttl)
-		n, err := renewScript.Run(rctx, l.client, []string{l.key}, l.token, l.ttl.Milliseconds()).Int64()
+		held, err := l.renew(rctx)
 		cancel()
-		return err != nil || n != 0 // renewed 0: lost, nothing left to renew
+		return err != nil || held // not held: lost, nothing left to renew
 	})
 }
 
@@ -84,7 +96,7 @@ func (l *watchdogLease) Release(ctx context.Context) error {
 	l.released.Store(true)
 	l.stop()
 	l.wg.Wait()
-	return l.tokenLease.Release(ctx)
+	return l.Lease.Release(ctx)
 }
 
 func (l *watchdogLease) Freeze(until time.Time) {

@@ -174,3 +174,30 @@ func TestOutcomeString(t *testing.T) {
 		t.Errorf("want %q, got %q", exp, got)
 	}
 }
+
+func TestClassAdmits(t *testing.T) {
+	for _, tc := range []struct {
+		claim, got Class
+		want       bool
+	}{
+		{ClassSafe, ClassSafe, true},
+		{ClassSafe, ClassNotExercised, true},
+		{ClassSafe, ClassStuck, false},
+		{ClassSafe, ClassOversold, false},
+		{ClassOversold, ClassSafe, true},
+		{ClassOversold, ClassLost, true},
+		{ClassLost, ClassDuplicated, true},
+		{ClassDuplicated, ClassLost, false},
+		{ClassOverlap, ClassStuck, true},
+		{ClassOversold, ClassUnknown, false}, // nothing admits no verdict
+		{ClassUnknown, ClassSafe, false},
+		{"MAYBE", ClassSafe, false},
+	} {
+		if got := tc.claim.Admits(tc.got); got != tc.want {
+			t.Errorf("%s admits %s: want %v, got %v", tc.claim, tc.got, tc.want, got)
+		}
+	}
+	if got := AtMost(ClassOverlap); !slices.Equal(got, []Class{ClassNotExercised, ClassSafe, ClassStuck, ClassOverlap}) {
+		t.Errorf("AtMost(OVERLAP) = %v", got)
+	}
+}

@@ -1,5 +1,7 @@
 package oracle
 
+import "slices"
+
 // Class is a verdict reduced to its kind, for stating what a design is expected to earn
 // and comparing it with what it earned.
 type Class string
@@ -48,3 +50,37 @@ func (r Report) Class() Class {
 	}
 	return ClassSafe
 }
+
+// severity ranks the classes a sale can earn, least severe first. NOT-EXERCISED ranks
+// with SAFE: nothing was found. UNKNOWN is not ranked: it is no verdict at all.
+var severity = []Class{ClassSafe, ClassStuck, ClassOverlap, ClassReordered, ClassDuplicated, ClassLost, ClassOversold}
+
+// Rank places c in the order of severity (SAFE and NOT-EXERCISED 0, OVERSOLD highest);
+// false for UNKNOWN and anything else that is no class of finding.
+func (c Class) Rank() (int, bool) {
+	if c == ClassNotExercised {
+		c = ClassSafe
+	}
+	i := slices.Index(severity, c)
+	return i, i >= 0
+}
+
+// Admits reports whether a claim that a design earns at worst c admits got: got is no
+// more severe than c. Nothing admits UNKNOWN, and an unranked claim admits nothing.
+func (c Class) Admits(got Class) bool {
+	want, ok := c.Rank()
+	have, known := got.Rank()
+	return ok && known && have <= want
+}
+
+// AtMost lists the classes a claim of c admits, least severe first.
+func AtMost(c Class) []Class {
+	r, ok := c.Rank()
+	if !ok {
+		return nil
+	}
+	return append([]Class{ClassNotExercised}, severity[:r+1]...)
+}
+
+// Classes lists every class of finding, least severe first, for messages.
+func Classes() []Class { return slices.Clone(severity) }

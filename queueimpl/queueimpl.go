@@ -66,10 +66,11 @@ func NewKeys(prefix string) Keys {
 // All lists every key.
 func (k Keys) All() []string { return []string{k.Queue, k.Processing, k.Taken, k.Lock} }
 
-// entry encodes an order as a list element: "seq:id".
-func entry(o Order) string { return strconv.FormatInt(o.Seq, 10) + ":" + o.ID }
+// Entry encodes o as a list element: "seq:id".
+func (o Order) Entry() string { return strconv.FormatInt(o.Seq, 10) + ":" + o.ID }
 
-func parseEntry(s string) (Order, error) {
+// ParseEntry decodes what Entry encoded.
+func ParseEntry(s string) (Order, error) {
 	seq, id, ok := strings.Cut(s, ":")
 	n, err := strconv.ParseInt(seq, 10, 64)
 	if !ok || err != nil {

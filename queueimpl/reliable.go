@@ -30,7 +30,7 @@ var (
 
 // Enqueue implements [Queue].
 func (q ReliableList) Enqueue(ctx context.Context, o Order) error {
-	if err := q.Client.LPush(ctx, q.Keys.Queue, entry(o)).Err(); err != nil {
+	if err := q.Client.LPush(ctx, q.Keys.Queue, o.Entry()).Err(); err != nil {
 		return fmt.Errorf("reliable-list: lpush: %w", err)
 	}
 	return nil
@@ -47,7 +47,7 @@ func (q ReliableList) Dequeue(ctx context.Context, _ string, wait time.Duration)
 	}
 	// A worker that dies before this line leaves a task with no time: Reap gives it one.
 	q.Client.HSet(ctx, q.Keys.Taken, e, time.Now().UnixMilli())
-	o, err := parseEntry(e)
+	o, err := ParseEntry(e)
 	return &reliableTask{q: q, e: e, o: o}, err
 }
 

@@ -23,7 +23,7 @@ var _ Queue = List{}
 
 // Enqueue implements [Queue].
 func (q List) Enqueue(ctx context.Context, o Order) error {
-	if err := q.Client.LPush(ctx, q.Keys.Queue, entry(o)).Err(); err != nil {
+	if err := q.Client.LPush(ctx, q.Keys.Queue, o.Entry()).Err(); err != nil {
 		return fmt.Errorf("list: lpush: %w", err)
 	}
 	return nil
@@ -38,7 +38,7 @@ func (q List) Dequeue(ctx context.Context, _ string, wait time.Duration) (Task, 
 	if err != nil {
 		return nil, fmt.Errorf("list: brpop: %w", err)
 	}
-	o, err := parseEntry(res[1])
+	o, err := ParseEntry(res[1])
 	return noAck{o}, err
 }
 

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
+	"strconv"
 	"time"
 
 	"github.com/stockbench/stockbench/internal/redact"
@@ -33,6 +35,45 @@ type File struct {
 	// Verdicts is the matrix of cells, scenario -> lock -> fault plan -> cell, as the
 	// terminal and summary.md show it; Runs has the detail.
 	Verdicts map[string]map[string]map[string]string `json:"verdicts"`
+	// Checks are the thresholds of a run file (stockbench check), each applied to a run,
+	// and the regressions against its baseline; empty for other runs.
+	Checks []Check `json:"checks,omitempty"`
+}
+
+// Check is one threshold applied to one run, or one regression against a baseline.
+type Check struct {
+	// Run names the run: its scenario, design and fault plan.
+	Run       string `json:"run"`
+	Threshold string `json:"threshold"`
+	Held      bool   `json:"held"`
+	// Got is the figure the threshold read (milliseconds for a latency); Reference the
+	// same figure of the reference design, for a ratio.
+	Got       *float64 `json:"got,omitempty"`
+	Reference *float64 `json:"reference,omitempty"`
+	// Unit is the figures' unit, "ms" for latencies; none for counts and rates.
+	Unit string `json:"unit,omitempty"`
+	// Why says why the threshold could not hold whatever the figure: the sale did not
+	// finish, or there was nothing to compare with.
+	Why string `json:"why,omitempty"`
+}
+
+// String is the check as one line: what, where, and the numbers.
+func (c Check) String() string {
+	s := c.Run + ": " + c.Threshold
+	switch {
+	case c.Why != "":
+		return s + ": " + c.Why
+	case c.Got == nil:
+		return s
+	}
+	s += ": got " + strconv.FormatFloat(*c.Got, 'g', 6, 64) + c.Unit
+	if c.Reference != nil {
+		s += ", reference " + strconv.FormatFloat(*c.Reference, 'g', 6, 64) + c.Unit
+		if *c.Reference != 0 {
+			s += fmt.Sprintf(" (%.2fx)", *c.Got / *c.Reference)
+		}
+	}
+	return s
 }
 
 // Target describes the Redis a run talked to.
@@ -75,6 +116,11 @@ type Host struct {
 	// Procs is how many CPUs the buyers' goroutines ran on (GOMAXPROCS).
 	Procs     int    `json:"procs,omitempty"`
 	GoVersion string `json:"go_version"`
+}
+
+// ThisHost describes the machine the caller runs on, with GOMAXPROCS as it is now.
+func ThisHost() Host {
+	return Host{OS: runtime.GOOS, Arch: runtime.GOARCH, CPUs: runtime.NumCPU(), Procs: runtime.GOMAXPROCS(0), GoVersion: runtime.Version()}
 }
 
 // Read loads a results.json, refusing one of another schema version, one without runs,

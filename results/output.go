@@ -1,9 +1,12 @@
 package results
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 )
 
 // Output is a run directory: results.json here, and what package report derives from
@@ -44,4 +47,11 @@ func (o *Output) Progress(f *File) error {
 		return err
 	}
 	return writeJSON(filepath.Join(o.Dir, "results.json"), f)
+}
+
+// NewID names a run directory: sortable by time, unique across hosts.
+func NewID() string {
+	b := make([]byte, 3)
+	rand.Read(b)
+	return time.Now().UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b)
 }

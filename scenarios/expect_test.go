@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stockbench/stockbench/faults"
 	"github.com/stockbench/stockbench/internal/target/redistest"
@@ -35,27 +34,9 @@ func documented(v scenarios.Verdicts, a faults.Applies) (plans []faults.Plan, wa
 func onRig(t *testing.T, pool *rig.Pool, nodes int, plan faults.Plan, conns int,
 	run func(context.Context, scenarios.Redis) (results.Run, error)) results.Run {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	r, err := rig.Start(ctx, redistest.Shared(t), pool, nodes, plan)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close(context.Background())
-	got, err := run(ctx, scenarios.Redis(r.Clients(conns)))
-	if err != nil {
-		t.Fatalf("run: %v", err)
-	}
-	return got
-}
-
-func newPool(t *testing.T) *rig.Pool {
-	pool, err := rig.NewPool(context.Background(), redistest.Shared(t), redistest.Config())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { pool.Close(context.Background()) })
-	return pool
+	return redistest.OnRig(t, pool, nodes, plan, conns, func(ctx context.Context, c rig.Clients) (results.Run, error) {
+		return run(ctx, scenarios.Redis(c))
+	})
 }
 
 // TestDocumentedVerdicts runs every design under every fault it documents a verdict for,
@@ -63,7 +44,7 @@ func newPool(t *testing.T) *rig.Pool {
 // everywhere, fencing and the lock-free designs never oversell, the TTL locks break
 // exactly where they say they do.
 func TestDocumentedVerdicts(t *testing.T) {
-	pool := newPool(t)
+	pool := redistest.Pool(t)
 	sale, err := scenarios.Lookup("fault-sale")
 	if err != nil {
 		t.Fatal(err)
@@ -95,7 +76,7 @@ func TestDocumentedVerdicts(t *testing.T) {
 // exactly the crashed workers' tasks, reliable-list and stream lose none and duplicate
 // only what an idempotent fulfil absorbs, no design oversells.
 func TestDocumentedQueueVerdicts(t *testing.T) {
-	pool := newPool(t)
+	pool := redistest.Pool(t)
 	sale, err := scenarios.LookupQueue("queue-sale")
 	if err != nil {
 		t.Fatal(err)

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/stockbench/stockbench/results"
 )
 
 // Kind names how a target was obtained.
@@ -44,6 +46,12 @@ type Info struct {
 	// container.
 	PID         int
 	ContainerID string
+}
+
+// Record is what results.json records of the target.
+func (i Info) Record() results.Target {
+	return results.Target{Kind: string(i.Kind), Addr: i.Addr, Detail: i.Detail, Why: i.Why, Owned: i.Owned,
+		Cluster: i.Cluster, Version: i.Version, PID: i.PID, ContainerID: i.ContainerID}
 }
 
 // Target is a Redis server that answered PING.

@@ -61,6 +61,9 @@ type htmlSection struct {
 
 type htmlSource struct {
 	Name, ID, Started, Finished, Args, Target, Host, Incomplete string
+	// Checks is the run file's outcome: its broken thresholds, or that all held.
+	Checks       []string
+	ChecksPassed int
 }
 
 type htmlPage struct {
@@ -147,6 +150,18 @@ func WriteHTML(dir string, sources []Source, runs []results.Run, figs []Figure) 
 	return os.WriteFile(filepath.Join(dir, "report.html"), b.Bytes(), 0o644)
 }
 
+// checksOf sets the outcome of a check on h.
+func checksOf(h *htmlSource, checks []results.Check) {
+	for _, c := range checks {
+		if !c.Held {
+			h.Checks = append(h.Checks, c.String())
+		}
+	}
+	if len(h.Checks) == 0 {
+		h.ChecksPassed = len(checks)
+	}
+}
+
 func sourceOf(s Source) htmlSource {
 	f := s.File
 	hs := htmlSource{Name: s.Name, ID: f.ID, Args: strings.Join(f.Args, " "), Target: f.Target.String(),
@@ -158,6 +173,7 @@ func sourceOf(s Source) htmlSource {
 	if !f.Complete {
 		hs.Incomplete = f.Incomplete
 	}
+	checksOf(&hs, f.Checks)
 	return hs
 }
 

@@ -114,6 +114,7 @@ func Summary(f *results.File, plots []string) []byte {
 		fmt.Fprintf(&b, "> **Incomplete**: %s. The figures cover what ran until then.\n\n", f.Incomplete)
 	}
 	fmt.Fprintf(&b, "Redis: %s  \nLoad: %d CPUs, %s/%s, %s\n\n", f.Target, f.Host.CPUs, f.Host.OS, f.Host.Arch, f.Host.GoVersion)
+	writeChecks(&b, f.Checks)
 	for _, m := range results.Matrices(f.Runs) {
 		if len(m.Faults) > 1 {
 			WriteMatrixMarkdown(&b, m)
@@ -129,6 +130,25 @@ func Summary(f *results.File, plots []string) []byte {
 		fmt.Fprintf(&b, "\nPlots (%d, each as PNG and SVG, e.g. `%s`) and a table per design: `report.html` in the run directory.\n", len(plots), plots[0])
 	}
 	return b.Bytes()
+}
+
+// writeChecks writes a check's outcome first, where a CI job summary shows it: every
+// threshold broken, or that all held.
+func writeChecks(b *bytes.Buffer, checks []results.Check) {
+	if len(checks) == 0 {
+		return
+	}
+	var broken []string
+	for _, c := range checks {
+		if !c.Held {
+			broken = append(broken, c.String())
+		}
+	}
+	if len(broken) == 0 {
+		fmt.Fprintf(b, "**Check: PASS**, all %d thresholds held.\n\n", len(checks))
+		return
+	}
+	fmt.Fprintf(b, "**Check: FAIL**, %d of %d broken:\n\n- %s\n\n", len(broken), len(checks), strings.Join(broken, "\n- "))
 }
 
 // Group is the runs of one scenario under one fault plan: one per implementation.

@@ -14,7 +14,10 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/stockbench/stockbench/faults"
 	"github.com/stockbench/stockbench/internal/target"
+	"github.com/stockbench/stockbench/internal/target/rig"
+	"github.com/stockbench/stockbench/results"
 )
 
 // Config is the target configuration tests use.
@@ -105,4 +108,36 @@ func Main(m *testing.M) {
 		sharedOnce.t.Close(context.Background())
 	}
 	os.Exit(code)
+}
+
+// Pool returns a pool of servers beside the shared one, for sales whose faults need
+// their own; it is closed when tb ends.
+func Pool(tb testing.TB) *rig.Pool {
+	tb.Helper()
+	pool, err := rig.NewPool(context.Background(), Shared(tb), Config())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { pool.Close(context.Background()) })
+	return pool
+}
+
+// OnRig runs a sale on the servers it needs (nodes lock servers, and what plan needs)
+// beside the shared server, with buyer clients of conns connections; it fails tb when
+// the servers cannot start or the sale cannot run.
+func OnRig(tb testing.TB, pool *rig.Pool, nodes int, plan faults.Plan, conns int,
+	run func(context.Context, rig.Clients) (results.Run, error)) results.Run {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	r, err := rig.Start(ctx, Shared(tb), pool, nodes, plan)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer r.Close(context.Background())
+	got, err := run(ctx, r.Clients(conns))
+	if err != nil {
+		tb.Fatalf("run: %v", err)
+	}
+	return got
 }

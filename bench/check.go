@@ -1,0 +1,319 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/stockbench/stockbench/faults"
+	"github.com/stockbench/stockbench/internal/designfile"
+	"github.com/stockbench/stockbench/lockimpl"
+	"github.com/stockbench/stockbench/queueimpl"
+	"github.com/stockbench/stockbench/results"
+	"github.com/stockbench/stockbench/results/gate"
+	"github.com/stockbench/stockbench/scenarios"
+)
+
+// DefaultRunFile is the run file check reads when it is given none.
+const DefaultRunFile = "stockbench.json"
+
+// runFile is a run file as written: the designs (built-in, or read from design files),
+// the sales and faults to put them through, settings over the presets' (named as the
+// flags), the thresholds every run must meet, and a baseline to gate against. Paths are
+// relative to the run file. Lists left out take the defaults their fields name.
+type runFile struct {
+	// LockFiles and QueueFiles are design files, as --lock-file and --queue-file.
+	LockFiles  []string `json:"lock_files"`
+	QueueFiles []string `json:"queue_files"`
+	// Locks and Queues name the designs to run. Default: those of the design files.
+	Locks  *[]string `json:"locks"`
+	Queues *[]string `json:"queues"`
+	// Scenarios, Faults, QueueScenarios, QueueFaults and Fulfils are as matrix's flags,
+	// with its defaults.
+	Scenarios      []string `json:"scenarios"`
+	Faults         []string `json:"faults"`
+	QueueScenarios []string `json:"queue_scenarios"`
+	QueueFaults    []string `json:"queue_faults"`
+	Fulfils        []string `json:"fulfils"`
+	// Settings set the sale's flags (buyers, ttl, think, ...) by name; flags on the
+	// command line override them.
+	Settings map[string]json.RawMessage `json:"settings"`
+	// Thresholds are conditions by the runs they apply to: "*", "DESIGN" or
+	// "DESIGN/FAULTS" (patterns allowed) -> ["oversold == 0", "p99 < 50ms", ...].
+	Thresholds map[string][]string `json:"thresholds"`
+	// Baseline is a results.json (stockbench baseline writes one) this run must not
+	// regress from, by GateRules (a gate file) or the gate's defaults.
+	Baseline  string `json:"baseline"`
+	GateRules string `json:"gate_rules"`
+}
+
+// checkCommand is `stockbench check [FILE]`: run what a run file names and judge it by
+// its thresholds and its baseline: exit 0 when all held, 1 when one broke or the run
+// regressed, 2 on bad input.
+func checkCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	c, jobs, judge, help, err := checkJobs(args, stdout)
+	if help || err != nil {
+		return complain(stderr, err)
+	}
+	return execute(ctx, c, jobs, args, judge, stdout, stderr)
+}
+
+// checkFlags binds check's flags: those of every running command, and the sale's.
+func checkFlags() (*flag.FlagSet, *common, *saleFlags) {
+	fs := newFlagSet("check", "check [FILE] [flags]   (FILE default "+DefaultRunFile+")")
+	c, sf := new(common), new(saleFlags)
+	c.bind(fs)
+	sf.bind(fs)
+	return fs, c, sf
+}
+
+// checkJobs reads the command line and the run file into the jobs to run and the judge
+// of their outcome; everything is checked before anything starts.
+func checkJobs(args []string, stdout io.Writer) (*common, []job, judge, bool, error) {
+	fs, _, _ := checkFlags()
+	pos, help, err := parseWithArgs(fs, args, stdout)
+	if help || err != nil {
+		return nil, nil, nil, help, err
+	}
+	file := DefaultRunFile
+	switch len(pos) {
+	case 0:
+	case 1:
+		file = pos[0]
+	default:
+		return nil, nil, nil, false, usageError(fmt.Errorf("check: one run file at most, got %q", pos))
+	}
+	rf, err := readRunFile(file)
+	if err != nil {
+		return nil, nil, nil, false, usageError(err)
+	}
+	// The file's settings first, then the command line's flags over them.
+	fs, c, sf := checkFlags()
+	if err := rf.apply(fs); err != nil {
+		return nil, nil, nil, false, usageError(fmt.Errorf("%s: %w", file, err))
+	}
+	if _, _, err := parseWithArgs(fs, args, io.Discard); err != nil {
+		return nil, nil, nil, false, err
+	}
+	p, err := rf.plan(file, &c.designs)
+	if err != nil {
+		return nil, nil, nil, false, usageError(fmt.Errorf("%s: %w", file, err))
+	}
+	jobs, err := p.jobs(sf, c)
+	if err != nil {
+		return nil, nil, nil, false, err
+	}
+	j, err := rf.judge(file, append(slices.Clone(p.locks), p.queues...))
+	if err != nil {
+		return nil, nil, nil, false, usageError(fmt.Errorf("%s: %w", file, err))
+	}
+	return c, jobs, j, false, nil
+}
+
+// readRunFile reads and decodes a run file strictly: an unknown field is an error.
+func readRunFile(file string) (*runFile, error) {
+	b, err := os.ReadFile(file)
+	if errors.Is(err, os.ErrNotExist) && file == DefaultRunFile {
+		return nil, fmt.Errorf("check: no %s here; name a run file (see examples/stockbench.json)", DefaultRunFile)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("check: %w", err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	var rf runFile
+	if err := dec.Decode(&rf); err != nil {
+		return nil, fmt.Errorf("%s: %w", file, designfile.JSONError(b, err))
+	}
+	return &rf, nil
+}
+
+// saleSettings are the flags a run file's settings may set: the sale's, not the
+// machine's (where Redis is, where results go), which stay with the command line.
+var saleSettings = func() []string {
+	fs := flag.NewFlagSet("", flag.ContinueOnError)
+	new(saleFlags).bind(fs)
+	var names []string
+	fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+	return names
+}()
+
+// apply sets the flags the settings name, in a stable order.
+func (rf *runFile) apply(fs *flag.FlagSet) error {
+	names := make([]string, 0, len(rf.Settings))
+	for n := range rf.Settings {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		if !slices.Contains(saleSettings, n) {
+			return fmt.Errorf("settings.%s: unknown setting (settings: %s)", n, strings.Join(saleSettings, ", "))
+		}
+		var v any
+		if err := json.Unmarshal(rf.Settings[n], &v); err != nil {
+			return fmt.Errorf("settings.%s: %w", n, err)
+		}
+		value := string(rf.Settings[n]) // a number or a boolean as written
+		switch v := v.(type) {
+		case string:
+			value = v
+		case float64, bool:
+		default:
+			return fmt.Errorf("settings.%s: want a string, a number or true/false", n)
+		}
+		if err := fs.Set(n, value); err != nil {
+			return fmt.Errorf("settings.%s: %w", n, err)
+		}
+	}
+	return nil
+}
+
+// plan is what the run file names, its design files read into designs.
+func (rf *runFile) plan(file string, designs *catalogue) (plan, error) {
+	for _, f := range rf.LockFiles {
+		if err := designs.adder(true)(relTo(file, f)); err != nil {
+			return plan{}, fmt.Errorf("lock_files: %w", err)
+		}
+	}
+	for _, f := range rf.QueueFiles {
+		if err := designs.adder(false)(relTo(file, f)); err != nil {
+			return plan{}, fmt.Errorf("queue_files: %w", err)
+		}
+	}
+	p := plan{
+		locks:     implNames(designs.locks(), func(i lockimpl.Impl) string { return i.Name }),
+		queues:    implNames(designs.queues(), func(i queueimpl.Impl) string { return i.Name }),
+		scenarios: orList(rf.Scenarios, scenarios.DefaultMatrix), faults: orList(rf.Faults, splitList(plansOf(faults.Locks))),
+		queueScenarios: orList(rf.QueueScenarios, scenarios.DefaultQueueMatrix),
+		queueFaults:    orList(rf.QueueFaults, splitList(plansOf(faults.Queues))),
+		fulfils:        orList(rf.Fulfils, words(scenarios.Fulfils)),
+	}
+	if rf.Locks != nil {
+		p.locks = *rf.Locks
+	}
+	if rf.Queues != nil {
+		p.queues = *rf.Queues
+	}
+	return p, nil
+}
+
+// judge reads the thresholds and the baseline now, so that a bad one stops the check
+// before it runs, and returns what judges the run.
+func (rf *runFile) judge(file string, designs []string) (judge, error) {
+	th := gate.Thresholds{}
+	for sel, list := range rf.Thresholds {
+		where := fmt.Sprintf("thresholds[%q]", sel)
+		if err := selects(sel, designs); err != nil {
+			return nil, fmt.Errorf("%s: %w", where, err)
+		}
+		for i, s := range list {
+			t, err := gate.ParseThreshold(s)
+			if err != nil {
+				return nil, fmt.Errorf("%s[%d]: %w", where, i, err)
+			}
+			if t.Ref != "" && !slices.Contains(designs, t.Ref) {
+				return nil, fmt.Errorf("%s[%d]: %q compares with %s, which this run does not run (designs: %s)", where, i, s, t.Ref, joinNames(designs))
+			}
+			th[sel] = append(th[sel], t)
+		}
+	}
+	var base *results.File
+	rules := gate.Defaults
+	if rf.Baseline != "" {
+		var err error
+		if base, err = readResults(relTo(file, rf.Baseline)); err != nil {
+			return nil, fmt.Errorf("baseline: %w", err)
+		}
+		gr := ""
+		if rf.GateRules != "" {
+			gr = relTo(file, rf.GateRules)
+		}
+		if rules, err = gateRules(gr, nil); err != nil {
+			return nil, fmt.Errorf("gate_rules: %w", err)
+		}
+	} else if rf.GateRules != "" {
+		return nil, errors.New("gate_rules: there is no baseline to gate against")
+	}
+	if len(th) == 0 && base == nil {
+		return nil, errors.New("nothing to check: give thresholds, a baseline, or both")
+	}
+	return func(f *results.File) ([]string, int) { return checkRun(f, th, base, rules) }, nil
+}
+
+// selects says what is wrong with a selector: a design part that is no pattern must name
+// a design of the run, so that a typo does not pass by checking nothing.
+func selects(sel string, designs []string) error {
+	d, _, _ := strings.Cut(sel, "/")
+	if _, err := path.Match(sel, ""); err != nil {
+		return fmt.Errorf("a bad pattern: %w", err)
+	}
+	if strings.ContainsAny(d, `*?[\`) || slices.Contains(designs, d) {
+		return nil
+	}
+	return fmt.Errorf("%s is no design of this run (designs: %s)", d, joinNames(designs))
+}
+
+// checkRun applies the thresholds and the baseline to a finished run, records them in
+// it, and returns the lines to print and the exit code.
+func checkRun(f *results.File, th gate.Thresholds, base *results.File, rules gate.Rules) ([]string, int) {
+	f.Checks = gate.Check(f, th)
+	var lines []string
+	broken := 0
+	for _, c := range f.Checks {
+		if !c.Held {
+			broken++
+			lines = append(lines, "BROKEN: "+c.String())
+		}
+	}
+	regressions := 0
+	if base != nil {
+		res := gate.Compare(base, f, rules)
+		for _, r := range res.Regressions {
+			f.Checks = append(f.Checks, results.Check{Run: "baseline " + base.ID, Threshold: r})
+			lines = append(lines, "REGRESSION: "+r)
+		}
+		regressions = len(res.Regressions)
+	}
+	held := len(f.Checks) - broken - regressions
+	switch {
+	case broken+regressions > 0:
+		lines = append(lines, fmt.Sprintf("check: FAIL, %d of %d thresholds broken, %d regressions", broken, broken+held, regressions))
+		return lines, exitFailed
+	case !f.Complete:
+		lines = append(lines, "check: FAIL, the run did not finish: "+f.Incomplete)
+		return lines, exitFailed
+	}
+	return append(lines, fmt.Sprintf("check: PASS, %d thresholds held on %d runs%s", held, len(f.Runs), against(base))), exitOK
+}
+
+func against(base *results.File) string {
+	if base == nil {
+		return ""
+	}
+	return ", no regression from baseline " + base.ID
+}
+
+// relTo is p relative to the run file's directory, unless absolute.
+func relTo(file, p string) string {
+	if filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(filepath.Dir(file), p)
+}
+
+func orList(given, def []string) []string {
+	if given == nil {
+		return def
+	}
+	return given
+}

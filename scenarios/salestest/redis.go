@@ -1,0 +1,113 @@
+package salestest
+
+import (
+	"context"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/stockbench/stockbench/faults"
+	"github.com/stockbench/stockbench/internal/target"
+	"github.com/stockbench/stockbench/internal/target/rig"
+	"github.com/stockbench/stockbench/scenarios"
+)
+
+// Redis is where the kit's sales run: a server the kit started (a container when a Docker
+// engine answers, else a redis-server process, as the stockbench command does), with the
+// further servers the faults need started beside it on demand; or the user's own server,
+// on which only the faults that need no server of their own run.
+type Redis struct {
+	shared *target.Target
+	pool   *rig.Pool
+}
+
+// StartRedis starts Redis for tb the way the stockbench command does, and stops it, and
+// every server started beside it, when tb ends. It reads the command's environment:
+// STOCKBENCH_REDIS (auto, container, process or external), STOCKBENCH_REDIS_IMAGE,
+// STOCKBENCH_REDIS_SERVER, and STOCKBENCH_REDIS_URL for a server of your own (as UseRedis).
+// It fails tb when no server can be had.
+func StartRedis(tb testing.TB) *Redis {
+	tb.Helper()
+	return start(tb, target.Config{
+		Mode:   target.Kind(os.Getenv("STOCKBENCH_REDIS")),
+		URL:    os.Getenv("STOCKBENCH_REDIS_URL"),
+		Image:  os.Getenv("STOCKBENCH_REDIS_IMAGE"),
+		Binary: os.Getenv("STOCKBENCH_REDIS_SERVER"),
+	})
+}
+
+// UseRedis uses your own Redis at url (redis://[user:pass@]host:port[/db]): only keys
+// under each sale's prefix are touched, they carry a TTL while the sale runs, and
+// nothing is flushed. The faults that act on servers need servers the kit starts, and
+// are skipped.
+func UseRedis(tb testing.TB, url string) *Redis {
+	tb.Helper()
+	return start(tb, target.Config{URL: url})
+}
+
+func start(tb testing.TB, cfg target.Config) *Redis {
+	tb.Helper()
+	// go-redis logs every refused dial, and the kit dials servers while they start; the
+	// errors that matter reach the test as failures.
+	redis.SetLogger(quiet{})
+	p, err := cfg.Provider()
+	if err != nil {
+		tb.Fatalf("salestest: redis: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	shared, err := p.Start(ctx)
+	if err != nil {
+		tb.Fatalf("salestest: start redis: %v", err)
+	}
+	pool, err := rig.NewPool(ctx, shared, cfg)
+	if err != nil {
+		shared.Close(context.Background())
+		tb.Fatalf("salestest: start redis: %v", err)
+	}
+	tb.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		if err := pool.Close(ctx); err != nil {
+			tb.Errorf("salestest: stop redis: %v", err)
+		}
+		if err := shared.Close(ctx); err != nil {
+			tb.Errorf("salestest: stop redis: %v", err)
+		}
+	})
+	tb.Logf("salestest: redis: %s", shared.Info.Record())
+	return &Redis{shared: shared, pool: pool}
+}
+
+// Addr is the address the shared server answers on.
+func (r *Redis) Addr() string { return r.shared.Addr() }
+
+// Client returns a client of the shared server with a pool of conns connections; the
+// caller closes it.
+func (r *Redis) Client(conns int) redis.UniversalClient { return r.shared.Client(conns) }
+
+// Owned reports whether the kit started the server (and can start more), rather than
+// being given one by STOCKBENCH_REDIS_URL.
+func (r *Redis) Owned() bool { return r.shared.Info.Owned }
+
+// servers are one sale's servers, from the rig.
+type servers struct {
+	clients scenarios.Redis
+	close   func()
+}
+
+// rig assembles the servers a sale with nodes lock servers under plan needs, beside the
+// shared one, with buyer clients of conns connections.
+func (r *Redis) rig(ctx context.Context, nodes int, plan faults.Plan, conns int) (servers, error) {
+	g, err := rig.Start(ctx, r.shared, r.pool, nodes, plan)
+	if err != nil {
+		return servers{}, err
+	}
+	return servers{scenarios.Redis(g.Clients(conns)), func() { g.Close(context.WithoutCancel(ctx)) }}, nil
+}
+
+type quiet struct{}
+
+func (quiet) Printf(context.Context, string, ...any) {}

@@ -1,0 +1,73 @@
+package salestest_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stockbench/stockbench/faults"
+	"github.com/stockbench/stockbench/internal/target/redistest"
+	"github.com/stockbench/stockbench/lockimpl"
+	"github.com/stockbench/stockbench/oracle"
+	"github.com/stockbench/stockbench/queueimpl"
+	"github.com/stockbench/stockbench/scenarios"
+	"github.com/stockbench/stockbench/scenarios/salestest"
+)
+
+// The token lock, as its author would claim it: safe but for a holder paused past the
+// TTL, and for the lock server pausing under a holder (a server the kit starts).
+func TestTokenLockKeepsItsClaims(t *testing.T) {
+	token, err := lockimpl.Lookup("token")
+	if err != nil {
+		t.Fatal(err)
+	}
+	salestest.Lock(t, salestest.LockDesign{
+		Impl:   token,
+		Claims: salestest.Claims{faults.ClientPause: oracle.ClassOversold, faults.RedisPause: oracle.ClassOversold},
+		Faults: []faults.Kind{faults.ClientPause, faults.CrashHolder, faults.RedisPause},
+	})
+}
+
+// A queue that hands a dead worker's task on, with a fulfil that applies each order
+// once: safe under a worker's crash.
+func TestStreamQueueKeepsItsClaims(t *testing.T) {
+	stream, err := queueimpl.Lookup("stream")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sale, err := scenarios.LookupQueue("queue-sale")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sale.Fulfil = scenarios.Idempotent
+	salestest.Queue(t, salestest.QueueDesign{Impl: stream, Sale: sale, Faults: []faults.Kind{faults.WorkerCrashLate}})
+}
+
+// On your own Redis the kit touches only its sales' keys, flushes nothing, and skips the
+// faults that need servers of their own, saying why.
+func TestOnYourOwnRedis(t *testing.T) {
+	own := redistest.Start(t)
+	c := own.Client(1)
+	defer c.Close()
+	ctx := context.Background()
+	if err := c.Set(ctx, "yours", "untouched", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	token, err := lockimpl.Lookup("token")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Run("kit", func(t *testing.T) {
+		salestest.Lock(t, salestest.LockDesign{
+			Impl:   token,
+			Claims: salestest.Claims{faults.ClientPause: oracle.ClassOversold},
+			Faults: []faults.Kind{faults.ClientPause, faults.RedisPause},
+			Redis:  salestest.UseRedis(t, "redis://"+own.Addr()),
+		})
+	})
+	if v, _ := c.Get(ctx, "yours").Result(); v != "untouched" {
+		t.Errorf("the user's key: want untouched, got %q", v)
+	}
+	if keys, _ := c.Keys(ctx, "*").Result(); len(keys) != 1 {
+		t.Errorf("want only the user's key left, got %v", keys)
+	}
+}
