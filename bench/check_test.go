@@ -72,15 +72,22 @@ func writeFile(t *testing.T, dir, name, body string) string {
 func TestCheckPassesAndGates(t *testing.T) {
 	dir := t.TempDir()
 	token, _ := filepath.Abs(filepath.Join(examples, "locks", "token-scripts.json"))
+	queue, _ := filepath.Abs(filepath.Join(examples, "queues", "reliable-scripts.json"))
+	// On the queue run "*" bounds oversold (stuck is no queue's figure), and the design's
+	// own key bounds lost in its place.
 	pass := writeFile(t, dir, "pass.json", `{
-		"lock_files": ["`+token+`"],
-		"faults": ["none", "crash-holder"],
+		"lock_files": ["`+token+`"], "queue_files": ["`+queue+`"],
+		"faults": ["none", "crash-holder"], "queue_faults": ["worker-crash"], "fulfils": ["idempotent"],
 		"settings": {"buyers": 60, "stock": 20, "seed": 3},
-		"thresholds": {"*": ["oversold == 0", "lost == 0", "stuck == 0"], "token-scripts/none": ["p99 < 5s", "sold == 20"]}
+		"thresholds": {
+			"*": ["oversold == 0", "lost == 0", "stuck == 0"],
+			"token-scripts/none": ["p99 < 5s", "sold == 20"],
+			"reliable-scripts": ["lost <= 0", "duplicated == 0"]
+		}
 	}`)
 	out := filepath.Join(dir, "runs")
 	code, stdout, stderr := stockbench(t, "check", pass, "--out", out)
-	if code != exitOK || !strings.Contains(stdout, "check: PASS, 8 thresholds held on 2 runs") {
+	if code != exitOK || !strings.Contains(stdout, "check: PASS, 11 thresholds held on 3 runs") {
 		t.Fatalf("want exit 0 and all held, got %d:\n%s\n%s", code, stdout, stderr)
 	}
 	code, _, stderr = stockbench(t, "baseline", "--runs", out, "--to", filepath.Join(dir, "baseline.json"))
@@ -90,7 +97,8 @@ func TestCheckPassesAndGates(t *testing.T) {
 	// The same designs with the crash-holder sale left out: the baseline has a run that
 	// this one lacks.
 	gated := writeFile(t, dir, "gated.json", `{
-		"lock_files": ["`+token+`"], "faults": ["none"],
+		"lock_files": ["`+token+`"], "queue_files": ["`+queue+`"],
+		"faults": ["none"], "queue_faults": ["worker-crash"], "fulfils": ["idempotent"],
 		"settings": {"buyers": 60, "stock": 20, "seed": 3},
 		"baseline": "baseline.json", "gate_rules": "rules.json"
 	}`)
@@ -185,7 +193,18 @@ func TestDesignFiles(t *testing.T) {
 		}
 	}
 
+	// A script that compiles but fails when it runs fails the sale, naming the script.
 	dir := t.TempDir()
+	fails := writeFile(t, dir, "fails.json", `{"name": "fails", "lock": {"acquire": {"lua": "return redis.call('SET', KEYS[2], 1)", "keys": ["lock"]}, "release": {"lua": "return 1"}}}`)
+	out = t.TempDir()
+	code, _, stderr = stockbench(t, "run", "--lock-file", fails, "--out", out)
+	if code != exitFailed || !strings.Contains(stderr, "incomplete: flash-sale with fails failed: fails: acquire script (lock.acquire): ERR ") {
+		t.Errorf("a failing script: want exit 1 naming it, got %d:\n%s", code, stderr)
+	}
+	if f := readRun(t, out, "summary.md"); f.Complete {
+		t.Error("a failing script: want the run marked incomplete")
+	}
+
 	clash := writeFile(t, dir, "clash.json", `{"name": "token", "lock": {"acquire": {"lua": "return 1"}, "release": {"lua": "return 1"}}}`)
 	for _, tc := range []struct {
 		args []string

@@ -155,7 +155,7 @@ func (s *Script) run(ctx context.Context, rc redis.Scripter, c *call) (any, erro
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", s.Role, err)
+		return nil, fmt.Errorf("%s script (%s): %w", s.Role, s.Origin, err)
 	}
 	return v, nil
 }

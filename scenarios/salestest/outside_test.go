@@ -66,3 +66,19 @@ func copyFile(t *testing.T, from, to string) {
 		t.Fatal(err)
 	}
 }
+
+// The kit, and the sale it runs, import none of the report's plotting nor its browser:
+// a library's tests compile what they use.
+func TestImportsLight(t *testing.T) {
+	for _, pkg := range []string{".", "../../scenarios"} {
+		out, err := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "list", "-deps", pkg).CombinedOutput()
+		if err != nil {
+			t.Fatalf("go list: %v\n%s", err, out)
+		}
+		for _, heavy := range []string{"gonum.org/", "github.com/chromedp/", "results/report"} {
+			if strings.Contains(string(out), heavy) {
+				t.Errorf("%s imports %s", pkg, heavy)
+			}
+		}
+	}
+}
