@@ -13,7 +13,7 @@ export TESTCONTAINERS_RYUK_DISABLED ?= true
 # when no engine answers (the harness then runs redis-server as a process).
 REDIS_ENV = img=$$(scripts/redis-image.sh) && export STOCKBENCH_REDIS_IMAGE=$${img:-$${STOCKBENCH_REDIS_IMAGE:-redis:7}}
 
-.PHONY: build bench run test vet fmt-check redis-image redis-server chromium gate baseline perf report fuzz chaos clean clean-containers
+.PHONY: build bench run test vet fmt-check redis-image redis-server chromium adapters gate baseline perf report fuzz chaos clean clean-containers
 
 # How long make fuzz runs each fuzz target.
 FUZZTIME ?= 30s
@@ -53,7 +53,7 @@ report: build
 
 ## test: gofmt, vet and the race-enabled tests against a real Redis (and, where Chromium
 ## is or can be installed, the report checked in a headless browser)
-test: redis-server chromium fmt-check vet
+test: redis-server chromium adapters fmt-check vet
 	@$(REDIS_ENV) && $(GO) test -race -count=1 ./...
 
 ## fuzz: run each fuzz target for FUZZTIME (default 30s): fault plans, think times, sale
@@ -82,6 +82,10 @@ redis-image:
 ## chromium: make sure a Chromium is here for the report's browser test, if it can be
 chromium:
 	@scripts/ensure-chromium.sh
+
+## adapters: make sure the shipped adapters' runtimes are here (PHP with phpredis, Python with redis-py)
+adapters:
+	@scripts/ensure-adapters.sh
 
 ## redis-server: make sure redis-server is on PATH (Debian's package when apt-get is here)
 redis-server:

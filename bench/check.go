@@ -35,6 +35,11 @@ type runFile struct {
 	// LockFiles and QueueFiles are design files, as --lock-file and --queue-file.
 	LockFiles  []string `json:"lock_files"`
 	QueueFiles []string `json:"queue_files"`
+	// LockExecs and BuyExecs are process adapters, as --lock-exec and --buy-exec (run
+	// from the current directory); AdapterProcs sizes their pools, as --adapter-procs.
+	LockExecs    []string `json:"lock_execs"`
+	BuyExecs     []string `json:"buy_execs"`
+	AdapterProcs int      `json:"adapter_procs"`
 	// Locks and Queues name the designs to run. Default: those of the design files.
 	Locks  *[]string `json:"locks"`
 	Queues *[]string `json:"queues"`
@@ -190,6 +195,20 @@ func (rf *runFile) plan(file string, designs *catalogue) (plan, error) {
 			return plan{}, fmt.Errorf("queue_files: %w", err)
 		}
 	}
+	for _, e := range rf.LockExecs {
+		if err := designs.execAdder(false)(e); err != nil {
+			return plan{}, fmt.Errorf("lock_execs: %w", err)
+		}
+	}
+	for _, e := range rf.BuyExecs {
+		if err := designs.execAdder(true)(e); err != nil {
+			return plan{}, fmt.Errorf("buy_execs: %w", err)
+		}
+	}
+	if rf.AdapterProcs < 0 {
+		return plan{}, fmt.Errorf("adapter_procs: must not be negative, got %d", rf.AdapterProcs)
+	}
+	designs.procs = rf.AdapterProcs
 	p := plan{
 		locks:     implNames(designs.locks(), func(i lockimpl.Impl) string { return i.Name }),
 		queues:    implNames(designs.queues(), func(i queueimpl.Impl) string { return i.Name }),

@@ -135,6 +135,9 @@ func (p plan) jobs(sf *saleFlags, c *common) ([]job, error) {
 		return nil, usageError(err)
 	}
 	jobs := append(lockJobs, queueJobs...)
+	if len(jobs) == 0 && len(c.notes) > 0 {
+		return nil, usageError(fmt.Errorf("%s: its own processes dial Redis, and the fault acts on the harness's connections", c.notes[0]))
+	}
 	if len(jobs) == 0 {
 		return nil, usageError(fmt.Errorf("nothing to run: name at least one lock or queue, with a scenario and a fault plan"))
 	}
@@ -155,6 +158,8 @@ func (p plan) lockJobs(sf *saleFlags, c *common) ([]job, error) {
 		return nil, err
 	}
 	var jobs []job
+	var skipped []string
+	defer func() { c.notes = append(c.notes, skipped...) }()
 	for _, name := range p.scenarios {
 		if len(impls) == 0 {
 			break
@@ -175,6 +180,10 @@ func (p plan) lockJobs(sf *saleFlags, c *common) ([]job, error) {
 			for _, impl := range impls {
 				if err := fitsExternal(c, fp, impl.LockNodes(), impl.Name); err != nil {
 					return nil, err
+				}
+				if k, ok := impl.Cannot(words(fp.Kinds())...); ok {
+					skipped = append(skipped, fmt.Sprintf("%s cannot take part in %s", impl.Name, k))
+					continue
 				}
 				jobs = append(jobs, lockJob{sale, impl})
 			}

@@ -2,28 +2,93 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
+	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/stockbench/stockbench/internal/adapter"
 	"github.com/stockbench/stockbench/internal/designfile"
 	"github.com/stockbench/stockbench/lockimpl"
 	"github.com/stockbench/stockbench/queueimpl"
 )
 
-// catalogue is the designs a command can name: those built into the binary, and those
-// read from design files (--lock-file, --queue-file), which run like built-in ones.
+// catalogue is the designs a command can name: those built into the binary, those read
+// from design files (--lock-file, --queue-file), and process adapters (--lock-exec,
+// --buy-exec), which run like built-in ones.
 type catalogue struct {
 	files []designfile.Design
+	execs []execDesign
+	procs int // --adapter-procs
 }
+
+// execDesign is a process adapter: a lock (try, release) or a whole purchase (buy).
+type execDesign struct {
+	cfg  adapter.Config
+	buys bool
+}
+
+func (e execDesign) impl() lockimpl.Impl { return adapter.Lock(e.cfg, e.buys) }
 
 // bind adds the design-file flags; each file is read as its flag is parsed, so that a bad
 // one is a usage error before anything starts.
 func (c *catalogue) bind(fs *flag.FlagSet) {
 	fs.Func("lock-file", "a lock design written as Lua scripts, a JSON `file` (see examples/locks); repeatable", c.adder(true))
 	fs.Func("queue-file", "a queue design written as Lua scripts, a JSON `file` (see examples/queues); repeatable", c.adder(false))
+	fs.Func("lock-exec", "a lock in any language: a process adapter, `[NAME=]CMD ARGS` (see adapters/PROTOCOL.md); repeatable", c.execAdder(false))
+	fs.Func("buy-exec", "a whole purchase in any language: a process adapter that supports buy, `[NAME=]CMD ARGS`; repeatable", c.execAdder(true))
+	fs.Func("adapter-procs", "`n` processes in each adapter's pool (default: the sale's --conns, as a PHP-FPM pool)", func(v string) error {
+		n, err := positive(strconv.Atoi)(v)
+		c.procs = n
+		return err
+	})
+}
+
+// execAdder adds an adapter as its flag is parsed: "[NAME=]CMD ARGS", NAME by default
+// the base name of the script (the first argument) or of the command, without extension.
+func (c *catalogue) execAdder(buys bool) func(string) error {
+	return func(spec string) error {
+		name, command, named := strings.Cut(spec, "=")
+		if !named || strings.ContainsAny(name, " /") {
+			name, command = "", spec
+		}
+		argv := strings.Fields(command)
+		if len(argv) == 0 {
+			return errors.New("an adapter needs a command")
+		}
+		if name == "" {
+			name = argv[min(1, len(argv)-1)]
+			name = strings.TrimSuffix(filepath.Base(name), filepath.Ext(name))
+		}
+		if err := c.free(name, command); err != nil {
+			return err
+		}
+		c.execs = append(c.execs, execDesign{adapter.Config{Name: name, Command: command}, buys})
+		return nil
+	}
+}
+
+// free says whether name is free for a design from where.
+func (c *catalogue) free(name, where string) error {
+	if slices.Contains(lockimpl.Names(), name) || slices.Contains(queueimpl.Names(), name) {
+		return fmt.Errorf("%s: %q is a built-in design's name; choose another", where, name)
+	}
+	for _, o := range c.files {
+		if o.Name() == name {
+			return fmt.Errorf("%s: %q is the name of the design in %s too", where, name, o.Path)
+		}
+	}
+	for _, e := range c.execs {
+		if e.cfg.Name == name {
+			return fmt.Errorf("%s: %q is the name of the adapter %q too; name it NAME=CMD", where, name, e.cfg.Command)
+		}
+	}
+	return nil
 }
 
 func (c *catalogue) adder(lock bool) func(string) error {
@@ -44,21 +109,22 @@ func (c *catalogue) add(d designfile.Design, lock bool) error {
 		return fmt.Errorf("%s: a queue design; pass it with --queue-file", d.Path)
 	case !lock && d.Queue == nil:
 		return fmt.Errorf("%s: a lock design; pass it with --lock-file", d.Path)
-	case slices.Contains(lockimpl.Names(), d.Name()) || slices.Contains(queueimpl.Names(), d.Name()):
-		return fmt.Errorf("%s: %q is a built-in design's name; choose another", d.Path, d.Name())
 	}
-	for _, o := range c.files {
-		if o.Name() == d.Name() {
-			return fmt.Errorf("%s: %q is the name of the design in %s too", d.Path, d.Name(), o.Path)
-		}
+	if err := c.free(d.Name(), d.Path); err != nil {
+		return err
 	}
 	c.files = append(c.files, d)
 	return nil
 }
 
-// locks are the lock designs read from files.
+// locks are the lock designs read from files, then the adapters.
 func (c *catalogue) locks() []lockimpl.Impl {
-	return fromFiles(c, func(d designfile.Design) *lockimpl.Impl { return d.Lock })
+	out := fromFiles(c, func(d designfile.Design) *lockimpl.Impl { return d.Lock })
+	for _, e := range c.execs {
+		e.cfg.Procs = c.procs
+		out = append(out, e.impl())
+	}
+	return out
 }
 
 // queues are the queue designs read from files.
@@ -123,12 +189,25 @@ func (c *catalogue) queue(name string) (queueimpl.Impl, error) {
 	return impl, nil
 }
 
-// check has Redis compile every file design's scripts before the first sale: a script it
-// rejects is one line naming the file and the script.
-func (c *catalogue) check(ctx context.Context, r redis.Scripter) error {
+// check has Redis compile every file design's scripts, and starts one process of each
+// adapter, before the first sale: a script Redis rejects is one line naming the file and
+// the script, an adapter that cannot start or says hello wrong one line naming it.
+func (c *catalogue) check(ctx context.Context, r redis.UniversalClient) error {
 	for _, d := range c.files {
 		if err := d.Check(ctx, r); err != nil {
 			return err
+		}
+	}
+	for _, e := range c.execs {
+		supports, err := adapter.Probe(ctx, e.cfg, r)
+		if err != nil {
+			return fmt.Errorf("adapter %s: %w", e.cfg.Name, err)
+		}
+		switch {
+		case e.buys && !slices.Contains(supports, adapter.SupportsBuy):
+			return fmt.Errorf("adapter %s supports %q, not buy; pass it with --lock-exec", e.cfg.Name, supports)
+		case !e.buys && !slices.Contains(supports, adapter.SupportsLock):
+			return fmt.Errorf("adapter %s supports %q, not lock; pass it with --buy-exec", e.cfg.Name, supports)
 		}
 	}
 	return nil

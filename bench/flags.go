@@ -20,8 +20,10 @@ type common struct {
 	out   string
 	procs int
 	// designs are the designs the command may name; run, matrix and check bind their
-	// flags (bindDesigns).
+	// flags.
 	designs catalogue
+	// notes are what the command leaves out, and why, printed as it starts.
+	notes []string
 }
 
 func (c *common) bind(fs *flag.FlagSet) {

@@ -17,7 +17,7 @@ import (
 // listCommand is `stockbench list`: the designs (with those of the design files given),
 // the faults and the scenario presets.
 func listCommand(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("list", "list [--lock-file F] [--queue-file F]")
+	fs := newFlagSet("list", "list [--lock-file F] [--queue-file F] [--lock-exec CMD] [--buy-exec CMD]")
 	var designs catalogue
 	designs.bind(fs)
 	if help, err := parse(fs, args, stdout); help || err != nil {
@@ -37,6 +37,9 @@ func list(w io.Writer, designs *catalogue) error {
 		if d.Lock != nil {
 			fmt.Fprintf(tw, "%s\t%s\t%s\n", d.Name(), d.Lock.Summary, "not documented: from "+d.Path)
 		}
+	}
+	for _, e := range designs.execs {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", e.cfg.Name, e.impl().Summary, "not documented: a process adapter")
 	}
 	fmt.Fprintln(tw, "\t\t")
 	fmt.Fprintln(tw, "QUEUE\tHOW\tGUARANTEE")

@@ -82,6 +82,15 @@ func (p Plan) String() string {
 	return strings.Join(parts, "+")
 }
 
+// Kinds are the plan's faults, in order.
+func (p Plan) Kinds() []Kind {
+	ks := make([]Kind, len(p))
+	for i, f := range p {
+		ks[i] = f.Kind
+	}
+	return ks
+}
+
 // Has reports whether p includes a fault of kind k.
 func (p Plan) Has(k Kind) bool {
 	return slices.ContainsFunc(p, func(f Fault) bool { return f.Kind == k })

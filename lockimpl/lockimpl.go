@@ -36,6 +36,11 @@ var (
 	// expired, or was taken, before the release.
 	ErrNotHeld = errors.New("lockimpl: not held")
 
+	// ErrBroken is wrapped by errors of a design's own machinery, not of Redis: a process
+	// adapter that exited or wrote garbage. Faults excuse Redis errors; nothing excuses
+	// these, and the sale stops on the first.
+	ErrBroken = errors.New("lockimpl: the design broke")
+
 	// ErrStale is returned by the fenced stock operations when a newer fencing token has
 	// already been seen: the caller's lock was lost.
 	ErrStale = errors.New("lockimpl: stale fencing token")
@@ -124,4 +129,23 @@ func wholeSeconds(ttl time.Duration) time.Duration {
 		s = 1
 	}
 	return s * time.Second
+}
+
+// Starter is a design with something to start before a sale and stop after it: a pool
+// of processes of another language's lock (see adapters/PROTOCOL.md). The sale calls
+// Start once its keys are known, and Stop when it ends, which returns the last of what
+// the design's processes logged, for the record.
+type Starter interface {
+	Start(ctx context.Context, s Sale) error
+	Stop() (log string)
+}
+
+// Sale is what a Starter is told of the sale it serves.
+type Sale struct {
+	// Lock is the lock's key; Stock the stock's keys.
+	Lock  string
+	Stock Stock
+	TTL   time.Duration
+	// Conns is the sale's connection pool, which a pool of processes matches.
+	Conns int
 }

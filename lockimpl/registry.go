@@ -2,6 +2,7 @@ package lockimpl
 
 import (
 	"errors"
+	"slices"
 
 	"github.com/redis/go-redis/v9"
 
@@ -35,6 +36,20 @@ type Impl struct {
 	NewLocker func(Env) Locker
 	// NewPurchaser builds a lock-free design.
 	NewPurchaser func(Env) Purchaser
+	// Outside names the faults the design cannot take part in, which a sale refuses: a
+	// process adapter dials Redis itself, and the network faults and the server's moves
+	// act on the harness's connections. Default: none.
+	Outside []string
+}
+
+// Cannot returns the first fault named in kinds that impl cannot take part in.
+func (impl Impl) Cannot(kinds ...string) (string, bool) {
+	for _, k := range kinds {
+		if slices.Contains(impl.Outside, k) {
+			return k, true
+		}
+	}
+	return "", false
 }
 
 // LockNodes is how many lock servers impl needs.

@@ -68,6 +68,9 @@ type Run struct {
 	// faults that act on servers they are expected and do not end the run.
 	Errors     int    `json:"errors"`
 	FirstError string `json:"first_error,omitempty"`
+	// Log is the last of what the design's own processes wrote to stderr (a process
+	// adapter's), kept for when they misbehave.
+	Log string `json:"log,omitempty"`
 
 	// SalesPerSec is confirmed orders over the time to the last confirmed order.
 	SalesPerSec float64            `json:"sales_per_sec"`

@@ -52,6 +52,7 @@ func runSale(ctx context.Context, s Sale, r Redis, ttl time.Duration, build func
 	r.warm(ctx, s.Conns)
 	before, statsErr := commandStats(ctx, r.admins())
 	if err := inj.Start(ctx); err != nil {
+		k.cleanUp(context.WithoutCancel(ctx)) // the design's processes, if any, go too
 		return results.Run{}, err
 	}
 

@@ -30,7 +30,7 @@ type persistent struct {
 
 func (p persistent) TryLock(ctx context.Context, key string, ttl time.Duration) (lockimpl.Lease, error) {
 	lease, err := p.Locker.TryLock(ctx, key, ttl)
-	if err != nil && !errors.Is(err, lockimpl.ErrNotAcquired) && !ended(ctx) {
+	if err != nil && !errors.Is(err, lockimpl.ErrNotAcquired) && !errors.Is(err, lockimpl.ErrBroken) && !ended(ctx) {
 		p.ls.t.failed(err)
 		return nil, lockimpl.ErrNotAcquired
 	}

@@ -27,6 +27,7 @@ type lockSale struct {
 	purchaser lockimpl.Purchaser
 	script    lockimpl.Purchaser // the Atomic critical section
 	inj       *faults.Injector
+	starter   lockimpl.Starter // the design's own processes, if it has any
 	stock     lockimpl.Stock
 	lockKey   string
 	ledger    *oracle.Ledger
@@ -34,6 +35,8 @@ type lockSale struct {
 	t         *tally
 	x         *executor // runs every buyer's Redis calls; see executor
 	t0        time.Time
+
+	log string // what the design's processes logged
 
 	renewersMu sync.Mutex
 	renewers   []lockimpl.Renewer // read at the end: a leaked renewal comes late
@@ -55,8 +58,10 @@ func newLockSale(s FlashSale, r Redis, impl lockimpl.Impl, inj *faults.Injector)
 	env := lockimpl.Env{Locks: r.Locks[:impl.LockNodes()], Stock: r.Stock, Retry: ls.Retry}
 	if impl.NewPurchaser != nil {
 		ls.purchaser = impl.NewPurchaser(env)
+		ls.starter, _ = ls.purchaser.(lockimpl.Starter)
 	} else {
 		ls.locker = impl.NewLocker(env)
+		ls.starter, _ = ls.locker.(lockimpl.Starter)
 		ls.half, _ = ls.locker.(lockimpl.HalfLocker)
 		ls.locker = &executed{ls.locker, ls}
 		if s.Faults.Needs().Disrupts() { // see tally.tolerant
@@ -90,11 +95,18 @@ func (ls *lockSale) setUp(ctx context.Context) error {
 	if err := ls.r.StockAdmin.Set(ctx, ls.stock.Key, ls.Stock, ls.KeyLease).Err(); err != nil {
 		return fmt.Errorf("flash-sale: set up: set stock: %w", err)
 	}
+	if ls.starter != nil {
+		return ls.starter.Start(ctx, lockimpl.Sale{Lock: ls.lockKey, Stock: ls.stock, TTL: ls.TTL, Conns: ls.Conns})
+	}
 	return nil
 }
 
-// cleanUp deletes every key the sale wrote.
+// cleanUp stops the design's processes, if it has any, and deletes every key the sale
+// wrote.
 func (ls *lockSale) cleanUp(ctx context.Context) error {
+	if ls.starter != nil {
+		ls.log = ls.starter.Stop()
+	}
 	errs := []error{ls.r.StockAdmin.Del(ctx, ls.stock.Keys()...).Err()}
 	for _, c := range ls.r.LockAdmins {
 		errs = append(errs, c.Del(ctx, ls.lockKeys()...).Err())
@@ -258,6 +270,7 @@ func (ls *lockSale) judge(run *results.Run, unfired []string) {
 	}
 	want, _ := LockVerdicts(ls.impl.Name).For(ls.Faults)
 	run.Judge(verdict, r.Class(), r.Cell(), findings, unfired, want)
+	run.Log = ls.log
 	if r.LastSale > 0 {
 		run.SalesPerSec = float64(r.Bought) / r.LastSale.Seconds()
 	}

@@ -2,12 +2,14 @@ package scenarios
 
 import (
 	"context"
+	"errors"
 	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/stockbench/stockbench/internal/wait"
+	"github.com/stockbench/stockbench/lockimpl"
 	"github.com/stockbench/stockbench/results"
 )
 
@@ -27,6 +29,9 @@ type tally struct {
 	failures atomic.Int64
 	errOnce  sync.Once
 	firstErr error
+	// broken is the first error of a design that broke (lockimpl.ErrBroken).
+	brokenOnce sync.Once
+	broken     error
 }
 
 func newTally(s Sale) *tally {
@@ -61,12 +66,17 @@ func (t *tally) finished(bought bool) {
 func (t *tally) failed(err error) {
 	t.failures.Add(1)
 	t.errOnce.Do(func() { t.firstErr = err })
+	if errors.Is(err, lockimpl.ErrBroken) {
+		t.brokenOnce.Do(func() { t.broken = err })
+	}
 }
 
-// runErr is the error that makes the run incomplete, if any.
+// runErr is the error that makes the run incomplete, if any: under faults that disrupt
+// Redis only a design that broke.
 func (t *tally) runErr() error {
 	if t.tolerant {
-		return nil
+		t.brokenOnce.Do(func() {})
+		return t.broken
 	}
 	t.errOnce.Do(func() {}) // the first error, if any, is written by now
 	return t.firstErr

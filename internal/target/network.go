@@ -62,6 +62,9 @@ func ownerGone(labels map[string]string) bool {
 		return true
 	}
 	want, now := labels[labelStart], processStart(pid)
+	if now == "" && !processAlive(pid) {
+		return true // it exited between the two looks
+	}
 	return want != "" && now != "" && want != now
 }
 

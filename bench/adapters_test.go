@@ -1,0 +1,88 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// needPHP skips, saying why, without PHP and phpredis; CI requires them.
+func needPHP(t *testing.T) {
+	t.Helper()
+	if err := exec.Command("php", "-r", "exit(class_exists('Redis') ? 0 : 1);").Run(); err != nil {
+		if os.Getenv("STOCKBENCH_REQUIRE_ADAPTERS") != "" {
+			t.Fatalf("PHP with phpredis is missing: %v", err)
+		}
+		t.Skipf("PHP with phpredis is missing (%v); scripts/ensure-adapters.sh installs it", err)
+	}
+}
+
+// TestLockExec: the seed article's lock, in PHP, runs from the command line like a
+// built-in design, oversells with no fault, and leaves no process behind; an adapter that
+// cannot take part in a fault is left out of a matrix, saying so.
+func TestLockExec(t *testing.T) {
+	needPHP(t)
+	seed, _ := filepath.Abs("../adapters/php/seed-lock.php")
+	out := t.TempDir()
+	code, stdout, stderr := stockbench(t, "matrix", "--lock-exec", "php-seed=php "+seed, "--locks", "php-seed",
+		"--faults", "none,client-pause,net-latency", "--queues", "", "--adapter-procs", "8", "--out", out)
+	if code != exitOK {
+		t.Fatalf("exit %d:\n%s\n%s", code, stdout, stderr)
+	}
+	f := readRun(t, out, "summary.md")
+	if len(f.Runs) != 2 || f.Runs[0].Impl != "php-seed" || f.Runs[0].Class != "OVERSOLD" {
+		t.Errorf("want php-seed OVERSOLD with no fault and under client-pause, got %d runs: %+v", len(f.Runs), f.Runs[0].Cell)
+	}
+	if !strings.Contains(stderr, "skipped: php-seed cannot take part in net-latency") {
+		t.Errorf("want the left-out sale named; stderr:\n%s", stderr)
+	}
+	if left := running(seed); len(left) > 0 {
+		t.Errorf("adapter processes left behind: %v", left)
+	}
+}
+
+// TestLockExecBadInput: an adapter that cannot start, or does not speak the part it was
+// named for, is one line and exit 2, and nothing is written.
+func TestLockExecBadInput(t *testing.T) {
+	needPHP(t)
+	seed, _ := filepath.Abs("../adapters/php/seed-lock.php")
+	exits, _ := filepath.Abs("../internal/adapter/testdata/exits.sh")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "--lock-exec", "/bin/sh " + exits}, `adapter exits: exited (exit status 3); stderr: PHP Fatal error: Class "Redis" not found`},
+		{[]string{"run", "--lock-exec", "php " + seed + " --buy"}, `adapter seed-lock supports ["buy"], not lock; pass it with --buy-exec`},
+		{[]string{"run", "--buy-exec", "php " + seed}, `adapter seed-lock supports ["lock" "half"], not buy; pass it with --lock-exec`},
+		{[]string{"run", "--lock-exec", "token=php " + seed}, `"token" is a built-in design's name`},
+		{[]string{"run", "--lock-exec", "php " + seed, "--fault", "failover"}, "seed-lock cannot take part in failover"},
+		{[]string{"run", "--lock-exec", "php " + seed, "--adapter-procs", "-1"}, `invalid value "-1" for flag -adapter-procs`},
+	} {
+		out := filepath.Join(t.TempDir(), "runs")
+		code, _, stderr := stockbench(t, append(tc.args, "--out", out)...)
+		lines := strings.Split(strings.TrimSpace(stderr), "\n")
+		if code != exitUsage || !strings.Contains(lines[len(lines)-1], tc.want) {
+			t.Errorf("%v: want exit 2 and a last line with %q, got %d:\n%s", tc.args, tc.want, code, stderr)
+		}
+		if _, err := os.Stat(out); !os.IsNotExist(err) {
+			t.Errorf("%v: bad input must not create %s", tc.args, out)
+		}
+	}
+	if left := append(running(seed), running(exits)...); len(left) > 0 {
+		t.Errorf("adapter processes left behind: %v", left)
+	}
+}
+
+// running lists the processes whose command line holds marker.
+func running(marker string) []string {
+	out, _ := exec.Command("pgrep", "-af", marker).Output()
+	var procs []string
+	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		if l != "" && !strings.Contains(l, "pgrep") {
+			procs = append(procs, l)
+		}
+	}
+	return procs
+}

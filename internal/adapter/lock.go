@@ -1,0 +1,292 @@
+package adapter
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/stockbench/stockbench/lockimpl"
+)
+
+// Config is an adapter as the command line names it.
+type Config struct {
+	// Name is the design's name; Command the program and its arguments, split on
+	// spaces (a path with spaces belongs in a script of its own).
+	Name, Command string
+	// Procs is the pool's size. Default: the sale's connections.
+	Procs int
+}
+
+// Outside are the faults an adapter's connections never see: the network faults act on
+// the harness's clients through a proxy, and a failover or a restart moves the server
+// under a new address that only the harness's clients follow.
+var Outside = []string{"net-latency", "net-timeout", "failover", "redis-restart"}
+
+// Lock is the lock design the adapter cfg runs: a Locker, or a Purchaser when the
+// adapter supports buy, whose pool starts with each sale and stops with it.
+func Lock(cfg Config, buys bool) lockimpl.Impl {
+	impl := lockimpl.Impl{Name: cfg.Name, Summary: "process adapter: " + cfg.Command, Outside: Outside}
+	if buys {
+		impl.NewPurchaser = func(e lockimpl.Env) lockimpl.Purchaser {
+			d := newDesign(cfg, e)
+			d.buys = true
+			return &purchaser{design: d}
+		}
+	} else {
+		impl.NewLocker = func(e lockimpl.Env) lockimpl.Locker { return &locker{design: newDesign(cfg, e)} }
+	}
+	return impl
+}
+
+// Probe starts one process of cfg, says hello and stops it: an adapter that cannot
+// start, or answers hello wrong, is found before a sale. It returns what the adapter
+// supports.
+func Probe(ctx context.Context, cfg Config, c redis.UniversalClient) ([]string, error) {
+	d := newDesign(cfg, lockimpl.Env{Locks: []redis.UniversalClient{c}})
+	p, err := newPool(ctx, cfg.Name, d.argv, 1, d.hello(lockimpl.Sale{Lock: "{stockbench:probe}:lock", TTL: time.Second,
+		Stock: lockimpl.NewStock("{stockbench:probe}")}))
+	if err != nil {
+		return nil, err
+	}
+	defer p.stop()
+	if !p.can(SupportsLock) && !p.can(SupportsBuy) {
+		return nil, fmt.Errorf("%w: %s: supports %q: neither %q nor %q", ErrBroken, cfg.Name, p.supports, SupportsLock, SupportsBuy)
+	}
+	return p.supports, nil
+}
+
+// design is what a Locker and a Purchaser of an adapter share: the pool's life.
+type design struct {
+	cfg  Config
+	buys bool
+	argv []string
+	env  lockimpl.Env
+	pool *pool
+}
+
+func newDesign(cfg Config, e lockimpl.Env) *design {
+	return &design{cfg: cfg, argv: strings.Fields(cfg.Command), env: e}
+}
+
+func (d *design) hello(s lockimpl.Sale) request {
+	r := Redis{}
+	// A lock lives on the lock server; a whole purchase works on the stock, wherever the
+	// sale keeps it.
+	server := d.env.Locks[0]
+	if d.buys && d.env.Stock != nil {
+		server = d.env.Stock
+	}
+	if c, ok := server.(*redis.Client); ok {
+		o := c.Options()
+		r = Redis{Addr: o.Addr, Username: o.Username, Password: o.Password, DB: o.DB}
+	}
+	return request{Op: "hello", Protocol: Version, Redis: &r, TTLms: s.TTL.Milliseconds(),
+		Keys: &Keys{Lock: s.Lock, Stock: s.Stock.Key, Orders: s.Stock.Orders}}
+}
+
+// Start implements lockimpl.Starter.
+func (d *design) Start(ctx context.Context, s lockimpl.Sale) error {
+	size := d.cfg.Procs
+	if size <= 0 {
+		size = max(s.Conns, 1)
+	}
+	p, err := newPool(ctx, d.cfg.Name, d.argv, size, d.hello(s))
+	if err != nil {
+		return err
+	}
+	d.pool = p
+	return nil
+}
+
+// Stop implements lockimpl.Starter.
+func (d *design) Stop() string {
+	if d.pool == nil {
+		return ""
+	}
+	d.pool.stop()
+	return d.pool.stderr.String()
+}
+
+// call sends req on a process of the pool and gives it back.
+func (d *design) call(ctx context.Context, req request) (reply, error) {
+	pr, err := d.pool.get(ctx)
+	if err != nil {
+		return reply{}, err
+	}
+	r, err := d.ask(ctx, pr, req)
+	d.pool.put(pr)
+	return r, err
+}
+
+// ask sends req to pr; a failure of the process is the adapter's, a reply's error is
+// the operation's.
+func (d *design) ask(ctx context.Context, pr *proc, req request) (reply, error) {
+	r, err := pr.call(ctx, req)
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return r, err
+	case err != nil:
+		return r, d.pool.broken(err)
+	case r.Error != "":
+		return r, fmt.Errorf("%s: %s: %s", d.cfg.Name, req.Op, r.Error)
+	}
+	return r, nil
+}
+
+type locker struct{ *design }
+
+var (
+	_ lockimpl.Starter    = (*locker)(nil)
+	_ lockimpl.HalfLocker = (*locker)(nil)
+)
+
+// TryLock implements lockimpl.Locker: the process that grants a lease keeps it, and
+// serves nobody else, until the lease is released.
+func (l *locker) TryLock(ctx context.Context, key string, ttl time.Duration) (lockimpl.Lease, error) {
+	pr, err := l.pool.getSoon(ctx)
+	if err != nil {
+		return nil, err
+	}
+	r, err := l.ask(ctx, pr, request{Op: "try", Key: key, TTLms: ttl.Milliseconds()})
+	if err != nil || !r.Granted {
+		l.pool.put(pr)
+		if err == nil {
+			err = lockimpl.ErrNotAcquired
+		}
+		return nil, err
+	}
+	ls := &lease{l: l, pr: pr, id: r.Lease, ttl: ttl, token: r.Token}
+	if l.pool.can(SupportsRenew) {
+		ls.watch = lockimpl.KeepAlive(ls, ttl, func(ctx context.Context) (bool, error) {
+			r, err := ls.l.ask(ctx, ls.pr, request{Op: "renew", Lease: ls.id, TTLms: ttl.Milliseconds()})
+			return r.Renewed, err
+		})
+	}
+	return ls.outer(), nil
+}
+
+// HalfLock implements lockimpl.HalfLocker for an adapter that supports half: the
+// process takes the first command of its acquire, answers, and is killed, as a buyer
+// that died between its two commands. An adapter without half takes the lock whole and
+// is killed holding it, as a one-command design's buyer is.
+func (l *locker) HalfLock(ctx context.Context, key string, ttl time.Duration) (bool, error) {
+	if !l.pool.can(SupportsHalf) {
+		lease, err := l.TryLock(ctx, key, ttl)
+		if err != nil {
+			return false, err
+		}
+		lease.(lockimpl.Freezer).Freeze(time.Time{})
+		return true, nil
+	}
+	pr, err := l.pool.getSoon(ctx)
+	if err != nil {
+		return false, err
+	}
+	r, err := l.ask(ctx, pr, request{Op: "try", Key: key, TTLms: ttl.Milliseconds(), Half: true})
+	if err != nil || !r.Granted {
+		l.pool.put(pr)
+		return false, err
+	}
+	return true, l.pool.replace(ctx, pr)
+}
+
+// lease is a lock an adapter's process granted, and the process, held until release.
+type lease struct {
+	l     *locker
+	pr    *proc
+	id    string
+	ttl   time.Duration
+	token *int64
+	watch lockimpl.Lease // the renewing lease around this one, when the adapter renews
+
+	mu     sync.Mutex
+	dead   bool
+	resume *time.Timer
+}
+
+// outer is the lease the sale holds: the renewing one when there is one.
+func (ls *lease) outer() lockimpl.Lease {
+	if ls.watch != nil {
+		return renewing{ls.watch, ls}
+	}
+	if ls.token != nil {
+		return fenced{ls}
+	}
+	return ls
+}
+
+// Release implements lockimpl.Lease, and gives the process back.
+func (ls *lease) Release(ctx context.Context) error {
+	ls.mu.Lock()
+	dead := ls.dead
+	ls.mu.Unlock()
+	if dead {
+		return lockimpl.ErrNotHeld
+	}
+	r, err := ls.l.ask(ctx, ls.pr, request{Op: "release", Lease: ls.id})
+	ls.l.pool.put(ls.pr)
+	switch {
+	case err != nil:
+		return err
+	case !r.Released:
+		return lockimpl.ErrNotHeld
+	}
+	return nil
+}
+
+// Freeze implements lockimpl.Freezer on the process itself: SIGSTOP until until, or
+// SIGKILL for the zero time, with a fresh process in its place.
+func (ls *lease) Freeze(until time.Time) {
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	if until.IsZero() {
+		ls.dead = true
+		if ls.resume != nil {
+			ls.resume.Stop()
+		}
+		ls.l.pool.replace(context.Background(), ls.pr)
+		return
+	}
+	ls.pr.pause()
+	ls.resume = time.AfterFunc(time.Until(until), ls.pr.resume)
+}
+
+// renewing is the renewing lease, frozen as the process is.
+type renewing struct {
+	lockimpl.Lease
+	inner *lease
+}
+
+func (r renewing) Freeze(until time.Time) {
+	r.Lease.(lockimpl.Freezer).Freeze(until)
+	r.inner.Freeze(until)
+}
+
+func (r renewing) Renewals() (int, int) { return r.Lease.(lockimpl.Renewer).Renewals() }
+
+// fenced is a lease that came with a fencing token.
+type fenced struct{ *lease }
+
+func (f fenced) Token() int64 { return *f.token }
+
+type purchaser struct{ *design }
+
+var _ lockimpl.Starter = (*purchaser)(nil)
+
+// Purchase implements lockimpl.Purchaser with buy: the purchase is the adapter's own.
+func (p *purchaser) Purchase(ctx context.Context, _ lockimpl.Stock, buyer string, _ time.Duration) (int64, error) {
+	r, err := p.call(ctx, request{Op: "buy", Buyer: buyer})
+	switch {
+	case err != nil:
+		return 0, err
+	case r.Sold:
+		return r.Left, nil
+	case r.Reason == "gave-up":
+		return 0, lockimpl.ErrNotAcquired
+	}
+	return 0, lockimpl.ErrSoldOut
+}

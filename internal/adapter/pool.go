@@ -1,0 +1,156 @@
+package adapter
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/stockbench/stockbench/lockimpl"
+)
+
+// ErrBroken marks an error of the adapter itself, not of Redis: it exited, wrote
+// garbage, answered an id nobody asked, or missed a deadline. The sale stops on it.
+var ErrBroken = lockimpl.ErrBroken
+
+// brokenError is an adapter's failure: its text names the adapter and what it did, and
+// it is ErrBroken.
+type brokenError struct{ msg string }
+
+func (e brokenError) Error() string        { return e.msg }
+func (e brokenError) Is(target error) bool { return target == ErrBroken }
+
+// pool is the processes of one adapter for one sale. A process is taken for a request
+// and given back after it, or after the release of the lease it granted.
+type pool struct {
+	name   string
+	argv   []string
+	hello  request
+	stderr *tail
+
+	idle     chan *proc
+	mu       sync.Mutex
+	all      []*proc
+	supports []string
+	stopped  bool
+}
+
+// newPool starts size processes of argv at once and says hello to each.
+func newPool(ctx context.Context, name string, argv []string, size int, hello request) (*pool, error) {
+	p := &pool{name: name, argv: argv, hello: hello, stderr: &tail{}, idle: make(chan *proc, size)}
+	errs := make([]error, size)
+	var wg sync.WaitGroup
+	for i := range size {
+		wg.Go(func() { errs[i] = p.add(ctx) })
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			p.stop()
+			return nil, p.broken(err)
+		}
+	}
+	return p, nil
+}
+
+// add starts one more process and puts it in the pool.
+func (p *pool) add(ctx context.Context) error {
+	pr, supports, err := start(ctx, p.name, p.argv, p.hello, p.stderr)
+	if err != nil {
+		return err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.stopped {
+		pr.kill()
+		return errDead
+	}
+	if p.supports == nil {
+		p.supports = supports
+	}
+	p.all = append(p.all, pr)
+	p.idle <- pr
+	return nil
+}
+
+// get takes an idle process, waiting for one as a request waits for a PHP-FPM worker.
+// Once a process broke, every get fails: the sale stops.
+func (p *pool) get(ctx context.Context) (*proc, error) {
+	select {
+	case pr := <-p.idle:
+		if err := pr.err(); err != nil {
+			p.idle <- pr // for the next caller to find broken too
+			return nil, p.broken(err)
+		}
+		return pr, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// busy is how long a try waits for an idle process before it counts as a failed try.
+// Holders keep their processes until they release; a try that waited for one for good
+// while holding one of the sale's connection slots could keep the holders from the
+// connections they need to finish and release: a deadlock. A busy pool is a busy lock.
+const busy = 50 * time.Millisecond
+
+// getSoon is get for at most busy; no process by then is lockimpl.ErrNotAcquired.
+func (p *pool) getSoon(ctx context.Context) (*proc, error) {
+	wctx, cancel := context.WithTimeout(ctx, busy)
+	defer cancel()
+	pr, err := p.get(wctx)
+	if err != nil && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+		return nil, lockimpl.ErrNotAcquired
+	}
+	return pr, err
+}
+
+// put gives pr back, unless it broke; a process a fault killed is replaced.
+func (p *pool) put(pr *proc) { p.idle <- pr }
+
+// replace kills pr, as a fault kills a holder, and starts another in its place.
+func (p *pool) replace(ctx context.Context, pr *proc) error {
+	pr.kill()
+	p.mu.Lock()
+	p.all = slices.DeleteFunc(p.all, func(o *proc) bool { return o == pr })
+	p.mu.Unlock()
+	if err := p.add(context.WithoutCancel(ctx)); err != nil && !errors.Is(err, errDead) {
+		return p.broken(err)
+	}
+	return nil
+}
+
+// broken wraps a process's failure as the adapter's.
+func (p *pool) broken(err error) error {
+	if errors.Is(err, ErrBroken) {
+		return err
+	}
+	return brokenError{fmt.Sprintf("adapter %s", firstLine(err))}
+}
+
+// stop kills every process of the pool, and their groups.
+func (p *pool) stop() {
+	p.mu.Lock()
+	p.stopped = true
+	all := slices.Clone(p.all)
+	p.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, pr := range all {
+		wg.Go(pr.kill)
+	}
+	wg.Wait()
+}
+
+// can reports whether the adapter said it supports what.
+func (p *pool) can(what string) bool { return slices.Contains(p.supports, what) }
+
+func firstLine(err error) string {
+	s := err.Error()
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}

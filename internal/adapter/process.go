@@ -1,0 +1,284 @@
+package adapter
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+// Deadlines the adapter is held to (see PROTOCOL.md).
+const (
+	helloDeadline = 10 * time.Second
+	callDeadline  = 5 * time.Second
+)
+
+// errDead is what a call to a process that was killed, or that died, returns.
+var errDead = errors.New("the adapter process is gone")
+
+// proc is one process of an adapter: requests go to its stdin, replies come from its
+// stdout, matched by id; its stderr is kept, the last of it, for errors and the record.
+type proc struct {
+	name   string // the adapter's, for errors
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	mu     sync.Mutex // guards stdin and pending
+	nextID int64
+	wait   map[int64]chan reply
+	// broken is why the process can no longer be trusted: it exited, wrote garbage or
+	// answered an id nobody asked; set once.
+	broken atomic.Pointer[error]
+	done   chan struct{} // closed when the process has exited and its output is read
+	stderr *tail
+	// paused is set while the process is stopped by a fault: its calls wait past the
+	// deadline.
+	paused atomic.Bool
+	killed atomic.Bool
+}
+
+// start starts argv in a process group of its own and says hello.
+func start(ctx context.Context, name string, argv []string, hello request, stderr *tail) (*proc, []string, error) {
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Stderr = stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, nil, fmt.Errorf("%s: start: %w", name, err)
+	}
+	p := &proc{name: name, cmd: cmd, stdin: stdin, wait: map[int64]chan reply{}, done: make(chan struct{}), stderr: stderr}
+	go p.read(stdout)
+	hctx, cancel := context.WithTimeout(ctx, helloDeadline)
+	defer cancel()
+	r, err := p.send(hctx, hello, false)
+	if err == nil && !r.OK {
+		err = fmt.Errorf("%s: refused hello: %s%s", name, or(r.Error, "no reason given"), stderr.last())
+	}
+	if err != nil {
+		p.kill()
+		return nil, nil, err
+	}
+	return p, r.Supports, nil
+}
+
+// read dispatches the replies to their callers until the process's stdout ends.
+func (p *proc) read(stdout io.Reader) {
+	defer close(p.done)
+	sc := bufio.NewScanner(stdout)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		var r reply
+		line := sc.Bytes()
+		if err := json.Unmarshal(line, &r); err != nil {
+			p.fail(fmt.Errorf("wrote %q, which is not a JSON reply", clip(string(line))))
+			return
+		}
+		p.mu.Lock()
+		ch, ok := p.wait[r.ID]
+		delete(p.wait, r.ID)
+		p.mu.Unlock()
+		if !ok {
+			p.fail(fmt.Errorf("answered id %d, which nobody asked: %q", r.ID, clip(string(line))))
+			return
+		}
+		ch <- r
+	}
+	err := p.cmd.Wait()
+	if p.killed.Load() {
+		p.fail(errDead)
+		return
+	}
+	p.fail(fmt.Errorf("exited (%v)%s", exitOf(err), p.stderr.last()))
+}
+
+// fail marks the process broken with err, once, and wakes every caller. The error
+// names the adapter.
+func (p *proc) fail(err error) {
+	if !errors.Is(err, errDead) {
+		err = fmt.Errorf("%s: %w", p.name, err)
+	}
+	if !p.broken.CompareAndSwap(nil, &err) {
+		return
+	}
+	p.mu.Lock()
+	for id, ch := range p.wait {
+		close(ch)
+		delete(p.wait, id)
+	}
+	p.mu.Unlock()
+	if !errors.Is(err, errDead) {
+		p.signal(syscall.SIGKILL) // a process that cannot be trusted is not left to run
+	}
+}
+
+// err is why the process is broken, or nil.
+func (p *proc) err() error {
+	if e := p.broken.Load(); e != nil {
+		return *e
+	}
+	return nil
+}
+
+// call sends req and waits for its reply, for at most callDeadline unless the process
+// is paused by a fault.
+func (p *proc) call(ctx context.Context, req request) (reply, error) {
+	return p.send(ctx, req, true)
+}
+
+func (p *proc) send(ctx context.Context, req request, withID bool) (reply, error) {
+	ch := make(chan reply, 1)
+	p.mu.Lock()
+	if err := p.err(); err != nil {
+		p.mu.Unlock()
+		return reply{}, err
+	}
+	if withID {
+		p.nextID++
+		req.ID = p.nextID
+	}
+	p.wait[req.ID] = ch
+	b, _ := json.Marshal(req)
+	_, err := p.stdin.Write(append(b, '\n'))
+	p.mu.Unlock()
+	if err != nil {
+		// Its stdin closed: it is exiting, and how it exited says more.
+		select {
+		case <-p.done:
+		case <-time.After(time.Second):
+			p.fail(fmt.Errorf("closed its stdin: %w", err))
+		}
+		return reply{}, p.err()
+	}
+	deadline := time.NewTimer(callDeadline)
+	defer deadline.Stop()
+	for {
+		select {
+		case r, ok := <-ch:
+			if !ok {
+				return reply{}, p.err()
+			}
+			return r, nil
+		case <-ctx.Done():
+			p.forget(req.ID)
+			if req.Op == "hello" && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				p.fail(fmt.Errorf("did not answer hello within %s%s", helloDeadline, p.stderr.last()))
+				return reply{}, p.err()
+			}
+			return reply{}, ctx.Err()
+		case <-deadline.C:
+			if p.paused.Load() {
+				deadline.Reset(callDeadline)
+				continue
+			}
+			p.fail(fmt.Errorf("did not answer %s within %s", req.Op, callDeadline))
+			return reply{}, p.err()
+		}
+	}
+}
+
+// forget drops a call its caller stopped waiting for; its reply, if one comes, is
+// dropped too rather than taken for a stray.
+func (p *proc) forget(id int64) {
+	p.mu.Lock()
+	if _, ok := p.wait[id]; ok {
+		p.wait[id] = make(chan reply, 1) // a sink: the late reply lands here
+	}
+	p.mu.Unlock()
+}
+
+// pause stops the process (SIGSTOP) until resume.
+func (p *proc) pause() {
+	p.paused.Store(true)
+	p.signal(syscall.SIGSTOP)
+}
+
+func (p *proc) resume() {
+	p.signal(syscall.SIGCONT)
+	p.paused.Store(false)
+}
+
+// signal sends sig to the process's whole group: whatever it started goes with it.
+func (p *proc) signal(sig syscall.Signal) { syscall.Kill(-p.cmd.Process.Pid, sig) }
+
+// kill kills the process's whole group and waits for its output to end.
+func (p *proc) kill() {
+	p.killed.Store(true)
+	p.signal(syscall.SIGKILL)
+	p.stdin.Close()
+	select {
+	case <-p.done:
+	case <-time.After(5 * time.Second): // the kernel reaps it; do not hang the sale
+	}
+}
+
+func exitOf(err error) string {
+	if err == nil {
+		return "exit 0"
+	}
+	return err.Error()
+}
+
+// clip keeps a line an adapter wrote short enough for one line of error.
+func clip(s string) string {
+	if len(s) > 120 {
+		return s[:120] + "..."
+	}
+	return s
+}
+
+func or(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// tail keeps the last bytes an adapter's processes wrote to stderr.
+type tail struct {
+	mu  sync.Mutex
+	buf []byte
+}
+
+const tailSize = 16 << 10
+
+func (t *tail) Write(b []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, b...)
+	if len(t.buf) > tailSize {
+		t.buf = t.buf[len(t.buf)-tailSize:]
+	}
+	return len(b), nil
+}
+
+func (t *tail) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.buf)
+}
+
+// last is the last line written, as the end of an error: "; stderr: ...".
+func (t *tail) last() string {
+	s := strings.TrimSpace(t.String())
+	if s == "" {
+		return ""
+	}
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		s = s[i+1:]
+	}
+	return "; stderr: " + clip(s)
+}

@@ -1,0 +1,60 @@
+// Package adapter runs lock designs written in any language as pools of processes that
+// speak line-delimited JSON on their stdin and stdout (adapters/PROTOCOL.md), and makes
+// the sale's faults happen to those processes: a pause is SIGSTOP, a crash SIGKILL.
+package adapter
+
+// Version is the protocol version this harness speaks.
+const Version = 1
+
+// What an adapter may say it supports, in hello's reply.
+const (
+	SupportsLock  = "lock"  // try and release
+	SupportsRenew = "renew" // renew, sent every TTL/3 while a lease is held
+	SupportsHalf  = "half"  // try with half: only the first command of the acquire
+	SupportsBuy   = "buy"   // a whole purchase, instead of lock
+)
+
+// request is every request, each op using its own fields.
+type request struct {
+	ID       int64  `json:"id,omitempty"`
+	Op       string `json:"op"`
+	Protocol int    `json:"protocol,omitempty"`
+	Redis    *Redis `json:"redis,omitempty"`
+	Keys     *Keys  `json:"keys,omitempty"`
+	Key      string `json:"key,omitempty"`
+	TTLms    int64  `json:"ttl_ms,omitempty"`
+	Half     bool   `json:"half,omitempty"`
+	Lease    string `json:"lease,omitempty"`
+	Buyer    string `json:"buyer,omitempty"`
+}
+
+// reply is every reply.
+type reply struct {
+	ID       int64    `json:"id"`
+	OK       bool     `json:"ok"`
+	Error    string   `json:"error"`
+	Supports []string `json:"supports"`
+	Granted  bool     `json:"granted"`
+	Lease    string   `json:"lease"`
+	Token    *int64   `json:"token"`
+	Released bool     `json:"released"`
+	Renewed  bool     `json:"renewed"`
+	Sold     bool     `json:"sold"`
+	Left     int64    `json:"left"`
+	Reason   string   `json:"reason"`
+}
+
+// Redis is where the adapter's processes connect.
+type Redis struct {
+	Addr     string `json:"addr"`
+	Username string `json:"username,omitempty"`
+	Password string `json:"password,omitempty"`
+	DB       int    `json:"db,omitempty"`
+}
+
+// Keys are the sale's keys, for the adapter's own use.
+type Keys struct {
+	Lock   string `json:"lock"`
+	Stock  string `json:"stock"`
+	Orders string `json:"orders"`
+}
