@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/stockbench/stockbench/faults"
+	"github.com/stockbench/stockbench/internal/adapter"
 	"github.com/stockbench/stockbench/internal/designfile"
 	"github.com/stockbench/stockbench/lockimpl"
 	"github.com/stockbench/stockbench/queueimpl"
@@ -35,10 +36,11 @@ type runFile struct {
 	// LockFiles and QueueFiles are design files, as --lock-file and --queue-file.
 	LockFiles  []string `json:"lock_files"`
 	QueueFiles []string `json:"queue_files"`
-	// LockExecs and BuyExecs are process adapters, as --lock-exec and --buy-exec (run
+	// LockExecs, BuyExecs and QueueExecs are process adapters, as --lock-exec, ... (run
 	// from the current directory); AdapterProcs sizes their pools, as --adapter-procs.
 	LockExecs    []string `json:"lock_execs"`
 	BuyExecs     []string `json:"buy_execs"`
+	QueueExecs   []string `json:"queue_execs"`
 	AdapterProcs int      `json:"adapter_procs"`
 	// Locks and Queues name the designs to run. Default: those of the design files.
 	Locks  *[]string `json:"locks"`
@@ -196,12 +198,17 @@ func (rf *runFile) plan(file string, designs *catalogue) (plan, error) {
 		}
 	}
 	for _, e := range rf.LockExecs {
-		if err := designs.execAdder(false)(e); err != nil {
+		if err := designs.execAdder(adapter.SupportsLock)(e); err != nil {
 			return plan{}, fmt.Errorf("lock_execs: %w", err)
 		}
 	}
+	for _, e := range rf.QueueExecs {
+		if err := designs.execAdder(adapter.SupportsQueue)(e); err != nil {
+			return plan{}, fmt.Errorf("queue_execs: %w", err)
+		}
+	}
 	for _, e := range rf.BuyExecs {
-		if err := designs.execAdder(true)(e); err != nil {
+		if err := designs.execAdder(adapter.SupportsBuy)(e); err != nil {
 			return plan{}, fmt.Errorf("buy_execs: %w", err)
 		}
 	}

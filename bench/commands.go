@@ -229,6 +229,10 @@ func (p plan) queueJobs(sf *saleFlags, c *common) ([]job, error) {
 					if err := fitsExternal(c, fp, 1, impl.Name); err != nil {
 						return nil, err
 					}
+					if k, ok := impl.Cannot(words(fp.Kinds())...); ok {
+						c.notes = append(c.notes, fmt.Sprintf("%s cannot take part in %s", impl.Name, k))
+						continue
+					}
 					jobs = append(jobs, queueJob{sale, impl})
 				}
 			}

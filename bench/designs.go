@@ -27,21 +27,26 @@ type catalogue struct {
 	procs int // --adapter-procs
 }
 
-// execDesign is a process adapter: a lock (try, release) or a whole purchase (buy).
+// execDesign is a process adapter: a lock (try, release), a whole purchase (buy) or a
+// queue (enqueue, dequeue).
 type execDesign struct {
 	cfg  adapter.Config
-	buys bool
+	part string // adapter.SupportsLock, SupportsBuy or SupportsQueue
 }
 
-func (e execDesign) impl() lockimpl.Impl { return adapter.Lock(e.cfg, e.buys) }
+func (e execDesign) impl() lockimpl.Impl { return adapter.Lock(e.cfg, e.part == adapter.SupportsBuy) }
+
+// flags names the flag of each part, for errors.
+var execFlags = map[string]string{adapter.SupportsLock: "--lock-exec", adapter.SupportsBuy: "--buy-exec", adapter.SupportsQueue: "--queue-exec"}
 
 // bind adds the design-file flags; each file is read as its flag is parsed, so that a bad
 // one is a usage error before anything starts.
 func (c *catalogue) bind(fs *flag.FlagSet) {
 	fs.Func("lock-file", "a lock design written as Lua scripts, a JSON `file` (see examples/locks); repeatable", c.adder(true))
 	fs.Func("queue-file", "a queue design written as Lua scripts, a JSON `file` (see examples/queues); repeatable", c.adder(false))
-	fs.Func("lock-exec", "a lock in any language: a process adapter, `[NAME=]CMD ARGS` (see adapters/PROTOCOL.md); repeatable", c.execAdder(false))
-	fs.Func("buy-exec", "a whole purchase in any language: a process adapter that supports buy, `[NAME=]CMD ARGS`; repeatable", c.execAdder(true))
+	fs.Func("lock-exec", "a lock in any language: a process adapter, `[NAME=]CMD ARGS` (see adapters/PROTOCOL.md); repeatable", c.execAdder(adapter.SupportsLock))
+	fs.Func("buy-exec", "a whole purchase in any language: a process adapter that supports buy, `[NAME=]CMD ARGS`; repeatable", c.execAdder(adapter.SupportsBuy))
+	fs.Func("queue-exec", "a queue in any language: a process adapter that supports queue, `[NAME=]CMD ARGS`; repeatable", c.execAdder(adapter.SupportsQueue))
 	fs.Func("adapter-procs", "`n` processes in each adapter's pool (default: the sale's --conns, as a PHP-FPM pool)", func(v string) error {
 		n, err := positive(strconv.Atoi)(v)
 		c.procs = n
@@ -51,7 +56,7 @@ func (c *catalogue) bind(fs *flag.FlagSet) {
 
 // execAdder adds an adapter as its flag is parsed: "[NAME=]CMD ARGS", NAME by default
 // the base name of the script (the first argument) or of the command, without extension.
-func (c *catalogue) execAdder(buys bool) func(string) error {
+func (c *catalogue) execAdder(part string) func(string) error {
 	return func(spec string) error {
 		name, command, named := strings.Cut(spec, "=")
 		if !named || strings.ContainsAny(name, " /") {
@@ -68,7 +73,7 @@ func (c *catalogue) execAdder(buys bool) func(string) error {
 		if err := c.free(name, command); err != nil {
 			return err
 		}
-		c.execs = append(c.execs, execDesign{adapter.Config{Name: name, Command: command}, buys})
+		c.execs = append(c.execs, execDesign{adapter.Config{Name: name, Command: command}, part})
 		return nil
 	}
 }
@@ -121,15 +126,24 @@ func (c *catalogue) add(d designfile.Design, lock bool) error {
 func (c *catalogue) locks() []lockimpl.Impl {
 	out := fromFiles(c, func(d designfile.Design) *lockimpl.Impl { return d.Lock })
 	for _, e := range c.execs {
-		e.cfg.Procs = c.procs
-		out = append(out, e.impl())
+		if e.part != adapter.SupportsQueue {
+			e.cfg.Procs = c.procs
+			out = append(out, e.impl())
+		}
 	}
 	return out
 }
 
-// queues are the queue designs read from files.
+// queues are the queue designs read from files, then the adapters.
 func (c *catalogue) queues() []queueimpl.Impl {
-	return fromFiles(c, func(d designfile.Design) *queueimpl.Impl { return d.Queue })
+	out := fromFiles(c, func(d designfile.Design) *queueimpl.Impl { return d.Queue })
+	for _, e := range c.execs {
+		if e.part == adapter.SupportsQueue {
+			e.cfg.Procs = c.procs
+			out = append(out, adapter.Queue(e.cfg))
+		}
+	}
+	return out
 }
 
 // fromFiles is the designs of one kind read from files: those pick finds in them.
@@ -199,15 +213,22 @@ func (c *catalogue) check(ctx context.Context, r redis.UniversalClient) error {
 		}
 	}
 	for _, e := range c.execs {
-		supports, err := adapter.Probe(ctx, e.cfg, r)
-		if err != nil {
-			return fmt.Errorf("adapter %s: %w", e.cfg.Name, err)
+		probe := adapter.Probe
+		if e.part == adapter.SupportsQueue {
+			probe = adapter.ProbeQueue
 		}
-		switch {
-		case e.buys && !slices.Contains(supports, adapter.SupportsBuy):
-			return fmt.Errorf("adapter %s supports %q, not buy; pass it with --lock-exec", e.cfg.Name, supports)
-		case !e.buys && !slices.Contains(supports, adapter.SupportsLock):
-			return fmt.Errorf("adapter %s supports %q, not lock; pass it with --buy-exec", e.cfg.Name, supports)
+		supports, err := probe(ctx, e.cfg, r)
+		if err != nil {
+			return err
+		}
+		if !slices.Contains(supports, e.part) {
+			hint := "it supports none of lock, buy and queue"
+			for _, part := range []string{adapter.SupportsLock, adapter.SupportsBuy, adapter.SupportsQueue} {
+				if slices.Contains(supports, part) {
+					hint = "pass it with " + execFlags[part]
+				}
+			}
+			return fmt.Errorf("adapter %s supports %q, not %s; %s", e.cfg.Name, supports, e.part, hint)
 		}
 	}
 	return nil

@@ -35,7 +35,12 @@ func execute(ctx context.Context, c *common, jobs []job, args []string, judge ju
 	if err := fits(jobs, !c.external()); err != nil {
 		return complain(stderr, usageError(err))
 	}
+	noted := map[string]bool{}
 	for _, n := range c.notes {
+		if noted[n] {
+			continue
+		}
+		noted[n] = true
 		fmt.Fprintf(stderr, "stockbench: skipped: %s (its own processes dial Redis; the fault acts on the harness's connections)\n", n)
 	}
 	most := 0

@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/stockbench/stockbench/faults"
+	"github.com/stockbench/stockbench/internal/adapter"
 	"github.com/stockbench/stockbench/lockimpl"
 	"github.com/stockbench/stockbench/oracle"
 	"github.com/stockbench/stockbench/queueimpl"
@@ -39,7 +40,9 @@ func list(w io.Writer, designs *catalogue) error {
 		}
 	}
 	for _, e := range designs.execs {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", e.cfg.Name, e.impl().Summary, "not documented: a process adapter")
+		if e.part != adapter.SupportsQueue {
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", e.cfg.Name, e.impl().Summary, "not documented: a process adapter")
+		}
 	}
 	fmt.Fprintln(tw, "\t\t")
 	fmt.Fprintln(tw, "QUEUE\tHOW\tGUARANTEE")

@@ -91,3 +91,20 @@ func (t noAck) Ack(context.Context) error { return nil }
 func blocking(ctx context.Context, c redis.UniversalClient, wait time.Duration, args ...any) *redis.Cmd {
 	return c.Do(ctx, append(args, strconv.FormatFloat(wait.Seconds(), 'f', 3, 64))...)
 }
+
+// Starter is a queue design with something to start before a sale and stop after it: a
+// pool of processes of another language's queue (see adapters/PROTOCOL.md). The sale
+// calls Start once its keys are known, and Stop when it ends, which returns the last of
+// what the design's processes logged.
+type Starter interface {
+	Start(ctx context.Context, s Sale) error
+	Stop() (log string)
+}
+
+// Sale is what a Starter is told of the sale it serves.
+type Sale struct {
+	Keys       Keys
+	Visibility time.Duration
+	// Conns is the sale's connection pool, which a pool of processes matches.
+	Conns int
+}

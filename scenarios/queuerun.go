@@ -19,17 +19,20 @@ import (
 // queueRun is a running QueueSale: the kind the frame runs for a queue design.
 type queueRun struct {
 	QueueSale
-	r      Redis
-	impl   queueimpl.Impl
-	q      queueimpl.Queue // the workers' and buyers' view
-	admin  queueimpl.Queue // for the backlog, past any fault
-	inj    *faults.Injector
-	k      queueKeys
-	ledger *oracle.QueueLedger
-	final  *oracle.QueueFinal
-	t      *tally
-	t0     time.Time
-	pacer  Pacer
+	r     Redis
+	impl  queueimpl.Impl
+	q     queueimpl.Queue // the workers' and buyers' view
+	admin queueimpl.Queue // for the backlog, past any fault
+	inj   *faults.Injector
+	// starter is the design's own processes, if it has any; log what they logged.
+	starter queueimpl.Starter
+	log     string
+	k       queueKeys
+	ledger  *oracle.QueueLedger
+	final   *oracle.QueueFinal
+	t       *tally
+	t0      time.Time
+	pacer   Pacer
 
 	enqueued   []atomic.Int64 // when order i was accepted, ns since t0; 0 if not
 	taken      atomic.Int64   // takes so far, for the quiet-period check
@@ -53,6 +56,9 @@ func newQueueRun(s QueueSale, r Redis, impl queueimpl.Impl, inj *faults.Injector
 	}
 	qs.q = impl.New(queueimpl.Env{Client: r.Locks[0], Keys: qs.k.queue, Visibility: s.Visibility})
 	qs.admin = impl.New(queueimpl.Env{Client: r.LockAdmins[0], Keys: qs.k.queue, Visibility: s.Visibility})
+	if st, ok := qs.q.(queueimpl.Starter); ok {
+		qs.starter, qs.admin = st, qs.q // one pool of processes serves all
+	}
 	return qs
 }
 
@@ -78,6 +84,11 @@ func (qs *queueRun) setUp(ctx context.Context) error {
 	if err := qs.r.StockAdmin.Set(ctx, qs.k.stock.Key, qs.Stock, qs.KeyLease).Err(); err != nil {
 		return fmt.Errorf("queue-sale: set up: %w", err)
 	}
+	if qs.starter != nil {
+		if err := qs.starter.Start(ctx, queueimpl.Sale{Keys: qs.k.queue, Visibility: qs.Visibility, Conns: qs.Conns}); err != nil {
+			return err
+		}
+	}
 	if su, ok := qs.admin.(queueimpl.Setupper); ok {
 		return su.Setup(ctx)
 	}
@@ -85,6 +96,9 @@ func (qs *queueRun) setUp(ctx context.Context) error {
 }
 
 func (qs *queueRun) cleanUp(ctx context.Context) error {
+	if qs.starter != nil {
+		qs.log = qs.starter.Stop()
+	}
 	err := errors.Join(qs.r.StockAdmin.Del(ctx, qs.k.stockKeys()...).Err(), qs.r.LockAdmins[0].Del(ctx, qs.k.queue.All()...).Err())
 	if err != nil {
 		return fmt.Errorf("queue-sale: clean up: %w", err)
@@ -219,6 +233,7 @@ func (qs *queueRun) judge(run *results.Run, unfired []string) {
 	}
 	want, _ := QueueVerdicts(qs.impl.Name, qs.Fulfil).For(qs.Faults)
 	run.Judge(q.Verdict(), q.Class(), q.Cell(), q.Findings(), unfired, want)
+	run.Log = qs.log
 	var last time.Duration
 	var sold []time.Duration
 	for _, t := range qs.ledger.Takes {

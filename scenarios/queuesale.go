@@ -87,6 +87,9 @@ func (s QueueSale) Run(ctx context.Context, r Redis, impl queueimpl.Impl) (resul
 	if err := impl.Validate(); err != nil {
 		return results.Run{}, fmt.Errorf("%s: %w", impl.Name, err)
 	}
+	if k, ok := impl.Cannot(kindNames(s.Faults.Kinds())...); ok {
+		return results.Run{}, fmt.Errorf("%s cannot take part in %s: its own processes dial Redis, and the fault acts on the harness's connections", impl.Name, k)
+	}
 	s, r = s.WithDefaults(), r.withDefaults()
 	if err := r.check(1, impl.Name); err != nil {
 		return results.Run{}, err

@@ -58,9 +58,18 @@ func (qs *queueRun) handle(ctx context.Context, task queueimpl.Task, begin time.
 	o := task.Order()
 	t := oracle.Take{ID: o.ID, Seq: o.Seq, Begin: begin, End: time.Since(qs.t0)}
 	v := qs.inj.Delivered()
+	// A task a process holds (a process adapter's) goes through what its worker does:
+	// killed with it, stopped while it stalls.
+	f, held := task.(frozen)
 	if v.Crash {
+		if held {
+			f.Freeze(time.Time{})
+		}
 		t.Result = oracle.TakeCrashed
 		return append(takes, t)
+	}
+	if held && !v.Until.IsZero() {
+		f.Freeze(v.Until)
 	}
 	if err := v.Wait(ctx); err != nil {
 		return append(takes, t)
@@ -77,6 +86,9 @@ func (qs *queueRun) handle(ctx context.Context, task queueimpl.Task, begin time.
 	}
 	qs.settle(o.ID, t.Fulfilled, t.Result == oracle.TakeFulfilled)
 	if v.CrashLate {
+		if held {
+			f.Freeze(time.Time{})
+		}
 		t.Result = oracle.TakeCrashed // its effect stands; its ack never comes
 		return append(takes, t)
 	}
@@ -100,4 +112,9 @@ func (qs *queueRun) settle(id string, at time.Duration, fulfilled bool) {
 	}
 	due := qs.pacer.Due(i)
 	qs.t.measure(i, due, results.Queue, at-due)
+}
+
+// frozen is a task held by a process that a fault can stop or kill.
+type frozen interface {
+	Freeze(until time.Time)
 }

@@ -53,9 +53,6 @@ func Probe(ctx context.Context, cfg Config, c redis.UniversalClient) ([]string, 
 		return nil, err
 	}
 	defer p.stop()
-	if !p.can(SupportsLock) && !p.can(SupportsBuy) {
-		return nil, fmt.Errorf("%w: %s: supports %q: neither %q nor %q", ErrBroken, cfg.Name, p.supports, SupportsLock, SupportsBuy)
-	}
 	return p.supports, nil
 }
 
@@ -73,28 +70,38 @@ func newDesign(cfg Config, e lockimpl.Env) *design {
 }
 
 func (d *design) hello(s lockimpl.Sale) request {
-	r := Redis{}
 	// A lock lives on the lock server; a whole purchase works on the stock, wherever the
 	// sale keeps it.
 	server := d.env.Locks[0]
 	if d.buys && d.env.Stock != nil {
 		server = d.env.Stock
 	}
-	if c, ok := server.(*redis.Client); ok {
+	return request{Op: "hello", Protocol: Version, Redis: where(server), TTLms: s.TTL.Milliseconds(),
+		Keys: &Keys{Lock: s.Lock, Stock: s.Stock.Key, Orders: s.Stock.Orders}}
+}
+
+// where is the server c reaches, for hello.
+func where(c redis.UniversalClient) *Redis {
+	r := Redis{}
+	if c, ok := c.(*redis.Client); ok {
 		o := c.Options()
 		r = Redis{Addr: o.Addr, Username: o.Username, Password: o.Password, DB: o.DB}
 	}
-	return request{Op: "hello", Protocol: Version, Redis: &r, TTLms: s.TTL.Milliseconds(),
-		Keys: &Keys{Lock: s.Lock, Stock: s.Stock.Key, Orders: s.Stock.Orders}}
+	return &r
 }
 
 // Start implements lockimpl.Starter.
 func (d *design) Start(ctx context.Context, s lockimpl.Sale) error {
+	return d.start(ctx, s.Conns, d.hello(s))
+}
+
+// start starts the pool, of the configured size or conns processes.
+func (d *design) start(ctx context.Context, conns int, hello request) error {
 	size := d.cfg.Procs
 	if size <= 0 {
-		size = max(s.Conns, 1)
+		size = max(conns, 1)
 	}
-	p, err := newPool(ctx, d.cfg.Name, d.argv, size, d.hello(s))
+	p, err := newPool(ctx, d.cfg.Name, d.argv, size, hello)
 	if err != nil {
 		return err
 	}

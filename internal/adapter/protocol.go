@@ -1,6 +1,7 @@
-// Package adapter runs lock designs written in any language as pools of processes that
-// speak line-delimited JSON on their stdin and stdout (adapters/PROTOCOL.md), and makes
-// the sale's faults happen to those processes: a pause is SIGSTOP, a crash SIGKILL.
+// Package adapter runs lock and queue designs written in any language as pools of
+// processes that speak line-delimited JSON on their stdin and stdout
+// (adapters/PROTOCOL.md), and makes the sale's faults happen to those processes: a pause
+// is SIGSTOP, a crash SIGKILL.
 package adapter
 
 // Version is the protocol version this harness speaks.
@@ -12,6 +13,8 @@ const (
 	SupportsRenew = "renew" // renew, sent every TTL/3 while a lease is held
 	SupportsHalf  = "half"  // try with half: only the first command of the acquire
 	SupportsBuy   = "buy"   // a whole purchase, instead of lock
+	SupportsQueue = "queue" // enqueue, dequeue and len
+	SupportsAck   = "ack"   // ack: a task stays with its process until acknowledged
 )
 
 // request is every request, each op using its own fields.
@@ -26,6 +29,13 @@ type request struct {
 	Half     bool   `json:"half,omitempty"`
 	Lease    string `json:"lease,omitempty"`
 	Buyer    string `json:"buyer,omitempty"`
+	// Queues.
+	Order        string `json:"order,omitempty"`
+	Seq          *int64 `json:"seq,omitempty"` // a pointer: the first order's seq is 0
+	Worker       string `json:"worker,omitempty"`
+	WaitMs       int64  `json:"wait_ms,omitempty"`
+	Task         string `json:"task,omitempty"`
+	VisibilityMs int64  `json:"visibility_ms,omitempty"`
 }
 
 // reply is every reply.
@@ -42,6 +52,11 @@ type reply struct {
 	Sold     bool     `json:"sold"`
 	Left     int64    `json:"left"`
 	Reason   string   `json:"reason"`
+	Order    string   `json:"order"`
+	Seq      int64    `json:"seq"`
+	Task     string   `json:"task"`
+	Empty    bool     `json:"empty"`
+	Len      *int64   `json:"len"`
 }
 
 // Redis is where the adapter's processes connect.
@@ -52,9 +67,13 @@ type Redis struct {
 	DB       int    `json:"db,omitempty"`
 }
 
-// Keys are the sale's keys, for the adapter's own use.
+// Keys are the sale's keys, for the adapter's own use: a lock's, or a queue's.
 type Keys struct {
-	Lock   string `json:"lock"`
-	Stock  string `json:"stock"`
-	Orders string `json:"orders"`
+	Lock       string `json:"lock,omitempty"`
+	Stock      string `json:"stock,omitempty"`
+	Orders     string `json:"orders,omitempty"`
+	Queue      string `json:"queue,omitempty"`
+	Processing string `json:"processing,omitempty"`
+	Taken      string `json:"taken,omitempty"`
+	QLock      string `json:"qlock,omitempty"`
 }

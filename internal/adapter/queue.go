@@ -1,0 +1,132 @@
+package adapter
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/stockbench/stockbench/lockimpl"
+	"github.com/stockbench/stockbench/queueimpl"
+)
+
+// Queue is the queue design the adapter cfg runs: enqueue, dequeue and len, and ack when
+// it supports it. The harness's workers take the tasks and fulfil them.
+func Queue(cfg Config) queueimpl.Impl {
+	return queueimpl.Impl{Name: cfg.Name, Summary: "process adapter: " + cfg.Command, Guarantee: "the adapter's", Outside: Outside,
+		New: func(e queueimpl.Env) queueimpl.Queue {
+			return &queue{design: newDesign(cfg, lockimpl.Env{Locks: []redis.UniversalClient{e.Client}})}
+		}}
+}
+
+// ProbeQueue is Probe for a queue adapter.
+func ProbeQueue(ctx context.Context, cfg Config, c redis.UniversalClient) ([]string, error) {
+	d := newDesign(cfg, lockimpl.Env{Locks: []redis.UniversalClient{c}})
+	p, err := newPool(ctx, cfg.Name, d.argv, 1, queueHello(c, queueimpl.Sale{Keys: queueimpl.NewKeys("{stockbench:probe}"), Visibility: time.Second}))
+	if err != nil {
+		return nil, err
+	}
+	defer p.stop()
+	return p.supports, nil
+}
+
+func queueHello(c redis.UniversalClient, s queueimpl.Sale) request {
+	k := s.Keys
+	return request{Op: "hello", Protocol: Version, Redis: where(c), VisibilityMs: s.Visibility.Milliseconds(),
+		Keys: &Keys{Queue: k.Queue, Processing: k.Processing, Taken: k.Taken, QLock: k.Lock}}
+}
+
+type queue struct{ *design }
+
+var (
+	_ queueimpl.Queue   = (*queue)(nil)
+	_ queueimpl.Starter = (*queue)(nil)
+)
+
+// Start implements queueimpl.Starter.
+func (q *queue) Start(ctx context.Context, s queueimpl.Sale) error {
+	return q.start(ctx, s.Conns, queueHello(q.env.Locks[0], s))
+}
+
+// Enqueue implements queueimpl.Queue.
+func (q *queue) Enqueue(ctx context.Context, o queueimpl.Order) error {
+	_, err := q.call(ctx, request{Op: "enqueue", Order: o.ID, Seq: &o.Seq})
+	return err
+}
+
+// Dequeue implements queueimpl.Queue. A task of an adapter that acknowledges stays with
+// the process that handed it out until its ack, as a worker process holds its job.
+func (q *queue) Dequeue(ctx context.Context, worker string, wait time.Duration) (queueimpl.Task, error) {
+	pr, err := q.pool.getSoon(ctx)
+	if err == lockimpl.ErrNotAcquired {
+		return nil, queueimpl.ErrEmpty
+	}
+	if err != nil {
+		return nil, err
+	}
+	r, err := q.ask(ctx, pr, request{Op: "dequeue", Worker: worker, WaitMs: wait.Milliseconds()})
+	if err != nil || r.Empty || !q.pool.can(SupportsAck) {
+		q.pool.put(pr)
+		pr = nil
+	}
+	switch {
+	case err != nil:
+		return nil, err
+	case r.Empty:
+		return nil, queueimpl.ErrEmpty
+	case r.Order == "":
+		return nil, fmt.Errorf("%s: dequeue: a task without an order", q.cfg.Name)
+	}
+	return &task{q: q, pr: pr, id: r.Task, o: queueimpl.Order{ID: r.Order, Seq: r.Seq}}, nil
+}
+
+// Len implements queueimpl.Queue.
+func (q *queue) Len(ctx context.Context) (int64, error) {
+	r, err := q.call(ctx, request{Op: "len"})
+	if err == nil && r.Len == nil {
+		err = fmt.Errorf("%s: len: no len in the reply", q.cfg.Name)
+	}
+	if err != nil {
+		return 0, err
+	}
+	return *r.Len, nil
+}
+
+// task is a task an adapter handed out, with the process that holds it when the adapter
+// acknowledges.
+type task struct {
+	q    *queue
+	pr   *proc
+	id   string
+	o    queueimpl.Order
+	dead bool
+}
+
+func (t *task) Order() queueimpl.Order { return t.o }
+
+// Ack implements queueimpl.Task, and gives the process back.
+func (t *task) Ack(ctx context.Context) error {
+	if t.pr == nil || t.dead {
+		return nil
+	}
+	_, err := t.q.ask(ctx, t.pr, request{Op: "ack", Task: t.id})
+	t.q.pool.put(t.pr)
+	return err
+}
+
+// Freeze stops the process that holds the task until until (a stalled worker), or kills
+// it for the zero time (a worker that died), with a fresh one in its place. A task no
+// process holds has nothing to freeze: the harness's worker stalls or dies alone.
+func (t *task) Freeze(until time.Time) {
+	if t.pr == nil || t.dead {
+		return
+	}
+	if until.IsZero() {
+		t.dead = true
+		t.q.pool.replace(context.Background(), t.pr)
+		return
+	}
+	t.pr.pause()
+	time.AfterFunc(time.Until(until), t.pr.resume)
+}
