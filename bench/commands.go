@@ -181,7 +181,7 @@ func (p plan) lockJobs(sf *saleFlags, c *common) ([]job, error) {
 				if err := fitsExternal(c, fp, impl.LockNodes(), impl.Name); err != nil {
 					return nil, err
 				}
-				if k, ok := impl.Cannot(words(fp.Kinds())...); ok {
+				if k, ok := fp.Among(impl.Outside); ok {
 					skipped = append(skipped, fmt.Sprintf("%s cannot take part in %s", impl.Name, k))
 					continue
 				}
@@ -229,7 +229,7 @@ func (p plan) queueJobs(sf *saleFlags, c *common) ([]job, error) {
 					if err := fitsExternal(c, fp, 1, impl.Name); err != nil {
 						return nil, err
 					}
-					if k, ok := impl.Cannot(words(fp.Kinds())...); ok {
+					if k, ok := fp.Among(impl.Outside); ok {
 						c.notes = append(c.notes, fmt.Sprintf("%s cannot take part in %s", impl.Name, k))
 						continue
 					}

@@ -82,13 +82,15 @@ func (p Plan) String() string {
 	return strings.Join(parts, "+")
 }
 
-// Kinds are the plan's faults, in order.
-func (p Plan) Kinds() []Kind {
-	ks := make([]Kind, len(p))
-	for i, f := range p {
-		ks[i] = f.Kind
+// Among returns the first fault of p whose name is in names: a design's faults it cannot
+// take part in (lockimpl.Impl.Outside).
+func (p Plan) Among(names []string) (Kind, bool) {
+	for _, f := range p {
+		if slices.Contains(names, string(f.Kind)) {
+			return f.Kind, true
+		}
 	}
-	return ks
+	return "", false
 }
 
 // Has reports whether p includes a fault of kind k.

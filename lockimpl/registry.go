@@ -2,7 +2,6 @@ package lockimpl
 
 import (
 	"errors"
-	"slices"
 
 	"github.com/redis/go-redis/v9"
 
@@ -40,16 +39,6 @@ type Impl struct {
 	// process adapter dials Redis itself, and the network faults and the server's moves
 	// act on the harness's connections. Default: none.
 	Outside []string
-}
-
-// Cannot returns the first fault named in kinds that impl cannot take part in.
-func (impl Impl) Cannot(kinds ...string) (string, bool) {
-	for _, k := range kinds {
-		if slices.Contains(impl.Outside, k) {
-			return k, true
-		}
-	}
-	return "", false
 }
 
 // LockNodes is how many lock servers impl needs.

@@ -3,7 +3,6 @@ package queueimpl
 import (
 	"context"
 	"errors"
-	"slices"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -38,16 +37,6 @@ type Impl struct {
 	// Outside names the faults the design cannot take part in, which a sale refuses (see
 	// lockimpl.Impl.Outside). Default: none.
 	Outside []string
-}
-
-// Cannot returns the first fault named in kinds that impl cannot take part in.
-func (impl Impl) Cannot(kinds ...string) (string, bool) {
-	for _, k := range kinds {
-		if slices.Contains(impl.Outside, k) {
-			return k, true
-		}
-	}
-	return "", false
 }
 
 // Setupper is a design that needs its keys prepared before the first order.

@@ -93,7 +93,7 @@ func (s FlashSale) Run(ctx context.Context, r Redis, impl lockimpl.Impl) (result
 	if err := impl.Validate(); err != nil {
 		return results.Run{}, fmt.Errorf("%s: %w", impl.Name, err)
 	}
-	if k, ok := impl.Cannot(kindNames(s.Faults.Kinds())...); ok {
+	if k, ok := s.Faults.Among(impl.Outside); ok {
 		return results.Run{}, fmt.Errorf("%s cannot take part in %s: its own processes dial Redis, and the fault acts on the harness's connections", impl.Name, k)
 	}
 	s, r = s.WithDefaults(), r.withDefaults()
