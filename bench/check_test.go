@@ -31,8 +31,14 @@ func TestCheckCatchesTheFlaw(t *testing.T) {
 		t.Errorf("want the flaw caught with no fault; stdout:\n%s", stdout)
 	}
 	for _, l := range broken {
-		if !strings.Contains(l, " px-seconds ") {
-			t.Errorf("only the flawed design may break a threshold: %s", l)
+		switch {
+		case strings.Contains(l, " px-seconds "):
+		case strings.Contains(l, ": sales_per_sec ") || strings.Contains(l, ": p99 "):
+			// Speed on a loaded test machine is not the scripts' to answer for; the
+			// thresholds' arithmetic is results/gate's test.
+			t.Logf("a speed threshold broke on this machine: %s", l)
+		default:
+			t.Errorf("only the flawed design may break a correctness threshold: %s", l)
 		}
 	}
 	if !strings.Contains(stdout, "check: FAIL, ") {
