@@ -83,7 +83,7 @@ redis-image:
 chromium:
 	@scripts/ensure-chromium.sh
 
-## adapters: make sure the shipped adapters' runtimes are here (PHP with phpredis, Python with redis-py)
+## adapters: make sure the shipped adapters' runtimes are here (PHP with phpredis, Python with redis-py and RQ)
 adapters:
 	@scripts/ensure-adapters.sh
 

@@ -253,3 +253,54 @@ func TestQueueWithAck(t *testing.T) {
 		t.Errorf("processes left behind: %v", left)
 	}
 }
+
+var rqLib = []string{"/usr/bin/python3", "-c", "import rq"}
+
+// RQ, its own enqueue and its own worker's bookkeeping: nothing is lost or done twice
+// without a fault, nor when a worker stalls or dies after fulfilling; a worker killed
+// mid-job leaves its job in RQ's started-job registry until the job's timeout plus 60 s,
+// past the sale: exactly those jobs are lost. Every key RQ wrote is gone afterwards.
+func TestRQ(t *testing.T) {
+	need(t, "Debian's Python with redis-py and RQ (python3-redis, python3-rq)", rqLib...)
+	impl := Queue(Config{Name: "rq", Command: "/usr/bin/python3 ../../adapters/python/rq_queue.py"})
+	pool := redistest.Pool(t)
+	sale, err := scenarios.LookupQueue("queue-sale")
+	if err != nil {
+		t.Fatal(err)
+	}
+	admin := redistest.Shared(t).Client(1)
+	defer admin.Close()
+	for _, fulfil := range scenarios.Fulfils {
+		for _, k := range []faults.Kind{"", faults.WorkerCrash, faults.WorkerCrashLate, faults.WorkerPause} {
+			var plan faults.Plan
+			if k != "" {
+				plan = faults.Plan{{Kind: k}}
+			}
+			t.Run(fmt.Sprintf("%s/%s", plan, fulfil), func(t *testing.T) {
+				s := sale
+				s.Faults, s.Fulfil, s.Prefix = plan, fulfil, fmt.Sprintf("{adapter:rq:%s:%s}", plan, fulfil)
+				run := redistest.OnRig(t, pool, 1, plan, s.WithDefaults().Conns, func(ctx context.Context, c rig.Clients) (results.Run, error) {
+					return s.Run(ctx, scenarios.Redis(c), impl)
+				})
+				q := run.Queue
+				want := "SAFE"
+				if k == faults.WorkerCrash {
+					want = "LOST"
+				}
+				if string(run.Class) != want || q.Lost != q.Crashed*boolInt(k == faults.WorkerCrash) || q.Oversold > 0 {
+					t.Errorf("want %s (the killed workers' jobs lost, nothing else), got %s (%s): %+v", want, run.Cell, run.Verdict, q)
+				}
+				if keys, _ := admin.Keys(context.Background(), s.Prefix+"*").Result(); len(keys) > 0 {
+					t.Errorf("RQ's keys left behind: %v", keys)
+				}
+			})
+		}
+	}
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}

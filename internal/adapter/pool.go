@@ -131,7 +131,9 @@ func (p *pool) broken(err error) error {
 	return brokenError{fmt.Sprintf("adapter %s", firstLine(err))}
 }
 
-// stop kills every process of the pool, and their groups.
+// stop ends every process of the pool: it closes their stdin, which tells them the sale
+// is over (an adapter may clean up after itself), gives them a moment to exit, and
+// kills what is left, with their groups.
 func (p *pool) stop() {
 	p.mu.Lock()
 	p.stopped = true
@@ -139,10 +141,21 @@ func (p *pool) stop() {
 	p.mu.Unlock()
 	var wg sync.WaitGroup
 	for _, pr := range all {
-		wg.Go(pr.kill)
+		wg.Go(func() {
+			pr.resume() // a process stopped by a fault cannot read its EOF
+			pr.stdin.Close()
+			select {
+			case <-pr.done:
+			case <-time.After(goodbye):
+			}
+			pr.kill()
+		})
 	}
 	wg.Wait()
 }
+
+// goodbye is how long a process has to exit once its stdin is closed.
+const goodbye = time.Second
 
 // can reports whether the adapter said it supports what.
 func (p *pool) can(what string) bool { return slices.Contains(p.supports, what) }
