@@ -304,3 +304,29 @@ func boolInt(b bool) int {
 	}
 	return 0
 }
+
+// An adapter that supports renew is renewed every TTL/3 while a lease is held, and a
+// pause stops the renewals with the process: it earns what token-watchdog documents,
+// safe under slow work, an oversell under a pause.
+func TestRenewingAdapter(t *testing.T) {
+	need(t, "Debian's Python with redis-py (python3-redis)", python...)
+	script, _ := filepath.Abs("testdata/renewlock.py")
+	impl := Lock(Config{Name: "renewlock", Command: "/usr/bin/python3 " + script}, false)
+	pool := redistest.Pool(t)
+	sale, err := scenarios.Lookup("fault-sale")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := scenarios.LockVerdicts("token-watchdog")
+	for _, plan := range []faults.Plan{nil, {{Kind: faults.SlowWork}}, {{Kind: faults.ClientPause}}} {
+		classes, _ := want.For(plan)
+		s := sale
+		s.Faults, s.Prefix = plan, fmt.Sprintf("{adapter:renew:%s}", plan)
+		run := redistest.OnRig(t, pool, 1, plan, s.WithDefaults().Conns, func(ctx context.Context, c rig.Clients) (results.Run, error) {
+			return s.Run(ctx, scenarios.Redis(c), impl)
+		})
+		if !slices.Contains(classes, run.Class) || run.Oracle.RenewalsAfterRelease > 0 {
+			t.Errorf("%s: token-watchdog documents %v, the adapter earned %s (%s)", plan, classes, run.Cell, run.Verdict)
+		}
+	}
+}

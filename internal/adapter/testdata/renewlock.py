@@ -1,0 +1,38 @@
+"""A token lock that supports renew, behind the adapter protocol, for the tests: SET NX PX
+token; renew is a compare-and-PEXPIRE; release a compare-and-delete. The harness renews
+it every TTL/3 while it is held, as a watchdog would."""
+import json
+import sys
+import uuid
+
+import redis
+
+RENEW = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end return 0"
+RELEASE = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0"
+
+
+def say(m):
+    sys.stdout.write(json.dumps(m) + "\n")
+    sys.stdout.flush()
+
+
+hello = json.loads(sys.stdin.readline())
+host, port = hello["redis"]["addr"].rsplit(":", 1)
+r = redis.Redis(host=host, port=int(port), socket_timeout=2)
+renew, release = r.register_script(RENEW), r.register_script(RELEASE)
+say({"ok": True, "supports": ["lock", "renew"]})
+leases = {}
+for line in sys.stdin:
+    req = json.loads(line)
+    rid, op = req["id"], req["op"]
+    if op == "try":
+        token = uuid.uuid4().hex
+        if r.set(req["key"], token, nx=True, px=req["ttl_ms"]):
+            leases[token] = req["key"]
+            say({"id": rid, "granted": True, "lease": token})
+        else:
+            say({"id": rid, "granted": False})
+    elif op == "renew":
+        say({"id": rid, "renewed": bool(renew(keys=[leases[req["lease"]]], args=[req["lease"], req["ttl_ms"]]))})
+    elif op == "release":
+        say({"id": rid, "released": bool(release(keys=[leases.pop(req["lease"])], args=[req["lease"]]))})
