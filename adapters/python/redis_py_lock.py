@@ -8,38 +8,21 @@ buyer would wait for the lock for ever, polling every 0.1 s. thread_local=True (
 default) keeps the token in a thread-local; one process serves one request at a time
 here, so it changes nothing, as it changes nothing in a worker process of a WSGI server.
 """
-import json
 import sys
 
-import redis
 from redis.exceptions import LockError, RedisError
 
-
-def say(message):
-    sys.stdout.write(json.dumps(message) + "\n")
-    sys.stdout.flush()
+from protocol import hello, ready, requests, say
 
 
 def main():
-    hello = json.loads(sys.stdin.readline() or "null")
-    if not isinstance(hello, dict) or hello.get("op") != "hello" or hello.get("protocol") != 1:
-        say({"ok": False, "error": "want hello, protocol 1"})
+    first, client = hello()
+    if client is None:
         return 1
-    where = hello["redis"]
-    host, port = where["addr"].rsplit(":", 1)
-    client = redis.Redis(host=host, port=int(port), username=where.get("username") or None,
-                         password=where.get("password") or None, db=where.get("db", 0),
-                         socket_timeout=2, socket_connect_timeout=2)  # inside the protocol's 5 s
-    try:
-        client.ping()
-    except RedisError as e:
-        say({"ok": False, "error": "connect: %s" % e})
-        return 1
-    say({"ok": True, "supports": ["lock"]})
+    ready(["lock"])
 
     leases, serial = {}, 0
-    for line in sys.stdin:
-        req = json.loads(line)
+    for req in requests():
         rid, op = req.get("id", 0), req.get("op")
         try:
             if op == "try":

@@ -12,7 +12,6 @@ paused process's job waits with it, and is done when it resumes.
 Every key RQ writes is put under the sale's hash tag (its namespaces patched to
 keys.queue + ":rq:"), and deleted by the process when its stdin closes.
 """
-import json
 import sys
 import time
 import uuid
@@ -27,10 +26,7 @@ import rq.worker_registration
 from rq import Queue, Worker
 from rq.utils import utcnow
 
-
-def say(message):
-    sys.stdout.write(json.dumps(message) + "\n")
-    sys.stdout.flush()
+from protocol import hello, ready, requests, say
 
 
 def namespace(prefix):
@@ -54,29 +50,17 @@ def namespace(prefix):
 
 
 def main():
-    hello = json.loads(sys.stdin.readline() or "null")
-    if not isinstance(hello, dict) or hello.get("op") != "hello" or hello.get("protocol") != 1:
-        say({"ok": False, "error": "want hello, protocol 1"})
+    first, client = hello()
+    if client is None:
         return 1
-    where = hello["redis"]
-    host, port = where["addr"].rsplit(":", 1)
-    client = redis.Redis(host=host, port=int(port), username=where.get("username") or None,
-                         password=where.get("password") or None, db=where.get("db", 0),
-                         socket_timeout=2, socket_connect_timeout=2)  # inside the protocol's 5 s
-    prefix = hello["keys"]["queue"] + ":rq:"
+    prefix = first["keys"]["queue"] + ":rq:"
     namespace(prefix)
-    try:
-        client.ping()
-    except redis.RedisError as e:
-        say({"ok": False, "error": "connect: %s" % e})
-        return 1
     queue = Queue("sale", connection=client)
     worker = Worker([queue], connection=client, name=uuid.uuid4().hex)
-    say({"ok": True, "supports": ["queue", "ack"]})
+    ready(["queue", "ack"])
 
     held = {}
-    for line in sys.stdin:
-        req = json.loads(line)
+    for req in requests():
         rid, op = req.get("id", 0), req.get("op")
         try:
             if op == "enqueue":
