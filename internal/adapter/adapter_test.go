@@ -330,3 +330,29 @@ func TestRenewingAdapter(t *testing.T) {
 		}
 	}
 }
+
+// An adapter that hands out fencing tokens gets its holders' reads and writes checked by
+// the stock store: a paused holder's late write is refused, and nothing is oversold, as
+// fencing documents.
+func TestFencingAdapter(t *testing.T) {
+	need(t, "Debian's Python with redis-py (python3-redis)", python...)
+	script, _ := filepath.Abs("testdata/renewlock.py")
+	impl := Lock(Config{Name: "fencelock", Command: "/usr/bin/python3 " + script + " --fence"}, false)
+	pool := redistest.Pool(t)
+	sale, err := scenarios.Lookup("fault-sale")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := scenarios.LockVerdicts("fencing")
+	for _, plan := range []faults.Plan{nil, {{Kind: faults.ClientPause}}} {
+		classes, _ := want.For(plan)
+		s := sale
+		s.Faults, s.Prefix = plan, fmt.Sprintf("{adapter:fence:%s}", plan)
+		run := redistest.OnRig(t, pool, 1, plan, s.WithDefaults().Conns, func(ctx context.Context, c rig.Clients) (results.Run, error) {
+			return s.Run(ctx, scenarios.Redis(c), impl)
+		})
+		if !slices.Contains(classes, run.Class) {
+			t.Errorf("%s: fencing documents %v, the adapter earned %s (%s)", plan, classes, run.Cell, run.Verdict)
+		}
+	}
+}

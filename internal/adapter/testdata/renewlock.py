@@ -1,6 +1,8 @@
 """A token lock that supports renew, behind the adapter protocol, for the tests: SET NX PX
 token; renew is a compare-and-PEXPIRE; release a compare-and-delete. The harness renews
-it every TTL/3 while it is held, as a watchdog would."""
+it every TTL/3 while it is held, as a watchdog would. With --fence it renews nothing and
+hands out a fencing token with each grant instead (INCR of the key beside the lock's),
+which the harness's stock store checks."""
 import json
 import sys
 import uuid
@@ -20,7 +22,8 @@ hello = json.loads(sys.stdin.readline())
 host, port = hello["redis"]["addr"].rsplit(":", 1)
 r = redis.Redis(host=host, port=int(port), socket_timeout=2)
 renew, release = r.register_script(RENEW), r.register_script(RELEASE)
-say({"ok": True, "supports": ["lock", "renew"]})
+fence = "--fence" in sys.argv
+say({"ok": True, "supports": ["lock"] if fence else ["lock", "renew"]})
 leases = {}
 for line in sys.stdin:
     req = json.loads(line)
@@ -29,7 +32,10 @@ for line in sys.stdin:
         token = uuid.uuid4().hex
         if r.set(req["key"], token, nx=True, px=req["ttl_ms"]):
             leases[token] = req["key"]
-            say({"id": rid, "granted": True, "lease": token})
+            reply = {"id": rid, "granted": True, "lease": token}
+            if fence:
+                reply["token"] = r.incr(req["key"] + ":counter")
+            say(reply)
         else:
             say({"id": rid, "granted": False})
     elif op == "renew":
