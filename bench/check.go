@@ -294,13 +294,10 @@ func selects(sel string, designs []string) error {
 func checkRun(f *results.File, th gate.Thresholds, base *results.File, rules gate.Rules) ([]string, int) {
 	f.Checks = gate.Check(f, th)
 	var lines []string
-	broken := 0
-	for _, c := range f.Checks {
-		if !c.Held {
-			broken++
-			lines = append(lines, "BROKEN: "+c.String())
-		}
+	for _, b := range results.Broken(f.Checks) {
+		lines = append(lines, "BROKEN: "+b)
 	}
+	broken := len(lines)
 	regressions := 0
 	if base != nil {
 		res := gate.Compare(base, f, rules)

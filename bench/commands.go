@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -136,7 +137,7 @@ func (p plan) jobs(sf *saleFlags, c *common) ([]job, error) {
 	}
 	jobs := append(lockJobs, queueJobs...)
 	if len(jobs) == 0 && len(c.notes) > 0 {
-		return nil, usageError(fmt.Errorf("%s: its own processes dial Redis, and the fault acts on the harness's connections", c.notes[0]))
+		return nil, usageError(errors.New(c.notes[0]))
 	}
 	if len(jobs) == 0 {
 		return nil, usageError(fmt.Errorf("nothing to run: name at least one lock or queue, with a scenario and a fault plan"))
@@ -158,8 +159,6 @@ func (p plan) lockJobs(sf *saleFlags, c *common) ([]job, error) {
 		return nil, err
 	}
 	var jobs []job
-	var skipped []string
-	defer func() { c.notes = append(c.notes, skipped...) }()
 	for _, name := range p.scenarios {
 		if len(impls) == 0 {
 			break
@@ -181,8 +180,8 @@ func (p plan) lockJobs(sf *saleFlags, c *common) ([]job, error) {
 				if err := fitsExternal(c, fp, impl.LockNodes(), impl.Name); err != nil {
 					return nil, err
 				}
-				if k, ok := fp.Among(impl.Outside); ok {
-					skipped = append(skipped, fmt.Sprintf("%s cannot take part in %s", impl.Name, k))
+				if err := scenarios.Refused(impl.Name, impl.Outside, fp); err != nil {
+					c.notes = append(c.notes, err.Error())
 					continue
 				}
 				jobs = append(jobs, lockJob{sale, impl})
@@ -229,8 +228,8 @@ func (p plan) queueJobs(sf *saleFlags, c *common) ([]job, error) {
 					if err := fitsExternal(c, fp, 1, impl.Name); err != nil {
 						return nil, err
 					}
-					if k, ok := fp.Among(impl.Outside); ok {
-						c.notes = append(c.notes, fmt.Sprintf("%s cannot take part in %s", impl.Name, k))
+					if err := scenarios.Refused(impl.Name, impl.Outside, fp); err != nil {
+						c.notes = append(c.notes, err.Error())
 						continue
 					}
 					jobs = append(jobs, queueJob{sale, impl})

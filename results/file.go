@@ -57,6 +57,17 @@ type Check struct {
 	Why string `json:"why,omitempty"`
 }
 
+// Broken is the checks that did not hold, each as its line.
+func Broken(checks []Check) []string {
+	var out []string
+	for _, c := range checks {
+		if !c.Held {
+			out = append(out, c.String())
+		}
+	}
+	return out
+}
+
 // String is the check as one line: what, where, and the numbers.
 func (c Check) String() string {
 	s := c.Run + ": " + c.Threshold

@@ -3,7 +3,6 @@ package scenarios
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/stockbench/stockbench/faults"
@@ -90,11 +89,8 @@ func (s FlashSale) Run(ctx context.Context, r Redis, impl lockimpl.Impl) (result
 	if err := s.Validate(); err != nil {
 		return results.Run{}, err
 	}
-	if err := impl.Validate(); err != nil {
-		return results.Run{}, fmt.Errorf("%s: %w", impl.Name, err)
-	}
-	if k, ok := s.Faults.Among(impl.Outside); ok {
-		return results.Run{}, fmt.Errorf("%s cannot take part in %s: its own processes dial Redis, and the fault acts on the harness's connections", impl.Name, k)
+	if err := admit(impl.Name, impl.Validate(), impl.Outside, s.Faults); err != nil {
+		return results.Run{}, err
 	}
 	s, r = s.WithDefaults(), r.withDefaults()
 	if err := r.check(impl.LockNodes(), impl.Name); err != nil {

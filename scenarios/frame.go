@@ -3,6 +3,7 @@ package scenarios
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -150,4 +151,34 @@ func ended(ctx context.Context) bool {
 	}
 	d, ok := ctx.Deadline()
 	return ok && !time.Now().Before(d)
+}
+
+// Outside is why a sale of a design under a fault it names in its Outside list does not
+// run: its own processes dial Redis (a process adapter), and the fault acts on the
+// harness's connections.
+type Outside struct {
+	Design string
+	Fault  faults.Kind
+}
+
+func (o Outside) Error() string {
+	return fmt.Sprintf("%s cannot take part in %s: its own processes dial Redis, and the fault acts on the harness's connections", o.Design, o.Fault)
+}
+
+// Refused is the Outside error of design under plan, or nil when it takes part in every
+// fault of it.
+func Refused(design string, outside []string, plan faults.Plan) error {
+	if k, ok := plan.Among(outside); ok {
+		return Outside{design, k}
+	}
+	return nil
+}
+
+// admit says what keeps a design from a sale under plan, before anything starts: it is no
+// design (valid), or it cannot take part in one of the plan's faults.
+func admit(design string, valid error, outside []string, plan faults.Plan) error {
+	if valid != nil {
+		return fmt.Errorf("%s: %w", design, valid)
+	}
+	return Refused(design, outside, plan)
 }

@@ -66,7 +66,11 @@ func start(ctx context.Context, name string, argv []string, hello request, stder
 	defer cancel()
 	r, err := p.send(hctx, hello, false)
 	if err == nil && !r.OK {
-		err = fmt.Errorf("%s: refused hello: %s%s", name, or(r.Error, "no reason given"), stderr.last())
+		why := r.Error
+		if why == "" {
+			why = "no reason given"
+		}
+		err = fmt.Errorf("%s: refused hello: %s%s", name, why, stderr.last())
 	}
 	if err != nil {
 		p.kill()
@@ -236,13 +240,6 @@ func exitOf(err error) string {
 func clip(s string) string {
 	if len(s) > 120 {
 		return s[:120] + "..."
-	}
-	return s
-}
-
-func or(s, def string) string {
-	if s == "" {
-		return def
 	}
 	return s
 }

@@ -152,11 +152,7 @@ func WriteHTML(dir string, sources []Source, runs []results.Run, figs []Figure) 
 
 // checksOf sets the outcome of a check on h.
 func checksOf(h *htmlSource, checks []results.Check) {
-	for _, c := range checks {
-		if !c.Held {
-			h.Checks = append(h.Checks, c.String())
-		}
-	}
+	h.Checks = results.Broken(checks)
 	if len(h.Checks) == 0 {
 		h.ChecksPassed = len(checks)
 	}

@@ -138,12 +138,7 @@ func writeChecks(b *bytes.Buffer, checks []results.Check) {
 	if len(checks) == 0 {
 		return
 	}
-	var broken []string
-	for _, c := range checks {
-		if !c.Held {
-			broken = append(broken, c.String())
-		}
-	}
+	broken := results.Broken(checks)
 	if len(broken) == 0 {
 		fmt.Fprintf(b, "**Check: PASS**, all %d thresholds held.\n\n", len(checks))
 		return
