@@ -13,7 +13,7 @@ export TESTCONTAINERS_RYUK_DISABLED ?= true
 # when no engine answers (the harness then runs redis-server as a process).
 REDIS_ENV = img=$$(scripts/redis-image.sh) && export STOCKBENCH_REDIS_IMAGE=$${img:-$${STOCKBENCH_REDIS_IMAGE:-redis:7}}
 
-.PHONY: build bench run test vet fmt-check redis-image redis-server chromium adapters gate baseline perf report fuzz chaos clean clean-containers
+.PHONY: build bench bench-infra run test vet fmt-check redis-image redis-server chromium adapters gate baseline perf report fuzz chaos clean clean-containers
 
 # How long make fuzz runs each fuzz target.
 FUZZTIME ?= 30s
@@ -25,9 +25,22 @@ FUZZ_TARGETS := faults:FuzzParse scenarios:FuzzParseThink scenarios:FuzzSaleSett
 build:
 	$(GO) build -o $(BIN) ./bench
 
-## bench: run every lock through the default scenarios; pass more flags with ARGS="..."
+# The designs the headline sale (200,000 buyers with a pause rate) compares; default:
+# those a reader compares first (scenarios.Headline).
+HEADLINE ?= default
+
+## bench: run every lock and queue through the default scenarios and faults, then the
+## headline sale; pass more flags with ARGS="..."
 bench: build
-	@$(REDIS_ENV) && ./$(BIN) matrix $(ARGS)
+	@$(REDIS_ENV) && ./$(BIN) matrix --headline $(HEADLINE) $(ARGS)
+
+## bench-infra: the real-infrastructure matrix: a Sentinel group of containers (master killed;
+## master cut off from its peers, a split brain) and restarts in each persistence mode; a 5s
+## TTL, so that a lock a restart or failover kept has not expired by the time it is back
+INFRA_LOCKS ?= lua,token,token-wait,fencing,redislock
+INFRA_QUEUES ?= list,reliable-list,stream,asynq
+bench-infra: build
+	@$(REDIS_ENV) && ./$(BIN) matrix --infra --redis container --ttl 5s --locks $(INFRA_LOCKS) --queues $(INFRA_QUEUES) $(ARGS)
 
 ## run: one scenario, e.g. make run ARGS="--lock set-nx-ex --buyers 200000 --stock 500"
 run: build
@@ -43,7 +56,7 @@ baseline: build
 	./$(BIN) baseline --to baseline/results.json
 
 ## perf: the driver's sales/s beside redis-benchmark running the same script, and the
-## peak RSS of 200,000 buyers waiting on a lock, measured in one run
+## peak RSS of 200,000 and of 1,000,000 buyers waiting on a lock, measured in one run
 perf: build redis-server
 	@$(REDIS_ENV) && ./$(BIN) perf $(ARGS)
 

@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/stockbench/stockbench/internal/redact"
@@ -64,7 +65,7 @@ func execute(ctx context.Context, c *common, jobs []job, args []string, judge ju
 		StartedAt: time.Now().UTC(), Target: e.shared.Info.Record(),
 		Host: results.ThisHost(),
 	}
-	code = e.runAll(ctx, jobs, id, out, file, stderr)
+	code = e.runAll(ctx, jobs, c.parallel, id, out, file, stderr)
 	if len(file.Runs) == 0 && code == exitInterrupted {
 		fmt.Fprintln(stderr, "stockbench: interrupted before the first sale ended; nothing was written")
 		return code
@@ -88,6 +89,7 @@ func execute(ctx context.Context, c *common, jobs []job, args []string, judge ju
 		fmt.Fprintln(stderr, "stockbench: incomplete:", file.Incomplete)
 	}
 	fmt.Fprintf(stdout, "\nresults: %s\n", out.Dir)
+	runtime.GOMAXPROCS(runtime.NumCPU()) // the sales are over: the plots may take every CPU
 	code = writeReport(ctx, out, file, code, stderr)
 	if len(verdict) > 0 {
 		fmt.Fprintln(stdout)
@@ -203,44 +205,138 @@ func closeAll(stderr io.Writer, closers ...func(context.Context) error) {
 	}
 }
 
-// runAll runs the jobs, recording each in file, until one fails or ctx ends; it returns
-// the exit code so far.
-func (e *env) runAll(ctx context.Context, jobs []job, id string, out *results.Output, file *results.File, stderr io.Writer) int {
-	for i, j := range jobs {
-		step := fmt.Sprintf("stockbench: [%d/%d]", i+1, len(jobs))
-		fmt.Fprintf(stderr, "%s %s\n", step, j.describe())
-		run, err := e.runJob(ctx, j, fmt.Sprintf("{stockbench:%s:%d}", id, i), stderr)
-		if err != nil && run.Scenario == "" {
-			if ctx.Err() != nil {
-				file.Incomplete = fmt.Sprintf("interrupted while %s was starting", j.design())
-				return exitInterrupted
-			}
-			file.Incomplete = fmt.Sprintf("%s could not start: %s", j.design(), oneLine(err.Error()))
-			return exitFailed
-		}
-		if run.Commands != nil && !e.shared.Info.Owned {
-			run.Commands.Shared = true
-		}
-		file.Runs = append(file.Runs, run)
-		fmt.Fprintf(stderr, "%s %s (%s) in %s\n", step, run.Cell, run.Verdict, run.Duration.Round(time.Millisecond))
-		if err := out.Progress(file); err != nil {
-			fmt.Fprintln(stderr, "stockbench: write results:", oneLine(err.Error()))
-		}
-		if err != nil {
-			file.Incomplete = fmt.Sprintf("%s with %s failed: %s", run.Subject(), j.design(), oneLine(err.Error()))
-			return exitFailed
-		}
-		if ctx.Err() != nil {
-			file.Incomplete = fmt.Sprintf("interrupted during %s with %s", run.Subject(), j.design())
-			return exitInterrupted
+// sideBySide is the most buyers a sale may have to run beside others: a sale of more
+// measures the driver's and the server's capacity, and runs alone.
+const sideBySide = 10000
+
+// alone reports whether j's figures are what is compared, so that it runs with nothing
+// beside it: a sale of more than sideBySide buyers, and a sale with no fault (the rows
+// the soft gates compare, by their ratios to a reference design run the same way).
+func alone(j job) bool { return j.buyers() > sideBySide || len(j.faults()) == 0 }
+
+// runAll runs the jobs, recording each in file in the jobs' order, until one fails or ctx
+// ends; it returns the exit code so far. Up to parallel fault sales run side by side,
+// each on servers of its own (they mostly sleep through their faults); the others run
+// alone (see alone). A failure stops new sales from starting; those running finish.
+func (e *env) runAll(ctx context.Context, jobs []job, parallel int, id string, out *results.Output, file *results.File, stderr io.Writer) int {
+	parallel = max(parallel, 1)
+	if !e.shared.Info.Owned {
+		parallel = 1 // a server of each sale's own cannot be started on the user's Redis
+	}
+	// Sales side by side mostly wait on their faults and their servers: they may use every
+	// CPU. A sale alone is measured, and gets the CPUs --procs gave it (see useProcs).
+	procs := runtime.GOMAXPROCS(0)
+	defer runtime.GOMAXPROCS(procs)
+	var (
+		mu     sync.Mutex
+		ran    = make([]*results.Run, len(jobs))
+		code   = exitOK
+		wg     sync.WaitGroup
+		tokens = make(chan struct{}, parallel)
+	)
+	// fail records the first reason the run is incomplete.
+	fail := func(c int, why string) {
+		if code == exitOK {
+			code, file.Incomplete = c, why
 		}
 	}
-	return exitOK
+	for _, i := range order(jobs, parallel) {
+		j := jobs[i]
+		w := 1
+		if alone(j) {
+			w = parallel
+		}
+		for range w {
+			tokens <- struct{}{}
+		}
+		mu.Lock()
+		stop := code != exitOK || ctx.Err() != nil
+		mu.Unlock()
+		if stop {
+			for range w {
+				<-tokens
+			}
+			break
+		}
+		if w == parallel {
+			runtime.GOMAXPROCS(procs) // alone: nothing else runs now
+		} else {
+			runtime.GOMAXPROCS(max(procs, runtime.NumCPU()))
+		}
+		step := fmt.Sprintf("stockbench: [%d/%d]", i+1, len(jobs))
+		fmt.Fprintf(stderr, "%s %s\n", step, j.describe())
+		wg.Go(func() {
+			defer func() {
+				for range w {
+					<-tokens
+				}
+			}()
+			run, err := e.runJob(ctx, j, fmt.Sprintf("{stockbench:%s:%d}", id, i), w < parallel, stderr)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil && run.Scenario == "" {
+				if ctx.Err() != nil {
+					fail(exitInterrupted, fmt.Sprintf("interrupted while %s was starting", j.design()))
+				} else {
+					fail(exitFailed, fmt.Sprintf("%s could not start: %s", j.design(), oneLine(err.Error())))
+				}
+				return
+			}
+			if run.Commands != nil && !e.shared.Info.Owned {
+				run.Commands.Shared = true
+			}
+			ran[i] = &run
+			fmt.Fprintf(stderr, "%s %s (%s) in %s\n", step, run.Cell, run.Verdict, run.Duration.Round(time.Millisecond))
+			file.Runs = file.Runs[:0]
+			for _, r := range ran {
+				if r != nil {
+					file.Runs = append(file.Runs, *r)
+				}
+			}
+			if err := out.Progress(file); err != nil {
+				fmt.Fprintln(stderr, "stockbench: write results:", oneLine(err.Error()))
+			}
+			switch {
+			case err != nil:
+				fail(exitFailed, fmt.Sprintf("%s with %s failed: %s", run.Subject(), j.design(), oneLine(err.Error())))
+			case ctx.Err() != nil:
+				fail(exitInterrupted, fmt.Sprintf("interrupted during %s with %s", run.Subject(), j.design()))
+			}
+		})
+	}
+	wg.Wait()
+	if code == exitOK && ctx.Err() != nil && len(file.Runs) < len(jobs) {
+		code, file.Incomplete = exitInterrupted, "interrupted before every sale ran"
+	}
+	return code
 }
 
-// runJob runs one sale on the shared server and whatever more servers it needs.
-func (e *env) runJob(ctx context.Context, j job, prefix string, stderr io.Writer) (results.Run, error) {
-	r, err := rig.Start(ctx, e.shared, e.pool, j.nodes(), j.faults())
+// order is the order the jobs run in: as given one at a time; side by side, the sales
+// that run alone first, in a process and on servers that no fault sale has touched yet,
+// then the fault sales. The record keeps the jobs' order either way.
+func order(jobs []job, parallel int) []int {
+	var first, then []int
+	for i, j := range jobs {
+		if parallel > 1 && !alone(j) {
+			then = append(then, i)
+		} else {
+			first = append(first, i)
+		}
+	}
+	return append(first, then...)
+}
+
+// runJob runs one sale on the shared server and whatever more servers it needs; apart,
+// on servers of its own only (see rig.Apart).
+func (e *env) runJob(ctx context.Context, j job, prefix string, apart bool, stderr io.Writer) (results.Run, error) {
+	var opts []rig.Option
+	if apart {
+		opts = append(opts, rig.Apart())
+	}
+	if j.replicated() {
+		opts = append(opts, rig.Replicated())
+	}
+	r, err := rig.Start(ctx, e.shared, e.pool, j.nodes(), j.faults(), opts...)
 	if err != nil {
 		return results.Run{}, err
 	}
@@ -252,15 +348,15 @@ func (e *env) runJob(ctx context.Context, j job, prefix string, stderr io.Writer
 // one typed anywhere else (see package redact).
 func redactArgs(args []string) []string { return redact.Strings(slices.Clone(args)) }
 
-// Buyers' commands leave garbage at the rate Redis answers, and with 200,000 buyers
-// waiting the collector's default pacing let the heap double past what was live: 1.2 GB
-// of RSS where 0.7 GB was live. A soft limit sized to the largest sale makes it collect
-// sooner instead. The limit must not be below what the sale needs, or the collector
+// Buyers' commands leave garbage at the rate Redis answers, and when a waiting buyer was a
+// goroutine, with 200,000 of them the collector's default pacing let the heap double past
+// what was live: 1.2 GB of RSS where 0.7 GB was live. A soft limit sized to the largest
+// sale makes it collect sooner instead. The limit must not be below what the sale needs, or the collector
 // would run flat out. (Turning GOGC off under the limit made no difference to the lua
 // sale's rate that stood out of this machine's noise, so GOGC keeps pacing small runs.)
 const (
 	memoryFloor    = 900 << 20
-	memoryPerBuyer = 4608 // a waiting buyer: a 2 KB stack, its goroutine and its state, doubled
+	memoryPerBuyer = 512 // a waiting buyer: its ledger entry, its place among the waiters, doubled
 )
 
 // limitMemory sets the soft memory limit for sales of at most buyers buyers, unless

@@ -19,6 +19,10 @@ type common struct {
 	redis target.Config
 	out   string
 	procs int
+	// parallel is how many fault sales run side by side; only matrix, which sets
+	// sideBySide, takes --parallel; 1 for the others.
+	parallel   int
+	sideBySide bool
 	// designs are the designs the command may name; run, matrix and check bind their
 	// flags.
 	designs catalogue
@@ -35,7 +39,20 @@ func (c *common) bind(fs *flag.FlagSet) {
 	fs.StringVar(&c.redis.Image, "redis-image", envOr("STOCKBENCH_REDIS_IMAGE", target.DefaultImage), "image for the container target (env STOCKBENCH_REDIS_IMAGE)")
 	fs.StringVar(&c.redis.Binary, "redis-server", envOr("STOCKBENCH_REDIS_SERVER", "redis-server"), "redis-server binary for the process target (env STOCKBENCH_REDIS_SERVER)")
 	fs.StringVar(&c.out, "out", "results/runs", "directory that receives the run directory")
+	if c.sideBySide {
+		fs.IntVar(&c.parallel, "parallel", c.parallel, "`n` fault sales of at most 10,000 buyers run side by side, each on servers of its own; sales with no fault, whose figures are compared, run alone (1: one at a time; the user's own Redis: always one; env STOCKBENCH_PARALLEL)")
+	}
 	fs.IntVar(&c.procs, "procs", 0, "CPUs the buyers' goroutines run on (GOMAXPROCS); default: all but one when Redis runs on this machine, all for --redis-url, or GOMAXPROCS from the environment")
+}
+
+// bindSales binds what every command that runs sales takes: the common flags, the
+// designs' and the sale's own; it returns the sale's, for the command to apply.
+func (c *common) bindSales(fs *flag.FlagSet) *saleFlags {
+	c.bind(fs)
+	c.designs.bind(fs)
+	sf := new(saleFlags)
+	sf.bind(fs)
+	return sf
 }
 
 // external reports whether the run is on the user's own Redis: nothing is started, and
@@ -84,6 +101,10 @@ func (f *saleFlags) bind(fs *flag.FlagSet) {
 	field(fs, &f.sale, "warmup", "leave buyers arriving in the sale's first `duration` out of the latency figures", time.ParseDuration,
 		func(s *scenarios.Sale, d time.Duration) { s.Warmup = d })
 
+	field(fs, &f.lock, "apps", "`n` application instances the buyers come through, each with its own pool of --conns connections", positive(strconv.Atoi),
+		func(s *scenarios.FlashSale, n int) { s.Apps = n })
+	field(fs, &f.lock, "serve", "`n` buyers each application instance serves at once (its workers); the others wait in its queue without touching Redis, until a place frees or their --timeout passes (0: no limit)", nonNegative(strconv.Atoi),
+		func(s *scenarios.FlashSale, n int) { s.Serve = n })
 	field(fs, &f.lock, "critical", "the critical `section`, what a lock holder does: read-think-write or atomic", text,
 		func(s *scenarios.FlashSale, c string) { s.Critical = scenarios.Critical(c) })
 	field(fs, &f.lock, "think", "holder's work between read and write, its `think` time: 2ms, uniform:1ms-3ms, longtail:1ms,1500ms,0.01", scenarios.ParseThink,
@@ -170,6 +191,17 @@ var (
 	float   = func(s string) (float64, error) { return strconv.ParseFloat(s, 64) }
 	int64Of = func(s string) (int64, error) { return strconv.ParseInt(s, 10, 64) }
 )
+
+// nonNegative refuses what parse reads as below zero.
+func nonNegative[T int | time.Duration](parse func(string) (T, error)) func(string) (T, error) {
+	return func(s string) (T, error) {
+		v, err := parse(s)
+		if err == nil && v < 0 {
+			err = errors.New("must not be negative")
+		}
+		return v, err
+	}
+}
 
 // positive refuses what parse reads as zero or less.
 func positive[T int | time.Duration](parse func(string) (T, error)) func(string) (T, error) {

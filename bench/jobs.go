@@ -21,6 +21,8 @@ type job interface {
 	faults() faults.Plan
 	// nodes is how many lock servers the design uses.
 	nodes() int
+	// replicated: the design needs its lock server replicated (rig.Replicated).
+	replicated() bool
 	conns() int
 	// buyers is how many buyers the sale has.
 	buyers() int
@@ -35,6 +37,8 @@ type job interface {
 type lockJob struct {
 	sale scenarios.FlashSale
 	impl lockimpl.Impl
+	// sweep, for a sale of a sweep, is where it sits.
+	sweep *results.SweepPoint
 }
 
 func (j lockJob) describe() string {
@@ -43,6 +47,7 @@ func (j lockJob) describe() string {
 func (j lockJob) design() string      { return j.impl.Name }
 func (j lockJob) faults() faults.Plan { return j.sale.Faults }
 func (j lockJob) nodes() int          { return j.impl.LockNodes() }
+func (j lockJob) replicated() bool    { return j.impl.Replicas > 0 }
 func (j lockJob) conns() int          { return j.sale.WithDefaults().Conns }
 func (j lockJob) buyers() int         { return j.sale.Buyers }
 func (j lockJob) footprint(redisHere bool) scenarios.Footprint {
@@ -52,7 +57,9 @@ func (j lockJob) run(ctx context.Context, prefix string, r scenarios.Redis, prog
 	s := j.sale
 	s.Prefix = prefix
 	defer showProgress(&s.Sale, progress)()
-	return s.Run(ctx, r, j.impl)
+	run, err := s.Run(ctx, r, j.impl)
+	run.Sweep = j.sweep
+	return run, err
 }
 
 // queueJob is a sale through a queue design.
@@ -69,6 +76,7 @@ func (j queueJob) describe() string {
 func (j queueJob) design() string      { return j.impl.Name }
 func (j queueJob) faults() faults.Plan { return j.sale.Faults }
 func (j queueJob) nodes() int          { return 1 }
+func (j queueJob) replicated() bool    { return false }
 func (j queueJob) conns() int          { return j.sale.WithDefaults().Conns }
 func (j queueJob) buyers() int         { return j.sale.Buyers }
 func (j queueJob) footprint(redisHere bool) scenarios.Footprint {

@@ -44,6 +44,8 @@ Usage:
   stockbench list [--lock-file F]       name the lock and queue designs, faults and scenarios
   stockbench run --lock NAME [flags]    run one scenario with one lock
   stockbench matrix [flags]             run every lock x the default scenarios
+  stockbench sweep --lock A[,B] --vary SETTING=FROM..TO:N
+                                        one sale per value of one setting: damage, sales/s and p99 against it
   stockbench check [FILE]               run a run file (default stockbench.json) and judge it by its
                                         thresholds and baseline: exit 0 held, 1 broken, 2 bad input
   stockbench report RUN_DIR [RUN_DIR...]
@@ -51,7 +53,7 @@ Usage:
   stockbench gate --baseline FILE [--current RUN_DIR]
                                         exit 1, with reasons, if the run regressed from the baseline
   stockbench baseline [--from RUN_DIR]  save a run (the newest by default) as baseline/results.json
-  stockbench perf                       the driver against redis-benchmark, and its RSS with 200,000 waiting buyers
+  stockbench perf                       the driver against redis-benchmark, and its RSS with 200,000 and 1,000,000 waiting buyers
   stockbench version
 
 Run 'stockbench COMMAND -h' for a command's flags.
@@ -89,6 +91,8 @@ func cli(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return listCommand(args[1:], stdout, stderr)
 	case "run":
 		return runCommand(ctx, args[1:], stdout, stderr)
+	case "sweep":
+		return sweepCommand(ctx, args[1:], stdout, stderr)
 	case "matrix":
 		return matrixCommand(ctx, args[1:], stdout, stderr)
 	case "check":

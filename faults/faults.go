@@ -16,6 +16,7 @@
 package faults
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -40,6 +41,12 @@ const (
 	WorkerCrash     Kind = "worker-crash"
 	WorkerCrashLate Kind = "worker-crash-late"
 	WorkerPause     Kind = "worker-pause"
+	LatencySpike    Kind = "latency-spike"
+	// The faults on real topologies (Needs.Sentinel), kept out of the usual matrix.
+	SentinelKill      Kind = "sentinel-kill"
+	SentinelPartition Kind = "sentinel-partition"
+	ClusterKill       Kind = "cluster-kill"
+	ClusterMigrate    Kind = "cluster-migrate"
 )
 
 // None is the written form of a plan without faults.
@@ -57,6 +64,10 @@ const (
 	// DefaultLatency and DefaultJitter shape NetLatency.
 	DefaultLatency = 2 * time.Millisecond
 	DefaultJitter  = time.Millisecond
+	// DefaultSpike and DefaultSpikeShare shape LatencySpike: a share of the calls wait
+	// that long first.
+	DefaultSpike      = 50 * time.Millisecond
+	DefaultSpikeShare = 0.01
 )
 
 // Applies says which sales a fault can strike.
@@ -92,14 +103,23 @@ type Needs struct {
 	Proxy bool
 	// Owned: the fault acts on servers, so the harness must have started them.
 	Owned bool
+	// Persist, when set, is the mode the faulted server runs in from its start.
+	Persist Persistence
+	// Sentinel: the sale runs on a Sentinel group of containers (a master, a replica and
+	// three sentinels) through the failover client, stock and lock on the master.
+	Sentinel bool
+	// Cluster: the sale runs on a Redis Cluster of containers (three masters with a
+	// replica each) through the cluster client, its keys in one slot.
+	Cluster bool
 }
 
 // Disrupts reports whether the faults act on Redis itself, a server or the network: the
 // errors clients meet are then the faults' doing, and a robust client carries on.
-func (n Needs) Disrupts() bool { return n.Owned || n.Proxy }
+func (n Needs) Disrupts() bool { return n.Owned || n.Proxy || n.Sentinel || n.Cluster }
 
 func (n Needs) or(o Needs) Needs {
-	return Needs{n.SeparateStock || o.SeparateStock, n.Replica || o.Replica, n.Proxy || o.Proxy, n.Owned || o.Owned}
+	return Needs{n.SeparateStock || o.SeparateStock, n.Replica || o.Replica, n.Proxy || o.Proxy, n.Owned || o.Owned,
+		cmp.Or(n.Persist, o.Persist), n.Sentinel || o.Sentinel, n.Cluster || o.Cluster}
 }
 
 // Hook is the moment a fault strikes.
@@ -114,6 +134,8 @@ const (
 	// OnVictim: the Nth holder right after it read the stock, or the Nth task a worker
 	// took, or for a lock-free design the Nth purchase.
 	OnVictim
+	// OnCall: a share of the buyers' calls, as each goes out (see Injector.Spike).
+	OnCall
 )
 
 // Spec is one fault's entry in the table.
@@ -137,7 +159,18 @@ type Spec struct {
 	thinks bool
 	// span: Count victims from the Nth, not one.
 	span bool
+	// rated: the fault strikes at a rate alone (a share of calls), never one victim, so
+	// the matrix of one-victim faults leaves it out.
+	rated bool
 }
+
+// Infra reports whether the fault runs on a topology of its own (Sentinel), which the
+// usual matrix leaves out: see InfraKinds.
+func (s Spec) Infra() bool { return s.Needs.Sentinel || s.Needs.Cluster }
+
+// Rated reports whether the fault can strike at a rate (its p setting): every victim of
+// its kind with probability p, instead of the Nth alone.
+func (s Spec) Rated() bool { return s.rated || s.victim != nil }
 
 // nth and length are the defaults as the summaries say them.
 var (
@@ -183,9 +216,13 @@ var specs = []Spec{
 	},
 	{
 		Kind: RedisRestart, Applies: Locks | Queues, Fires: OnVictim, Needs: Needs{SeparateStock: true, Owned: true},
-		Summary: fmt.Sprintf("the lock server (or the queue's) restarts empty while the %s holder (or task) is being worked on", nth),
+		Summary: fmt.Sprintf("the lock server (or the queue's) is killed and restarts while the %s holder (or task) is being worked on: empty, or with what its persistence mode kept (persist=none|rdb|aof-everysec|aof-always)", nth),
 		server: func(ctx context.Context, in *Injector, _ time.Duration, who string) (string, error) {
-			return fmt.Sprintf("lock server killed and restarted empty while %s holds it", who), in.srv.Lock.Restart(ctx)
+			began := time.Now()
+			err := in.srv.Lock.Restart(ctx)
+			// How long it was down says whether a lock it kept had expired meanwhile.
+			return fmt.Sprintf("lock server killed and restarted %s, answering again after %s, while %s holds it",
+				in.persist.kept(), time.Since(began).Round(time.Millisecond), who), err
 		},
 	},
 	{
@@ -219,6 +256,42 @@ var specs = []Spec{
 		Kind: Evict, Applies: Locks, Fires: AtStart, Needs: Needs{Owned: true},
 		Summary: "the lock server evicts its shortest-TTL keys, the locks, under a small maxmemory",
 		start:   evict,
+	},
+	{
+		Kind: LatencySpike, Applies: Locks, Fires: OnCall, rated: true,
+		Summary: fmt.Sprintf("a share of %g of the buyers' calls wait %s before they go out (a hiccup of the client or the network; p=, latency=)", DefaultSpikeShare, DefaultSpike),
+	},
+	{
+		Kind: SentinelKill, Applies: Locks, Fires: OnVictim, Needs: Needs{Sentinel: true},
+		Summary: fmt.Sprintf("the Sentinel group's master is killed while the %s holder works; the sentinels promote its replica (real Sentinel, containers)", nth),
+		server: func(ctx context.Context, in *Injector, _ time.Duration, who string) (string, error) {
+			detail, err := in.srv.Sentinel.KillMaster(ctx)
+			return fmt.Sprintf("%s, while %s holds the lock", detail, who), err
+		},
+	},
+	{
+		Kind: SentinelPartition, Applies: Locks, Fires: OnVictim, Needs: Needs{Sentinel: true},
+		Summary: fmt.Sprintf("the Sentinel group's master is cut off from the sentinels and its replica, not from the buyers, while the %s holder works: a split brain", nth),
+		server: func(ctx context.Context, in *Injector, d time.Duration, who string) (string, error) {
+			detail, err := in.srv.Sentinel.Partition(ctx, d)
+			return fmt.Sprintf("%s, while %s holds the lock", detail, who), err
+		},
+	},
+	{
+		Kind: ClusterKill, Applies: Locks, Fires: OnVictim, Needs: Needs{Cluster: true},
+		Summary: fmt.Sprintf("on a Redis Cluster of containers, the master of the sale's slot is killed while the %s holder works; its replica takes over", nth),
+		server: func(ctx context.Context, in *Injector, _ time.Duration, who string) (string, error) {
+			detail, err := in.srv.Cluster.KillMaster(ctx, in.prefix)
+			return fmt.Sprintf("%s, while %s holds the lock", detail, who), err
+		},
+	},
+	{
+		Kind: ClusterMigrate, Applies: Locks, Fires: OnVictim, Needs: Needs{Cluster: true},
+		Summary: fmt.Sprintf("on a Redis Cluster of containers, the sale's slot (lock and stock) migrates to another master while the %s holder works (ASK, TRYAGAIN, then MOVED)", nth),
+		server: func(ctx context.Context, in *Injector, _ time.Duration, who string) (string, error) {
+			detail, err := in.srv.Cluster.Migrate(ctx, in.prefix)
+			return fmt.Sprintf("%s, while %s holds the lock", detail, who), err
+		},
 	},
 	{
 		Kind: WorkerCrash, Applies: Queues, Fires: OnVictim, span: true,
@@ -261,13 +334,14 @@ func spec(k Kind) Spec {
 	return s
 }
 
-// Kinds lists the faults that apply to a, in the order a matrix shows them: those on the
-// sale's own clients first, then those on its servers and network.
+// Kinds lists the faults that apply to a and strike one victim, in the order a matrix
+// shows them: those on the sale's own clients first, then those on its servers and
+// network. The faults that only strike at a rate (LatencySpike) are not among them.
 func Kinds(a Applies) []Kind {
 	var client, servers []Kind
 	for _, s := range specs {
 		switch {
-		case s.Applies&a == 0:
+		case s.Applies&a == 0, s.rated, s.Infra():
 		case s.Needs == Needs{}:
 			client = append(client, s.Kind)
 		default:
@@ -275,6 +349,18 @@ func Kinds(a Applies) []Kind {
 		}
 	}
 	return append(client, servers...)
+}
+
+// InfraKinds lists the faults of sales of a that run on a topology of their own
+// (stockbench matrix --infra, make bench-infra).
+func InfraKinds(a Applies) []Kind {
+	var kinds []Kind
+	for _, s := range specs {
+		if s.Applies&a != 0 && s.Infra() {
+			kinds = append(kinds, s.Kind)
+		}
+	}
+	return kinds
 }
 
 // ordinal writes n as "1st", "2nd", "5th".

@@ -18,12 +18,22 @@ func TestParse(t *testing.T) {
 		{"client-pause", "client-pause", ""},             // defaults stay implicit
 		{"redis-pause:for=3s", "redis-pause:for=3s", ""}, // a setting
 		{"slow-work:nth=2+net-latency:latency=5ms:jitter=1ms", "slow-work:nth=2+net-latency:latency=5ms:jitter=1ms", ""}, // combined
-		{"meteor", "", `unknown fault "meteor"`},         // not a fault
-		{"client-pause+client-pause", "", "named twice"}, // twice
-		{"client-pause:nth=0", "", "at least 1"},         // no holder zero
-		{"redis-pause:for=-1s", "", "must be positive"},  // negative duration
-		{"redis-pause:for", "", "not key=value"},         // malformed
-		{"redis-pause:speed=3", "", "unknown setting"},   // unknown key
+		{"meteor", "", `unknown fault "meteor"`},                                     // not a fault
+		{"client-pause+client-pause", "", "named twice"},                             // twice
+		{"client-pause:nth=0", "", "at least 1"},                                     // no holder zero
+		{"redis-pause:for=-1s", "", "must be positive"},                              // negative duration
+		{"redis-pause:for", "", "not key=value"},                                     // malformed
+		{"redis-pause:speed=3", "", "unknown setting"},                               // unknown key
+		{"client-pause:p=0.01:dist=exp", "client-pause:p=0.01:dist=exp", ""},         // a pause rate, lengths drawn
+		{"latency-spike", "latency-spike", ""},                                       // a rate of its own
+		{"client-pause:p=0", "", "above 0"},                                          // no rate
+		{"client-pause:p=1.5", "", "at most 1"},                                      // not a share
+		{"client-pause:p=NaN", "", "above 0"},                                        // not a number
+		{"redis-pause:p=0.1", "", "not at a rate"},                                   // a server fault strikes once
+		{"slow-work:dist=normal", "", "unknown distribution"},                        // not one of ours
+		{"redis-restart:persist=aof-always", "redis-restart:persist=aof-always", ""}, // a restart that keeps its AOF
+		{"redis-restart:persist=aof", "", "unknown persistence mode"},                // not one of the modes
+		{"redis-pause:persist=rdb", "", "only redis-restart"},                        // nothing else restarts
 	}
 	for _, tt := range tests {
 		p, err := Parse(tt.in)
@@ -44,13 +54,15 @@ func TestNeeds(t *testing.T) {
 		plan string
 		want Needs
 	}{
-		{"client-pause", Needs{}},                                            // the client alone
-		{"redis-restart", Needs{SeparateStock: true, Owned: true}},           // acts on the lock server
-		{"failover", Needs{SeparateStock: true, Replica: true, Owned: true}}, // and its replica
-		{"net-latency", Needs{Proxy: true}},                                  // through toxiproxy
-		{"net-timeout", Needs{SeparateStock: true, Proxy: true}},             // cuts the lock server only
-		{"evict", Needs{Owned: true}},                                        // reconfigures the server
-		{"evict+net-latency", Needs{Owned: true, Proxy: true}},               // combined
+		{"client-pause", Needs{}},                                                                   // the client alone
+		{"redis-restart", Needs{SeparateStock: true, Owned: true}},                                  // acts on the lock server
+		{"failover", Needs{SeparateStock: true, Replica: true, Owned: true}},                        // and its replica
+		{"net-latency", Needs{Proxy: true}},                                                         // through toxiproxy
+		{"net-timeout", Needs{SeparateStock: true, Proxy: true}},                                    // cuts the lock server only
+		{"evict", Needs{Owned: true}},                                                               // reconfigures the server
+		{"evict+net-latency", Needs{Owned: true, Proxy: true}},                                      // combined
+		{"redis-restart:persist=rdb", Needs{SeparateStock: true, Owned: true, Persist: PersistRDB}}, // a server in that mode
+		{"redis-restart:persist=none", Needs{SeparateStock: true, Owned: true}},                     // the usual server
 	}
 	for _, tt := range tests {
 		p, err := Parse(tt.plan)
@@ -84,7 +96,8 @@ func TestTable(t *testing.T) {
 			t.Errorf("%s: no summary", s.Kind)
 		case s.Applies == 0:
 			t.Errorf("%s: applies to no sale", s.Kind)
-		case s.Fires == AtStart && s.start == nil, s.Fires == OnVictim && s.victim == nil && s.server == nil:
+		case s.Fires == AtStart && s.start == nil, s.Fires == OnVictim && s.victim == nil && s.server == nil,
+			s.Fires == OnCall && !s.rated:
 			t.Errorf("%s: nothing makes it happen", s.Kind)
 		}
 		seen[s.Kind] = true
@@ -150,7 +163,7 @@ func TestAppliesTo(t *testing.T) {
 func TestInjectorRefuses(t *testing.T) {
 	for _, plan := range []string{"redis-pause", "failover", "net-latency", "evict"} {
 		p, _ := Parse(plan)
-		if _, err := New(p, Servers{}, time.Second, "{x}"); err == nil {
+		if _, err := New(p, Servers{}, time.Second, "{x}", 1); err == nil {
 			t.Errorf("%s without servers: want an error", plan)
 		}
 	}
@@ -159,13 +172,13 @@ func TestInjectorRefuses(t *testing.T) {
 // TestVictim: the Nth holder is the victim, and only it.
 func TestVictim(t *testing.T) {
 	p, _ := Parse("slow-work:nth=3:for=50ms+crash-holder:nth=4")
-	in, err := New(p, Servers{}, time.Second, "{x}")
+	in, err := New(p, Servers{}, time.Second, "{x}", 1)
 	if err != nil {
 		t.Fatal(err)
 	}
 	in.started = time.Now()
 	for n := 1; n <= 5; n++ {
-		v := in.Held()
+		v := in.Held(0)
 		switch n {
 		case 3:
 			if v.Until.IsZero() || v.Crash {
@@ -183,5 +196,46 @@ func TestVictim(t *testing.T) {
 	}
 	if len(in.Events()) != 2 {
 		t.Errorf("want 2 events, got %+v", in.Events())
+	}
+}
+
+// TestRateDrawsBySeed: a fault at a rate strikes each holder with its probability, the
+// same buyers under the same seed and others under another; its lengths are drawn
+// around For with the distribution's mean.
+func TestRateDrawsBySeed(t *testing.T) {
+	plan := Plan{{Kind: ClientPause, P: 0.2, For: 100 * time.Millisecond, Dist: Exp}}
+	victims := func(seed uint64) (hit []int, total time.Duration) {
+		in, err := New(plan, Servers{}, time.Second, "{x}", seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for b := range 5000 {
+			if v := in.Held(b); !v.Until.IsZero() {
+				hit = append(hit, b)
+				total += time.Until(v.Until)
+			}
+		}
+		return hit, total
+	}
+	a, total := victims(1)
+	b, _ := victims(1)
+	c, _ := victims(2)
+	if share := float64(len(a)) / 5000; share < 0.17 || share > 0.23 {
+		t.Errorf("struck %.3f of holders, want about 0.2", share)
+	}
+	if !slices.Equal(a, b) || slices.Equal(a, c) {
+		t.Errorf("the same seed must strike the same buyers, another seed others")
+	}
+	if mean := total / time.Duration(len(a)); mean < 80*time.Millisecond || mean > 120*time.Millisecond {
+		t.Errorf("mean pause %s, want about 100ms", mean)
+	}
+	for _, d := range []Dist{Fixed, Exp, Pareto} {
+		var sum time.Duration
+		for k := range 20000 {
+			sum += d.draw(time.Second, (float64(k)+0.5)/20000)
+		}
+		if mean := sum / 20000; mean < 850*time.Millisecond || mean > 1050*time.Millisecond {
+			t.Errorf("%s: mean %s, want about 1s", d, mean)
+		}
 	}
 }

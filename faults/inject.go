@@ -1,6 +1,7 @@
 package faults
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"sync"
@@ -22,6 +23,18 @@ type Server interface {
 	Detach(ctx context.Context) error
 }
 
+// Group is a replicated topology a fault acts on as a whole; *target.Sentinel is one.
+type Group interface {
+	KillMaster(ctx context.Context) (string, error)
+	Partition(ctx context.Context, d time.Duration) (string, error)
+}
+
+// Slots is a Redis Cluster a fault acts on by a key's slot; *target.Cluster is one.
+type Slots interface {
+	KillMaster(ctx context.Context, key string) (string, error)
+	Migrate(ctx context.Context, key string) (string, error)
+}
+
 // Link is the network path through which buyers reach one server.
 type Link interface {
 	AddToxic(name, kind string, attrs map[string]any) error
@@ -38,6 +51,10 @@ type Servers struct {
 	// LockLink is the path to Lock; Links are every path, for NetLatency.
 	LockLink Link
 	Links    []Link
+	// Sentinel is the Sentinel group the sale runs on, for the Sentinel faults.
+	Sentinel Group
+	// Cluster is the Redis Cluster the sale runs on, for the cluster faults.
+	Cluster Slots
 }
 
 // Event is something a fault did, for the record.
@@ -58,6 +75,10 @@ type Injector struct {
 	ttl     time.Duration
 	started time.Time
 	prefix  string
+	seed    uint64
+	persist Persistence // what a restart gives back
+
+	calls atomic.Int64 // buyers' calls so far, for LatencySpike
 
 	holds      atomic.Int64 // holders that read the stock so far
 	purchases  atomic.Int64 // lock-free purchases started so far
@@ -65,8 +86,11 @@ type Injector struct {
 
 	mu     sync.Mutex
 	events []Event
-	hit    map[Kind]bool // the plan's faults that struck
+	hit    map[Kind]int // the plan's faults that struck, and how often
 	fired  sync.WaitGroup
+	// inFlight counts the server faults under way; settledAt is when the last one ended.
+	inFlight  int
+	settledAt time.Time
 	// halt ends with Stop: what a fault does in the background stops with it.
 	halt context.Context
 	stop context.CancelFunc
@@ -75,19 +99,24 @@ type Injector struct {
 
 // New returns an injector for plan on srv, for a sale whose locks live for ttl (a
 // queue's tasks stay with their worker for ttl); prefix is the sale's key prefix, for
-// the keys a fault writes.
-func New(plan Plan, srv Servers, ttl time.Duration, prefix string) (*Injector, error) {
+// the keys a fault writes, and seed draws the victims of faults that strike at a rate.
+func New(plan Plan, srv Servers, ttl time.Duration, prefix string, seed uint64) (*Injector, error) {
 	n := plan.Needs()
 	switch {
 	case n.Owned && srv.Lock == nil:
 		return nil, fmt.Errorf("faults %s act on the lock server: it must be one the harness starts, not an external one", plan)
 	case n.Replica && srv.Replica == nil:
 		return nil, fmt.Errorf("fault %s needs a replica of the lock server", Failover)
+	case n.Sentinel && srv.Sentinel == nil:
+		return nil, fmt.Errorf("faults %s need the sale on a Sentinel group the harness starts", plan)
+	case n.Cluster && srv.Cluster == nil:
+		return nil, fmt.Errorf("faults %s need the sale on a Redis Cluster the harness starts", plan)
 	case n.Proxy && srv.LockLink == nil:
 		return nil, fmt.Errorf("faults %s need toxiproxy between buyers and Redis", plan)
 	}
 	halt, stop := context.WithCancel(context.Background())
-	in := &Injector{plan: plan, srv: srv, ttl: ttl, prefix: prefix, halt: halt, stop: stop, hit: make(map[Kind]bool)}
+	in := &Injector{plan: plan, srv: srv, ttl: ttl, prefix: prefix, seed: seed, halt: halt, stop: stop, hit: make(map[Kind]int),
+		persist: n.Persist}
 	for _, f := range plan {
 		in.armed = append(in.armed, armed{f, spec(f.Kind)})
 	}
@@ -100,8 +129,12 @@ type armed struct {
 	spec Spec
 }
 
-// strikes reports whether the nth victim (1-based) is one of a's.
-func (a armed) strikes(n int) bool {
+// strikes reports whether the nth victim (1-based) is one of a's; a fault at a rate
+// draws whether it is, by key (the buyer, or n), from seed.
+func (a armed) strikes(n, key int, seed uint64) bool {
+	if p := a.rate(); p > 0 {
+		return draw(seed, a.Kind, key, 0) < p
+	}
 	if a.spec.span {
 		return n >= a.nth() && n < a.nth()+a.count()
 	}
@@ -143,25 +176,46 @@ func (in *Injector) NotFired() []Kind {
 	defer in.mu.Unlock()
 	var out []Kind
 	for _, f := range in.plan {
-		if !in.hit[f.Kind] {
+		if in.hit[f.Kind] == 0 {
 			out = append(out, f.Kind)
 		}
 	}
 	return out
 }
 
-// Events returns what the faults did, in order.
+// Events returns what the faults did, in order; a fault at a rate has its first
+// eventsEach victims told one by one, and then how many it struck in all.
 func (in *Injector) Events() []Event {
 	in.mu.Lock()
 	defer in.mu.Unlock()
-	return append([]Event(nil), in.events...)
+	out := append([]Event(nil), in.events...)
+	for _, a := range in.armed {
+		if n := in.hit[a.Kind]; a.rate() > 0 && n > eventsEach {
+			out = append(out, Event{At: time.Since(in.started), Fault: a.Kind,
+				Detail: fmt.Sprintf("struck %d victims in all at a rate of %g (the first %d are listed)", n, a.rate(), eventsEach)})
+		}
+	}
+	return out
 }
 
-// strikes marks fault k as having struck, so that its sale's verdict covers it.
-func (in *Injector) strikes(k Kind) {
+// eventsEach is how many victims of a fault at a rate are recorded one by one.
+const eventsEach = 10
+
+// Struck is how many times fault k struck so far.
+func (in *Injector) Struck(k Kind) int {
 	in.mu.Lock()
-	in.hit[k] = true
+	defer in.mu.Unlock()
+	return in.hit[k]
+}
+
+// strikes marks fault k as having struck, so that its sale's verdict covers it, and
+// reports whether the strike is still to be recorded one by one.
+func (in *Injector) strikes(k Kind) bool {
+	in.mu.Lock()
+	in.hit[k]++
+	n := in.hit[k]
 	in.mu.Unlock()
+	return n <= eventsEach
 }
 
 func (in *Injector) record(k Kind, detail string, err error) {
@@ -219,34 +273,36 @@ func (v Victim) Wait(ctx context.Context) error {
 	return wait.Until(ctx, v.Until)
 }
 
-// Held is called by each holder right after it read the stock; it returns what the
-// holder must do. Holders are numbered in the order they read.
-func (in *Injector) Held() Victim {
+// Held is called by each holder (buyer, from 0) right after it read the stock; it
+// returns what the holder must do. Holders are numbered in the order they read; a fault
+// at a rate draws its victims by buyer, so that the same seed strikes the same buyers.
+func (in *Injector) Held(buyer int) Victim {
 	n := int(in.holds.Add(1))
-	return in.victim(n, fmt.Sprintf("holder %d", n))
+	return in.victim(n, buyer, "holder")
 }
 
 // Delivered is called by a queue worker right after it took a task; it returns what the
 // worker must do. Tasks are numbered in the order they were taken.
 func (in *Injector) Delivered() Victim {
 	n := int(in.deliveries.Add(1))
-	return in.victim(n, fmt.Sprintf("the worker with task %d", n))
+	return in.victim(n, n, "the worker with task")
 }
 
-// victim is what the plan makes of victim n (who): its own fate, and the server faults
-// it must wait out.
-func (in *Injector) victim(n int, who string) Victim {
+// victim is what the plan makes of victim n (who, drawn by key at a rate): its own fate,
+// and the server faults it must wait out.
+func (in *Injector) victim(n, key int, who string) Victim {
 	var v Victim
 	for _, a := range in.armed {
-		if a.spec.Fires != OnVictim || !a.strikes(n) {
+		if a.spec.Fires != OnVictim || !a.strikes(n, key, in.seed) {
 			continue
 		}
-		d := a.lasting(in.ttl)
+		d := a.length(in.ttl, in.seed, key)
 		if a.spec.victim != nil {
 			fate, did := a.spec.victim(a.Fault, d)
 			v = merge(v, fate)
-			in.strikes(a.Kind)
-			in.record(a.Kind, who+" "+did, nil)
+			if in.strikes(a.Kind) {
+				in.record(a.Kind, fmt.Sprintf("%s %d %s", who, n, did), nil)
+			}
 		}
 		if a.spec.server != nil {
 			v.await, v.margin = in.fire(a, who), in.margin()
@@ -278,17 +334,18 @@ func (in *Injector) Purchasing(thinks bool) Victim {
 	n := int(in.purchases.Add(1))
 	var v Victim
 	for _, a := range in.armed {
-		if a.spec.Fires != OnVictim || !a.strikes(n) {
+		if a.spec.Fires != OnVictim || !a.strikes(n, n, in.seed) {
 			continue
 		}
 		switch {
 		case a.spec.server != nil:
 			in.fire(a, fmt.Sprintf("purchase %d", n))
 		case a.spec.thinks && thinks:
-			d := a.lasting(in.ttl)
+			d := a.length(in.ttl, in.seed, n)
 			v.Until = later(v.Until, time.Now().Add(d))
-			in.strikes(a.Kind)
-			in.record(a.Kind, fmt.Sprintf("purchase %d works %s between its read and its write", n, d), nil)
+			if in.strikes(a.Kind) {
+				in.record(a.Kind, fmt.Sprintf("purchase %d works %s between its read and its write", n, d), nil)
+			}
 		}
 	}
 	return v
@@ -307,11 +364,73 @@ func (in *Injector) fire(a armed, who string) *sync.WaitGroup {
 	wg.Add(1)
 	in.fired.Add(1)
 	in.strikes(a.Kind)
+	in.mu.Lock()
+	in.inFlight++
+	in.mu.Unlock()
 	go func() {
 		defer in.fired.Done()
 		defer wg.Done()
 		detail, err := a.spec.server(in.halt, in, a.lasting(in.ttl), who)
 		in.record(a.Kind, detail, err)
+		in.mu.Lock()
+		in.inFlight--
+		in.settledAt = time.Now()
+		in.mu.Unlock()
 	}()
 	return &wg
+}
+
+// ServersSettled is when the servers last came back from a fault: now while one is under
+// way, zero when none struck. A sale that ends once nothing happens for a while counts
+// from here, not through a restart's downtime.
+func (in *Injector) ServersSettled() time.Time {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if in.inFlight > 0 {
+		return time.Now()
+	}
+	return in.settledAt
+}
+
+// length is how long a's victim (by key) suffers: the fault's length, drawn from its
+// distribution.
+func (a armed) length(ttl time.Duration, seed uint64, key int) time.Duration {
+	return cmp.Or(a.Dist, Fixed).draw(a.lasting(ttl), draw(seed, a.Kind, key, 1))
+}
+
+// Spike is the buyers' latency spikes: nil when the plan has none, else a func that
+// each buyer's call calls before it goes out, which says how long it must wait first
+// (zero for most calls). Calls are numbered in the order they ask.
+func (in *Injector) Spike() func() time.Duration {
+	for _, a := range in.armed {
+		if a.Kind != LatencySpike {
+			continue
+		}
+		p, d := a.rate(), a.spike()
+		return func() time.Duration {
+			n := int(in.calls.Add(1))
+			if draw(in.seed, LatencySpike, n, 0) >= p {
+				return 0
+			}
+			if in.strikes(LatencySpike) {
+				in.record(LatencySpike, fmt.Sprintf("call %d waits %s", n, d), nil)
+			}
+			return d
+		}
+	}
+	return nil
+}
+
+// draw is a number in [0, 1) that depends only on seed, the fault, the victim's key and
+// what is drawn (which): the same seed draws the same victims and lengths.
+func draw(seed uint64, k Kind, key, which int) float64 {
+	h := uint64(14695981039346656037) // FNV-1a of the fault's name, without allocating
+	for i := range len(k) {
+		h = (h ^ uint64(k[i])) * 1099511628211
+	}
+	z := seed ^ h + uint64(key+1)*0x9e3779b97f4a7c15 + uint64(which)*0xd1b54a32d192ed03
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+	z ^= z >> 31
+	return float64(z>>11) / (1 << 53)
 }

@@ -2,6 +2,7 @@ package faults
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -21,6 +22,54 @@ type Fault struct {
 	Latency, Jitter time.Duration
 	// Count is how many workers a worker crash takes. Default: DefaultCount.
 	Count int
+	// P, when set, makes the fault strike at a rate: every victim of its kind (each
+	// holder, purchase or task; each call for LatencySpike) with probability P, drawn
+	// from the sale's seed, instead of the Nth alone. Default: 0, the Nth alone
+	// (LatencySpike: DefaultSpikeShare).
+	P float64
+	// Dist is how each victim's length is drawn around For: Fixed, Exp (exponential,
+	// mean For) or Pareto (shape 1.5, mean For, capped at 20 x For: the long tail of
+	// stop-the-world pauses). Default: Fixed.
+	Dist Dist
+	// Persist is how the server RedisRestart restarts keeps its data; the sale's server
+	// runs in that mode from the start, so its cost shows in sales/s. Default: PersistNone,
+	// a restart comes back empty.
+	Persist Persistence
+}
+
+// Dist is how a fault's length is drawn for each victim.
+type Dist string
+
+// The distributions.
+const (
+	Fixed  Dist = "fixed"
+	Exp    Dist = "exp"
+	Pareto Dist = "pareto"
+)
+
+// paretoShape is the Pareto distribution's shape: a finite mean, an infinite variance.
+const paretoShape = 1.5
+
+// draw is a length around mean, drawn from d at u (uniform in [0, 1)).
+func (d Dist) draw(mean time.Duration, u float64) time.Duration {
+	switch d {
+	case Exp:
+		return time.Duration(-math.Log(1-u) * float64(mean))
+	case Pareto:
+		scale := float64(mean) * (paretoShape - 1) / paretoShape
+		return time.Duration(min(scale/math.Pow(1-u, 1/paretoShape), 20*float64(mean)))
+	}
+	return mean
+}
+
+func (f Fault) spike() time.Duration { return cmpOr(f.Latency, DefaultSpike) }
+
+// rate is the share of victims f strikes, or 0 when it strikes the Nth alone.
+func (f Fault) rate() float64 {
+	if f.P == 0 && f.Kind == LatencySpike {
+		return DefaultSpikeShare
+	}
+	return f.P
 }
 
 func (f Fault) nth() int               { return cmpOr(f.Nth, DefaultNth) }
@@ -44,7 +93,14 @@ func cmpOr[T int | time.Duration](v, def T) T {
 // AsDocumented reports whether f's settings leave its meaning as designs document their
 // verdicts under it: choosing another victim (nth) or more of them (count) does; making
 // it last longer or the network slower (for, latency, jitter) does not.
-func (f Fault) AsDocumented() bool { return f.For == 0 && f.Latency == 0 && f.Jitter == 0 }
+//
+// A rate (p) or a drawn length (dist) is a question of how often, not whether: no design
+// documents a verdict under one. Nor under a restart that keeps data (persist): what it
+// keeps depends on the mode and the moment.
+func (f Fault) AsDocumented() bool {
+	return f.For == 0 && f.Latency == 0 && f.Jitter == 0 && f.P == 0 && f.Dist == "" && f.Kind != LatencySpike &&
+		(f.Persist == "" || f.Persist == PersistNone)
+}
 
 // String is the written form Parse reads.
 func (f Fault) String() string {
@@ -59,6 +115,9 @@ func (f Fault) String() string {
 		{"latency", f.Latency > 0, f.Latency.String()},
 		{"jitter", f.Jitter > 0, f.Jitter.String()},
 		{"count", f.Count > 0, strconv.Itoa(f.Count)},
+		{"p", f.P > 0, strconv.FormatFloat(f.P, 'g', -1, 64)},
+		{"dist", f.Dist != "", string(f.Dist)},
+		{"persist", f.Persist != "", string(f.Persist)},
 	} {
 		if kv.set {
 			s += ":" + kv.key + "=" + kv.val
@@ -114,6 +173,9 @@ func (p Plan) Needs() Needs {
 	var n Needs
 	for _, f := range p {
 		n = n.or(spec(f.Kind).Needs)
+		if f.Persist != "" && f.Persist != PersistNone {
+			n.Persist = f.Persist
+		}
 	}
 	return n
 }
@@ -162,8 +224,23 @@ func parseFault(s string) (Fault, error) {
 			f.Jitter, err = positive(v)
 		case "count":
 			f.Count, err = atLeastOne(v)
+		case "p":
+			f.P, err = probability(v)
+			if err == nil && !spec(f.Kind).Rated() {
+				err = fmt.Errorf("%s strikes one victim or a server, not at a rate (rates: %s)", f.Kind, strings.Join(ratedKinds(), ", "))
+			}
+		case "dist":
+			f.Dist = Dist(v)
+			if f.Dist != Fixed && f.Dist != Exp && f.Dist != Pareto {
+				err = fmt.Errorf("unknown distribution (known: %s, %s, %s)", Fixed, Exp, Pareto)
+			}
+		case "persist":
+			f.Persist, err = parsePersistence(v)
+			if err == nil && f.Kind != RedisRestart {
+				err = fmt.Errorf("only %s restarts a server", RedisRestart)
+			}
 		default:
-			err = fmt.Errorf("unknown setting (settings: nth, for, latency, jitter, count)")
+			err = fmt.Errorf("unknown setting (settings: nth, for, latency, jitter, count, p, dist, persist)")
 		}
 		if err != nil {
 			return f, fmt.Errorf("fault %s: %s=%s: %w", f.Kind, k, v, err)
@@ -178,6 +255,25 @@ func atLeastOne(s string) (int, error) {
 		err = fmt.Errorf("must be at least 1")
 	}
 	return n, err
+}
+
+func probability(s string) (float64, error) {
+	p, err := strconv.ParseFloat(s, 64)
+	if err == nil && !(p > 0 && p <= 1) { // NaN is neither
+		err = fmt.Errorf("must be above 0 and at most 1")
+	}
+	return p, err
+}
+
+// ratedKinds names the faults that can strike at a rate.
+func ratedKinds() []string {
+	var names []string
+	for _, s := range specs {
+		if s.Rated() {
+			names = append(names, string(s.Kind))
+		}
+	}
+	return names
 }
 
 func positive(s string) (time.Duration, error) {

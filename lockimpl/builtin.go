@@ -35,6 +35,12 @@ func init() {
 		NewLocker: func(e Env) Locker { return Token{e.Locks[0]} },
 	})
 	Register(Impl{
+		Name:      "token-wait",
+		Summary:   "token, then WAIT 1 500ms: held only once a replica has it, else given back",
+		Replicas:  1,
+		NewLocker: func(e Env) Locker { return TokenWait{Client: e.Locks[0]} },
+	})
+	Register(Impl{
 		Name:      "token-watchdog",
 		Summary:   "token, renewed every ttl/3 while held (Redisson's watchdog)",
 		NewLocker: func(e Env) Locker { return TokenWatchdog{e.Locks[0]} },

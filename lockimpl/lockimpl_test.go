@@ -12,6 +12,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/stockbench/stockbench/internal/target/redistest"
+	"github.com/stockbench/stockbench/internal/target/rig"
 )
 
 func TestMain(m *testing.M) { redistest.Main(m) }
@@ -31,10 +32,21 @@ func uniqueKey(t *testing.T) string {
 }
 
 // env builds an Env for impl on the package's Redis: its lock nodes are separate
-// databases of one server, which are independent keyspaces, as Redlock needs.
+// databases of one server, which are independent keyspaces, as Redlock needs. A design
+// that waits for a replica gets a server of its own with one.
 func env(t *testing.T, impl Impl) Env {
 	t.Helper()
 	tg := redistest.Shared(t)
+	if impl.Replicas > 0 {
+		ctx := context.Background()
+		g, err := rig.Start(ctx, tg, redistest.Pool(t), 1, nil, rig.Replicated())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { g.Close(ctx) })
+		c := g.Clients(4)
+		return Env{Stock: c.Stock, Locks: c.Locks}
+	}
 	e := Env{Stock: client(t)}
 	for db := range impl.LockNodes() {
 		c := tg.ClientDB(4, db)
@@ -53,7 +65,8 @@ func TestLockers(t *testing.T) {
 			continue
 		}
 		t.Run(impl.Name, func(t *testing.T) {
-			l := impl.NewLocker(env(t, impl))
+			e := env(t, impl)
+			l := impl.NewLocker(e)
 			key := uniqueKey(t)
 			lease, err := l.TryLock(ctx, key, 1500*time.Millisecond)
 			if err != nil {
@@ -63,7 +76,7 @@ func TestLockers(t *testing.T) {
 				t.Fatalf("second TryLock while held: want ErrNotAcquired, got %v", err)
 			}
 			// PTTL: TTL rounds to the nearest second, and a 1.5 s PX lock read at once reads 2 s.
-			ttl := env(t, impl).Locks[0].PTTL(ctx, key).Val()
+			ttl := e.Locks[0].PTTL(ctx, key).Val()
 			min, max := expectedTTL(impl.Name)
 			if ttl < min || ttl > max {
 				t.Errorf("TTL: want between %s and %s, got %s", min, max, ttl)
@@ -212,5 +225,19 @@ func TestWholeSeconds(t *testing.T) {
 		if got := wholeSeconds(in); got != want {
 			t.Errorf("wholeSeconds(%s): want %s, got %s", in, want, got)
 		}
+	}
+}
+
+// Without a replica to acknowledge it, token-wait gives the lock back and says why.
+func TestTokenWaitWithoutReplica(t *testing.T) {
+	ctx := context.Background()
+	c := client(t)
+	key := uniqueKey(t)
+	_, err := TokenWait{Client: c, Timeout: 20 * time.Millisecond}.TryLock(ctx, key, time.Second)
+	if !errors.Is(err, ErrNotReplicated) || !errors.Is(err, ErrNotAcquired) {
+		t.Fatalf("want ErrNotReplicated, got %v", err)
+	}
+	if n := c.Exists(ctx, key).Val(); n != 0 {
+		t.Error("the unacknowledged lock was left behind")
 	}
 }

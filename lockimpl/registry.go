@@ -28,6 +28,9 @@ type Impl struct {
 	Summary string
 	// Nodes is how many independent lock servers the design uses. Default: 1.
 	Nodes int
+	// Replicas is how many replicas its lock server must have (WAIT for them): the
+	// harness gives such a design a lock server of its own with a replica. Default: 0.
+	Replicas int
 	// Retry, when set, adjusts the buyers' retry loop to what the design's algorithm
 	// prescribes (Redlock's random retry delay). Default: the sale's loop as it is.
 	Retry func(Retry) Retry

@@ -44,6 +44,13 @@ func (r Retry) sleep() time.Duration {
 	return d
 }
 
+// Backoff is the sleep before the next try: Interval, jittered, for a caller that runs
+// the loop itself.
+func (r Retry) Backoff() time.Duration { return r.sleep() }
+
+// Limit is how long the loop keeps trying: Timeout, or its default.
+func (r Retry) Limit() time.Duration { return r.timeout() }
+
 func (r Retry) timeout() time.Duration {
 	if r.Timeout > 0 {
 		return r.Timeout

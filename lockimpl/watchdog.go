@@ -92,10 +92,13 @@ func (l *watchdogLease) watch(ctx context.Context) {
 	})
 }
 
+// Release stops the watchdog and waits for it before it marks the lease released: a
+// renewal that was already under way when Release was called is not one after it, and any
+// renewal counted afterwards comes from a watchdog that did not stop.
 func (l *watchdogLease) Release(ctx context.Context) error {
-	l.released.Store(true)
 	l.stop()
 	l.wg.Wait()
+	l.released.Store(true)
 	return l.Lease.Release(ctx)
 }
 

@@ -2,6 +2,9 @@ package oracle
 
 import (
 	"cmp"
+	"errors"
+	"fmt"
+	"io"
 	"math"
 	"slices"
 	"time"
@@ -53,6 +56,20 @@ type Window struct {
 	From  time.Duration `json:"from_ns"`
 	To    time.Duration `json:"to_ns"`
 	Ops   int           `json:"ops"`
+	// History is the window's purchases, kept so that porcupine can draw the violation
+	// (see Visualize); Initial is the stock when they were checked against the counter
+	// itself (the whole history), nil when against the weaker model of a window.
+	History []Purchase `json:"history,omitempty"`
+	Initial *int64     `json:"initial,omitempty"`
+}
+
+// Purchase is one confirmed purchase of a history: its buyer, when it began and ended
+// (offsets from the sale's start) and the stock it left.
+type Purchase struct {
+	Buyer  int   `json:"buyer"`
+	Call   int64 `json:"call_ns"`
+	Return int64 `json:"return_ns"`
+	Left   int64 `json:"left"`
 }
 
 // Defaults for CheckLinearizable.
@@ -74,6 +91,9 @@ func CheckLinearizable(l *Ledger, timeout time.Duration) Linearizability {
 		v := check(counter(l.InitialStock), ops, timeout)
 		if res.Verdict = linearVerdict(v); v == porcupine.Illegal {
 			res.FirstViolation = locate(ops, timeout)
+			if res.FirstViolation.Ops == len(ops) { // no short window shows it: the whole, as checked
+				res.FirstViolation.Initial = &l.InitialStock
+			}
 		}
 		return res
 	}
@@ -132,8 +152,38 @@ func window(i int, ops []porcupine.Operation) *Window {
 	w := &Window{Index: i, From: time.Duration(ops[0].Call), Ops: len(ops)}
 	for _, op := range ops {
 		w.To = max(w.To, time.Duration(op.Return))
+		w.History = append(w.History, Purchase{Buyer: op.ClientId, Call: op.Call, Return: op.Return, Left: op.Output.(int64)})
 	}
 	return w
+}
+
+// Visualize writes porcupine's own drawing of w, a window that could not be linearized,
+// as a self-contained HTML page: the purchases on a time line, and how far a
+// linearization got before none could go on.
+func Visualize(w *Window, out io.Writer) error {
+	if w == nil || len(w.History) == 0 {
+		return errors.New("oracle: visualize: no history kept for this window")
+	}
+	m := decreasing()
+	if w.Initial != nil {
+		m = counter(*w.Initial)
+	}
+	m.DescribeOperation = func(_, output any) string { return fmt.Sprintf("buy -> %d left", output.(int64)) }
+	m.DescribeState = func(state any) string {
+		if s := state.(int64); s != unknown {
+			return fmt.Sprintf("%d left", s)
+		}
+		return "before the window"
+	}
+	ops := make([]porcupine.Operation, len(w.History))
+	for i, p := range w.History {
+		ops[i] = porcupine.Operation{ClientId: p.Buyer, Call: p.Call, Return: p.Return, Output: p.Left}
+	}
+	_, info := porcupine.CheckOperationsVerbose(m, ops, 10*time.Second)
+	if err := porcupine.Visualize(m, info, out); err != nil {
+		return fmt.Errorf("oracle: visualize: %w", err)
+	}
+	return nil
 }
 
 // counter is the stock counter: a purchase leaves exactly one unit less.

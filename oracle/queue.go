@@ -45,6 +45,9 @@ type QueueLedger struct {
 	InitialStock int64
 	Orders       []Enqueued
 	Takes        []Take
+	// Lease is how long a delivery is its worker's alone (the visibility timeout) unless
+	// acknowledged sooner; zero leaves the lease check out.
+	Lease time.Duration
 }
 
 // QueueFinal is the state of Redis after a queue sale.
@@ -77,6 +80,10 @@ type QueueReport struct {
 	// got a task from behind them, where the design promises an order.
 	OutOfOrder int `json:"out_of_order"`
 	Crashed    int `json:"crashed"`
+	// LeaseOverlaps counts deliveries of a task while an earlier delivery of it was still
+	// leased (QueueLedger.Lease): what a lease queue promises never to do. A finding, not
+	// a class: its damage, if any, shows as DUPLICATED.
+	LeaseOverlaps int `json:"lease_overlaps,omitempty"`
 
 	InitialStock int64 `json:"initial_stock"`
 	// FinalUnknown is set when Redis could not be read after the sale: what was applied,
@@ -99,6 +106,7 @@ func CheckQueue(l *QueueLedger, f *QueueFinal, ordered bool) QueueReport {
 		}
 	}
 	r.Crashed, r.Redeliveries, r.OutOfOrder = deliveries(l, ordered)
+	r.LeaseOverlaps = leaseOverlaps(l)
 	if f != nil {
 		r.judgeEffects(l, f)
 	}
@@ -162,6 +170,64 @@ func deliveries(l *QueueLedger, ordered bool) (crashed, redelivered, outOfOrderN
 		outOfOrderN = outOfOrder(first, l.Orders)
 	}
 	return crashed, redelivered, outOfOrderN
+}
+
+// leaseOverlaps counts deliveries of a task made while an earlier delivery of it was
+// surely still leased: before that delivery's lease could have expired (its dequeue
+// began a lease earlier at the soonest), and before its worker acked it (a worker that
+// crashed never did). Bounds are taken on the safe side, so a count is never a clock's
+// doing.
+func leaseOverlaps(l *QueueLedger) int {
+	if l.Lease <= 0 {
+		return 0
+	}
+	n := 0
+	for _, takes := range byTask(l.Takes) {
+		for j, b := range takes {
+			for _, a := range takes[:j] {
+				held := a.Begin + l.Lease
+				if a.Result != TakeCrashed && a.Fulfilled > 0 {
+					held = min(held, a.Fulfilled)
+				}
+				if b.End < held {
+					n++
+					break
+				}
+			}
+		}
+	}
+	return n
+}
+
+// Recoveries are, for each delivery that ended with its worker dead holding the task,
+// how long until the task was delivered again (the death to the next dequeue's return);
+// lost counts the deaths after which it never was.
+func Recoveries(l *QueueLedger) (after []time.Duration, lost int) {
+	for _, takes := range byTask(l.Takes) {
+		for j, a := range takes {
+			if a.Result != TakeCrashed {
+				continue
+			}
+			if j+1 < len(takes) {
+				after = append(after, max(takes[j+1].End-a.End, 0))
+			} else {
+				lost++
+			}
+		}
+	}
+	return after, lost
+}
+
+// byTask groups takes by task, each task's in the order they began.
+func byTask(takes []Take) map[string][]Take {
+	m := make(map[string][]Take)
+	for _, t := range takes {
+		m[t.ID] = append(m[t.ID], t)
+	}
+	for _, ts := range m {
+		slices.SortFunc(ts, func(a, b Take) int { return cmp.Compare(a.Begin, b.Begin) })
+	}
+	return m
 }
 
 func distinct(ids []string) int {
@@ -239,6 +305,7 @@ func (r QueueReport) Findings() []string {
 	add(r.Phantom > 0, "PHANTOM %d", r.Phantom)
 	add(r.DuplicatedEffects > 0, "DUPLICATED %d", r.DuplicatedEffects)
 	add(r.OutOfOrder > 0, "REORDERED %d", r.OutOfOrder)
+	add(r.LeaseOverlaps > 0, "LEASE-OVERLAP %d", r.LeaseOverlaps)
 	return f
 }
 

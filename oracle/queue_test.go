@@ -107,3 +107,43 @@ func TestCheckQueue(t *testing.T) {
 		})
 	}
 }
+
+// A lease queue may hand a task out again once its lease is up or its worker acked it,
+// never while the first delivery is surely still leased; a dead worker never acks.
+func TestLeaseOverlaps(t *testing.T) {
+	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
+	tests := []struct {
+		name  string
+		takes []Take
+		want  int
+	}{
+		{"once", []Take{{ID: "1", Begin: 0, End: ms(1), Fulfilled: ms(5), Result: TakeFulfilled}}, 0},
+		{"again after the lease", []Take{{ID: "1", Begin: 0, End: ms(1), Result: TakeCrashed}, {ID: "1", Begin: ms(100), End: ms(101), Result: TakeFulfilled}}, 0},
+		{"again while a dead worker's lease runs", []Take{{ID: "1", Begin: 0, End: ms(1), Result: TakeCrashed}, {ID: "1", Begin: ms(40), End: ms(41), Result: TakeFulfilled}}, 1},
+		{"again while its worker works", []Take{{ID: "1", Begin: 0, End: ms(1), Fulfilled: ms(30), Result: TakeFulfilled}, {ID: "1", Begin: ms(10), End: ms(11), Result: TakeRepeat}}, 1},
+		{"again after the ack", []Take{{ID: "1", Begin: 0, End: ms(1), Fulfilled: ms(5), Result: TakeFulfilled}, {ID: "1", Begin: ms(6), End: ms(7), Result: TakeRepeat}}, 0},
+		{"a reply that could straddle the expiry", []Take{{ID: "1", Begin: 0, End: ms(1), Result: TakeCrashed}, {ID: "1", Begin: ms(49), End: ms(51), Result: TakeFulfilled}}, 0},
+	}
+	for _, tt := range tests {
+		l := &QueueLedger{Takes: tt.takes, Lease: ms(50)}
+		if got := leaseOverlaps(l); got != tt.want {
+			t.Errorf("%s: want %d, got %d", tt.name, tt.want, got)
+		}
+	}
+}
+
+// Each death holding a task is timed to the task's next delivery, or counted as never
+// delivered again.
+func TestRecoveries(t *testing.T) {
+	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
+	l := &QueueLedger{Takes: []Take{
+		{ID: "1", Begin: 0, End: ms(1), Result: TakeCrashed},
+		{ID: "2", Begin: 0, End: ms(2), Result: TakeCrashed},
+		{ID: "1", Begin: ms(300), End: ms(301), Result: TakeFulfilled},
+		{ID: "3", Begin: 0, End: ms(1), Result: TakeFulfilled},
+	}}
+	after, lost := Recoveries(l)
+	if len(after) != 1 || after[0] != ms(300) || lost != 1 {
+		t.Errorf("want [300ms] and 1 never redelivered, got %v and %d", after, lost)
+	}
+}

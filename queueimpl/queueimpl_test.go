@@ -20,6 +20,12 @@ func build(t *testing.T, impl Impl, visibility time.Duration) (Queue, Keys) {
 	k := NewKeys(fmt.Sprintf("{test:%s}", t.Name()))
 	c.Del(context.Background(), k.All()...)
 	q := impl.New(Env{Client: c, Keys: k, Visibility: visibility})
+	if s, ok := q.(Starter); ok {
+		if err := s.Start(context.Background(), Sale{Keys: k, Visibility: visibility, Conns: 8}); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Stop() })
+	}
 	if s, ok := q.(Setupper); ok {
 		if err := s.Setup(context.Background()); err != nil {
 			t.Fatal(err)
@@ -97,6 +103,32 @@ func TestRedelivery(t *testing.T) {
 				t.Errorf("after both acks: want ErrEmpty, got %v", err)
 			}
 		})
+	}
+}
+
+// TestAsynqLease: a task whose worker died stays leased to it (30 s, past any sale), and
+// what asynq wrote goes with the sale.
+func TestAsynqLease(t *testing.T) {
+	ctx := context.Background()
+	impl, _ := Lookup("asynq")
+	q, _ := build(t, impl, 50*time.Millisecond)
+	q.Enqueue(ctx, Order{ID: "a", Seq: 1})
+	task, err := q.Dequeue(ctx, "dies", 500*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	task.(interface{ Freeze(time.Time) }).Freeze(time.Time{})
+	if _, err := q.Dequeue(ctx, "lives", 300*time.Millisecond); !errors.Is(err, ErrEmpty) {
+		t.Errorf("want the dead worker's task still leased, got %v", err)
+	}
+	if n, err := q.Len(ctx); err != nil || n != 1 {
+		t.Errorf("Len: want the leased task, got %d, %v", n, err)
+	}
+	q.(Starter).Stop()
+	c := redistest.Shared(t).Client(1)
+	defer c.Close()
+	if keys := c.Keys(ctx, "asynq:{test*").Val(); len(keys) > 0 {
+		t.Errorf("asynq's keys of the sale left behind: %v", keys)
 	}
 }
 

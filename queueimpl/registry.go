@@ -37,6 +37,10 @@ type Impl struct {
 	// Outside names the faults the design cannot take part in, which a sale refuses (see
 	// lockimpl.Impl.Outside). Default: none.
 	Outside []string
+	// Own: the design writes keys of its own outside the sale's prefix (a library's
+	// registry of queues and servers), so it runs only on servers the harness starts,
+	// never on the user's own Redis. Default: false.
+	Own bool
 }
 
 // Setupper is a design that needs its keys prepared before the first order.

@@ -20,10 +20,11 @@ const (
 	Release               // the release command
 	Purchase              // the whole purchase, from the buyer's start to its confirmed order
 	Queue                 // a queued order, from when it was due to arrive to its fulfilment
+	Recovery              // a queue worker's death holding a task, to the task's next delivery
 	numPhases
 )
 
-var phaseNames = [numPhases]string{"acquire", "critical", "release", "purchase", "queue"}
+var phaseNames = [numPhases]string{"acquire", "critical", "release", "purchase", "queue", "recovery"}
 
 func (p Phase) String() string { return phaseNames[p] }
 

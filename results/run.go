@@ -54,10 +54,19 @@ type Run struct {
 	Queue *oracle.QueueReport `json:"queue,omitempty"`
 	// Backlog is the queue's length over time, for a queue sale.
 	Backlog []Sample `json:"backlog,omitempty"`
+	// Recovery is what became of the tasks workers died holding, for a queue sale with
+	// a worker crash; Latency["recovery"] is how long each took to be delivered again.
+	Recovery *Recoveries `json:"recovery,omitempty"`
 	// Sales is the cumulative count of confirmed orders over time (see Timeline).
 	Sales []Sample `json:"sales_over_time,omitempty"`
 	// Tries is how often the buyers of a flash sale tried for the lock, or to buy.
 	Tries *Tries `json:"tries_per_buyer,omitempty"`
+	// Sweep, for a run of a sweep, is the parameter varied and its value here.
+	Sweep *SweepPoint `json:"sweep,omitempty"`
+	// DamageRate is the damage per 10,000 sales, with its confidence interval.
+	DamageRate *Rate `json:"damage_per_10k,omitempty"`
+	// LostLocks is why holders lost their lock, for a flash sale through a lock.
+	LostLocks *LostLocks `json:"lost_locks,omitempty"`
 	// Fairness is read from the main latency: the purchase, or the queued order.
 	Fairness *Fairness `json:"fairness,omitempty"`
 	// Linearizability is porcupine's verdict on the purchases, when it was asked for.
@@ -89,8 +98,13 @@ type Params struct {
 	RetryTimeout  string  `json:"retry_timeout"`
 	RetryJitter   float64 `json:"retry_jitter"`
 	Conns         int     `json:"conns"`
-	Seed          uint64  `json:"seed"`
-	Faults        string  `json:"faults"`
+	// Apps is how many application instances the buyers came through, each with a pool
+	// of Conns connections (a flash sale; 0 or 1: one).
+	Apps int `json:"apps,omitempty"`
+	// Serve is how many buyers each instance served at once (0: no limit).
+	Serve  int    `json:"serve,omitempty"`
+	Seed   uint64 `json:"seed"`
+	Faults string `json:"faults"`
 	// Queue sales only.
 	Workers    int    `json:"workers,omitempty"`
 	Fulfil     string `json:"fulfil,omitempty"`
@@ -179,4 +193,15 @@ func (r *Run) Label() string {
 		return r.Impl
 	}
 	return r.Impl + " @" + r.Source
+}
+
+// SweepPoint is where a run of a sweep sits: the sale setting varied (its flag's name),
+// its value as written, and that value as a number for the plots' x axis (seconds for a
+// duration).
+type SweepPoint struct {
+	Param string  `json:"param"`
+	Value string  `json:"value"`
+	X     float64 `json:"x"`
+	// Unit is X's unit, for the axis ("s" for a duration; "" for a count or a share).
+	Unit string `json:"unit,omitempty"`
 }

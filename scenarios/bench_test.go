@@ -24,7 +24,7 @@ func BenchmarkSettle(b *testing.B) {
 // BenchmarkExecutorDo is the hand-over of one Redis call to the executor and back: it
 // allocates nothing of its own (the call's closure is the caller's).
 func BenchmarkExecutorDo(b *testing.B) {
-	x := newExecutor(4, 64)
+	x := newExecutor(4, 64, nil, nil)
 	defer x.stop()
 	ctx := context.Background()
 	n := 0
@@ -45,7 +45,7 @@ func TestHotPathsDoNotAllocate(t *testing.T) {
 	if n := testing.AllocsPerRun(1000, func() { ls.settle(ctx, i%1024, ls.t0, 1, nil); i++ }); n != 0 {
 		t.Errorf("settle allocates %v per purchase", n)
 	}
-	x := newExecutor(2, 2)
+	x := newExecutor(2, 2, nil, nil)
 	defer x.stop()
 	fn := func() {}
 	if n := testing.AllocsPerRun(1000, func() { x.do(ctx, fn) }); n != 0 {
@@ -64,6 +64,6 @@ func BenchmarkQueuedBuyer(b *testing.B) {
 	ctx := context.Background()
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
-		ls.buyQueued(ctx, i&(1<<16-1), ls.t0)
+		ls.buyQueued(ctx, ls.apps[0], i&(1<<16-1), ls.t0)
 	}
 }

@@ -8,14 +8,20 @@
 // [Sale]: who buys, how much there is, over how many connections, arriving as a [Pacer]
 // says, under which faults.
 //
-// A buyer of a lock design is a goroutine, started at once (closed load) or at its
-// arrival time (open load): it waits on the lock, sleeps between tries and may be paused
-// or killed by a fault, and a goroutine keeps that straight-line code. Its Redis calls
-// run on an executor of one goroutine per connection, and the buyer waits for them on a
-// channel: a goroutine parked inside go-redis's pool queue kept about 8 KB of stack, one
-// parked on the executor's queue stays within the 2 KB it started with. The price is
-// about 4.5 KB per waiting buyer, where a state machine would need a few hundred bytes;
-// 200,000 waiting buyers take about 0.9 GB.
+// A buyer of a lock design waiting for the lock is a state machine, not a goroutine: an
+// entry among the waiters (a heap by when it tries next, see waiters) and a ledger entry.
+// When its time comes, the executor of its application instance (one goroutine per
+// connection, see executor) runs its try; a buyer that did not get the lock asks whether
+// stock is left and goes back among the waiters, and one that got it becomes a holder,
+// with a goroutine of its own for the critical section, where faults pause, slow or kill
+// it and straight-line code reads best. Holders are few; waiters cost about 150 bytes
+// each, and a million of them wait within 200 MB.
+//
+// Buyers reach Redis through FlashSale.Apps application instances, each with its own
+// pool and copy of the design. A holder's calls queue behind the tries of its instance's
+// waiters, first come first served, as in go-redis's pool: the sale counts how long each
+// holder waited for a connection, and a lock lost to that wait is put down to it in the
+// record (results.LostLocks), apart from one lost to slow work or a pause.
 //
 // A buyer of a design whose purchase is one call (lua) has nothing to wait for but a
 // connection, so it is a state machine of one step: an index that one worker per

@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"maps"
+	"slices"
 
 	"github.com/stockbench/stockbench/faults"
 	"github.com/stockbench/stockbench/oracle"
@@ -18,14 +19,22 @@ type Verdicts struct {
 }
 
 // For returns the classes documented for plan, and whether any are: only for no fault
-// or for one fault whose settings keep its meaning (see faults.Fault.AsDocumented).
+// or for one fault whose settings keep its meaning (see faults.Fault.AsDocumented). A
+// design that takes no part in a fault (NOT-EXERCISED) takes none whatever its settings:
+// lua has no holder to pause at any rate.
 func (v Verdicts) For(plan faults.Plan) ([]oracle.Class, bool) {
-	switch {
-	case len(plan) == 0:
+	if len(plan) == 0 {
 		return v.None, v.None != nil
-	case len(plan) == 1 && plan[0].AsDocumented():
-		c, ok := v.Under[plan[0].Kind]
+	}
+	if len(plan) != 1 {
+		return nil, false
+	}
+	c, ok := v.Under[plan[0].Kind]
+	switch {
+	case plan[0].AsDocumented():
 		return c, ok
+	case ok && slices.Equal(c, notExercised):
+		return c, true
 	}
 	return nil, false
 }
@@ -94,10 +103,17 @@ var lockVerdicts = map[string]Verdicts{
 	// The steal race oversells with no fault at all. A holder that dies leaves its
 	// 56-year lock, which nobody steals (its TTL is not negative): the sale stops there,
 	// oversold or not by then.
-	"seed-setnx":     everywhere(oversold).with([]oracle.Class{oracle.ClassOversold, oracle.ClassLost, oracle.ClassStuck}, faults.CrashHolder),
-	"setnx-expire":   ttlLock.with(stuck, faults.CrashAcquire),
-	"set-nx-ex":      ttlLock,
-	"token":          ttlLock,
+	"seed-setnx":   everywhere(oversold).with([]oracle.Class{oracle.ClassOversold, oracle.ClassLost, oracle.ClassStuck}, faults.CrashHolder),
+	"setnx-expire": ttlLock.with(stuck, faults.CrashAcquire),
+	"set-nx-ex":    ttlLock,
+	"token":        ttlLock,
+	// A restart empties the replica too, but it resyncs only after a retry: until then
+	// WAIT refuses every lock, which may or may not outlast the victim. The simulated
+	// failover detaches the replica as the sale starts, so no lock is acknowledged after
+	// that: the buyers give up (STUCK), and unless five locks got in first the fault's
+	// victim never comes (NOT-EXERCISED).
+	"token-wait": ttlLock.with([]oracle.Class{oracle.ClassSafe, oracle.ClassOversold}, faults.RedisRestart).
+		with([]oracle.Class{oracle.ClassStuck, oracle.ClassNotExercised}, faults.Failover),
 	"token-watchdog": ttlLock.with(safe, faults.SlowWork),
 	"fencing":        everywhere(noOversell),
 	// Slow work and a pause stretch a purchase's think, between its read and its write:
@@ -159,4 +175,8 @@ var queueVerdicts = map[string]byFulfil{
 	"list":          atMostOnce,
 	"reliable-list": atLeastOnce,
 	"stream":        atLeastOnce,
+	// asynq gives a dead worker's task back only once its 30 s lease has run out, past
+	// any sale here: within the sale that is a loss, as with an at-most-once design. A
+	// stalled worker's server goes on renewing the lease, so nothing is done twice.
+	"asynq": atMostOnce,
 }

@@ -3,70 +3,112 @@ package scenarios
 import (
 	"context"
 	"sync"
+	"time"
 )
 
-// executor runs the Redis calls of a lock sale's buyers on a fixed set of goroutines, as
-// many as the sale has connections. A buyer hands a call over and waits for it on a
-// channel, so its own stack never holds go-redis's frames: a buyer parked in go-redis's
-// pool queue kept a stack of about 8 KB, one parked on this queue keeps the 2 KB it
-// started with. That is what lets 200,000 buyers wait at once within 1 GiB. The queue is
-// a channel, first come first served, as the pool's queue was, so what a buyer waits for
-// is unchanged. It has room for every buyer's call (a buyer has one at a time), so
-// handing a call over never blocks: an executor that takes the next call does not also
-// have to wake its sender, one goroutine switch less per command.
+// executor is one application instance's connection pool at work: as many goroutines as
+// it has connections, each taking the next piece of work from one queue, first come first
+// served, as go-redis's pool queue serves its callers. The work is of two sorts: a waiting
+// buyer's turn to try for the lock (see waiters), which costs the buyer no goroutine at
+// all, and a call handed over by a goroutine that has one (a lock holder), which waits for
+// it on a channel. Either way go-redis's frames live on the executor's stacks only.
+//
+// The queue has room for every buyer's work (a buyer has at most one piece out), so
+// handing work over never blocks.
 type executor struct {
-	calls chan *call
+	q chan work
+	// turn is a waiting buyer's step, run on the executor's goroutine: its try, or the
+	// look at the stock after a failed one (check).
+	turn func(buyer int, check bool)
+	// delay, when set, is a latency spike to wait before a piece of work (a fault).
+	delay func() time.Duration
 	wg    sync.WaitGroup
 }
 
+// work is a buyer's turn (c nil) or a call.
+type work struct {
+	c     *call
+	buyer int32
+	check bool
+}
+
 type call struct {
-	ctx  context.Context
-	fn   func()
-	ran  bool
-	done chan struct{}
+	ctx    context.Context
+	fn     func()
+	ran    bool
+	queued time.Time
+	// waited is how long the call waited for a connection.
+	waited time.Duration
+	done   chan struct{}
 }
 
 var calls = sync.Pool{New: func() any { return &call{done: make(chan struct{}, 1)} }}
 
-// newExecutor starts n goroutines for callers that have at most room calls out at once.
-func newExecutor(n, room int) *executor {
-	x := &executor{calls: make(chan *call, room)}
+// newExecutor starts n goroutines for callers that have at most room pieces of work out
+// at once; turn takes a waiting buyer's turns, if the sale has any.
+func newExecutor(n, room int, turn func(int, bool), delay func() time.Duration) *executor {
+	x := &executor{q: make(chan work, room), turn: turn, delay: delay}
 	for range max(n, 1) {
-		x.wg.Go(func() {
-			for c := range x.calls {
-				if c.ran = c.ctx.Err() == nil; c.ran {
-					c.fn()
-				}
-				c.done <- struct{}{}
-			}
-		})
+		x.wg.Go(x.serve)
 	}
 	return x
 }
 
+func (x *executor) serve() {
+	for w := range x.q {
+		if x.delay != nil {
+			if d := x.delay(); d > 0 {
+				time.Sleep(d) // the connection is held up as a slow round trip would hold it
+			}
+		}
+		if w.c == nil {
+			x.turn(int(w.buyer), w.check)
+			continue
+		}
+		c := w.c
+		if c.ran = c.ctx.Err() == nil; c.ran {
+			c.waited = time.Since(c.queued)
+			c.fn()
+		}
+		c.done <- struct{}{}
+	}
+}
+
 // stop ends the executor's goroutines once every buyer is done.
 func (x *executor) stop() {
-	close(x.calls)
+	close(x.q)
 	x.wg.Wait()
 }
 
+// wake queues buyer's turn to try.
+func (x *executor) wake(buyer int) { x.q <- work{buyer: int32(buyer)} }
+
+// recheck queues buyer's look at the stock, behind what was queued while it tried: a
+// holder's call queued meanwhile goes first, as it would behind a buyer's two separate
+// calls through a pool.
+func (x *executor) recheck(buyer int) { x.q <- work{buyer: int32(buyer), check: true} }
+
 // do runs fn on one of the executor's goroutines and returns when it has run, or ctx's
-// error if ctx ended before fn could start. The hand-over is a plain send, not a select
-// on ctx: a select's frame alone would take a waiting buyer's stack past 2 KB. The queue
-// still drains when ctx ends, since the executor then skips the calls instead of running
-// them.
+// error if ctx ended before fn could start. The queue still drains when ctx ends, since
+// the executor then skips the calls instead of running them.
 func (x *executor) do(ctx context.Context, fn func()) error {
+	_, err := x.timed(ctx, fn)
+	return err
+}
+
+// timed is do, and how long fn waited for a connection.
+func (x *executor) timed(ctx context.Context, fn func()) (time.Duration, error) {
 	c := calls.Get().(*call)
-	c.ctx, c.fn = ctx, fn
-	x.calls <- c
+	c.ctx, c.fn, c.queued = ctx, fn, time.Now()
+	x.q <- work{c: c}
 	<-c.done
-	ran := c.ran
-	c.ctx, c.fn = nil, nil
+	ran, waited := c.ran, c.waited
+	c.ctx, c.fn, c.waited = nil, nil, 0
 	calls.Put(c)
 	if !ran {
-		return ctx.Err()
+		return 0, ctx.Err()
 	}
-	return nil
+	return waited, nil
 }
 
 // runOn is do for a call that returns a value and an error.

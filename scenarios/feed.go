@@ -15,7 +15,7 @@ import (
 // unstarted is told the first buyer none took: that one and those after it never
 // started.
 func feed(ctx context.Context, n, workers int, p Pacer, t0 time.Time,
-	serve func(i int, at time.Time), unstarted func(from int)) {
+	serve func(worker, i int, at time.Time), unstarted func(from int)) {
 	f := &feeder{total: int64(n)}
 	f.cond = sync.NewCond(&f.mu)
 	_, rush := p.(Rush)
@@ -24,10 +24,10 @@ func feed(ctx context.Context, n, workers int, p Pacer, t0 time.Time,
 		f.closed = true
 	}
 	var wg sync.WaitGroup
-	for range max(workers, 1) {
+	for w := range max(workers, 1) {
 		wg.Go(func() {
 			for i, ok := f.take(ctx); ok; i, ok = f.take(ctx) {
-				serve(i, t0.Add(p.Due(i)))
+				serve(w, i, t0.Add(p.Due(i)))
 			}
 		})
 	}

@@ -42,6 +42,16 @@ type FlashSale struct {
 	// Retry is the buyers' acquire loop. Its Abandon hook is set by the sale: between
 	// tries a buyer reads the stock and leaves once it is gone. Default: lockimpl's.
 	Retry lockimpl.Retry
+	// Apps is how many application instances the buyers come through, buyer i through
+	// instance i mod Apps, each with its own pool of Conns connections and its own copy of
+	// the design, as an application is deployed. Default: 1.
+	Apps int
+	// Serve, when set, is how many buyers each application instance serves at once (its
+	// worker processes, as PHP-FPM's, or a limit on concurrent requests); the others wait
+	// in the instance's queue without touching Redis, until a place frees or their retry
+	// timeout, counted from their arrival, passes. Default: 0, no limit: every buyer
+	// polls at once, as goroutines sharing the instance's pool.
+	Serve int
 	// CheckLinearizable runs porcupine over the confirmed purchases. Default: off.
 	CheckLinearizable bool
 }
@@ -54,6 +64,9 @@ func (s FlashSale) WithDefaults() FlashSale {
 	}
 	if s.Think.IsZero() {
 		s.Think = Fixed(0)
+	}
+	if s.Apps == 0 {
+		s.Apps = 1
 	}
 	if s.TTL == 0 {
 		s.TTL = DefaultTTL
@@ -73,6 +86,8 @@ func (s FlashSale) Validate() error {
 	check := checker(&errs)
 	check(s.Critical != "" && s.Critical != ReadThinkWrite && s.Critical != Atomic,
 		"unknown critical section %q (known: %s, %s)", s.Critical, ReadThinkWrite, Atomic)
+	check(s.Apps < 0, "apps must be at least 1, got %d", s.Apps)
+	check(s.Serve < 0, "serve must not be negative, got %d", s.Serve)
 	check(s.TTL < 0, "ttl must be positive, got %s", s.TTL)
 	check(s.Retry.Interval < 0, "retry interval must be positive, got %s", s.Retry.Interval)
 	check(s.Retry.Timeout < 0, "timeout must be positive, got %s", s.Retry.Timeout)
@@ -96,7 +111,12 @@ func (s FlashSale) Run(ctx context.Context, r Redis, impl lockimpl.Impl) (result
 	if err := r.check(impl.LockNodes(), impl.Name); err != nil {
 		return results.Run{}, err
 	}
-	return runSale(ctx, s.Sale, r, s.TTL, func(inj *faults.Injector) kind { return newLockSale(s, r, impl, inj) })
+	apps, opened, err := appClients(r, s.Apps)
+	if err != nil {
+		return results.Run{}, err
+	}
+	defer closeClients(opened)
+	return runSale(ctx, s.Sale, r, s.TTL, func(inj *faults.Injector) kind { return newLockSale(s, r, apps, impl, inj) })
 }
 
 // keys are the sale's Redis keys.

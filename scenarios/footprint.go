@@ -14,10 +14,10 @@ import (
 // machine (see the README's performance table) and rounded up. Redis's share counts only
 // when it runs on the same machine.
 const (
-	// waitingBuyer: a lock design's buyer, a goroutine of 2 KB whose stack may double,
-	// its executor slot, ledger entry and what the oracles derive from it. 200,000
-	// waiting buyers took 0.9 GB of RSS.
-	waitingBuyer = 4608
+	// waitingBuyer: a lock design's buyer, its ledger entry, its deadline, its place among
+	// the waiters and in the executor's queue, and what the oracles derive from it. A
+	// million waiting buyers of set-nx-ex took 186 MB of RSS, Redis elsewhere.
+	waitingBuyer = 256
 	// queuedBuyer: a one-call design's buyer, an index and its ledger entry. A million
 	// lua buyers took 167 MB.
 	queuedBuyer = 176
@@ -105,7 +105,7 @@ func (s FlashSale) Footprint(impl lockimpl.Impl, redisHere bool) Footprint {
 	if s.CheckLinearizable {
 		buyer.each += linearBuyer
 	}
-	conns := part{n: int(satMul(int64(s.Conns), int64(1+impl.LockNodes()))), each: conn, what: "connections", setting: "conns", isConns: true, redisEach: redisConn}
+	conns := part{n: int(satMul(int64(s.Conns)*int64(s.Apps), int64(1+impl.LockNodes()))), each: conn, what: "connections", setting: "conns", isConns: true, redisEach: redisConn}
 	orders := part{n: int(min(int64(s.Buyers), s.Stock)), redisEach: redisOrder} // in Redis, one per unit sold
 	return footprintOf(redisHere, buyer, conns, orders)
 }

@@ -42,7 +42,7 @@ type kind interface {
 // returns it with what was measured; an error is returned only when the sale could not
 // start, or together with an incomplete record when Redis failed under it.
 func runSale(ctx context.Context, s Sale, r Redis, ttl time.Duration, build func(*faults.Injector) kind) (results.Run, error) {
-	inj, err := faults.New(s.Faults, r.Servers, ttl, s.Prefix)
+	inj, err := faults.New(s.Faults, r.Servers, ttl, s.Prefix, s.Seed)
 	if err != nil {
 		return results.Run{}, err
 	}
@@ -51,7 +51,7 @@ func runSale(ctx context.Context, s Sale, r Redis, ttl time.Duration, build func
 		return results.Run{}, err
 	}
 	r.warm(ctx, s.Conns)
-	before, statsErr := commandStats(ctx, r.admins())
+	before, servers, statsErr := commandStats(ctx, r.admins())
 	if err := inj.Start(ctx); err != nil {
 		k.cleanUp(context.WithoutCancel(ctx)) // the design's processes, if any, go too
 		return results.Run{}, err
@@ -70,13 +70,18 @@ func runSale(ctx context.Context, s Sale, r Redis, ttl time.Duration, build func
 	defer cancel()
 	var afterStats results.ServerStats
 	if statsErr == nil {
-		afterStats, statsErr = commandStats(after, r.admins()) // before the final reads, which are not the sale's
+		var now string
+		afterStats, now, statsErr = commandStats(after, r.admins()) // before the final reads, which are not the sale's
+		if statsErr == nil && now != servers {
+			statsErr = errors.New("commandstats: the servers changed during the sale (restarted or failed over), and their counts with them")
+		}
 	}
 	finalErr := k.readFinal(after)
 	cleanErr := k.cleanUp(after)
 
 	run := results.Run{Scenario: s.Name, Complete: true, Started: started, Duration: time.Since(started)}
 	k.judge(&run, kindNames(inj.NotFired()))
+	run.DamageRate = run.NewRate()
 	run.Events = inj.Events()
 	if statsErr == nil {
 		run.Commands = results.NewCommands(before, afterStats, run.Oracle.Bought)
@@ -100,7 +105,7 @@ func during(ctx context.Context, watched []redis.UniversalClient, k keeper, sets
 	inj *faults.Injector, run func(context.Context)) error {
 	sale, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
-	unwatch := watchServers(sale, stop, watched)
+	unwatch := watchServers(sale, stop, watched, inj.ServersSettled)
 	unlease := keepLeases(sale, k, sets)
 	run(sale)
 	unlease()

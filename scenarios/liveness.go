@@ -29,9 +29,10 @@ const (
 )
 
 // watchServers pings each server on a connection of its own, beside the buyers' pools,
-// and stops the sale with ErrRedisGone when one stops answering. unwatch stops the
-// watching and closes its connections.
-func watchServers(ctx context.Context, stop context.CancelCauseFunc, servers []redis.UniversalClient) (unwatch func()) {
+// and stops the sale with ErrRedisGone when one stops answering, counting from when
+// the faults last had the servers settled (settled: a server being failed over on
+// purpose is not gone). unwatch stops the watching and closes its connections.
+func watchServers(ctx context.Context, stop context.CancelCauseFunc, servers []redis.UniversalClient, settled func() time.Time) (unwatch func()) {
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	for _, s := range servers {
@@ -40,7 +41,7 @@ func watchServers(ctx context.Context, stop context.CancelCauseFunc, servers []r
 			if c != s {
 				defer c.Close()
 			}
-			if err := watch(ctx, c, addr); err != nil {
+			if err := watch(ctx, c, addr, settled); err != nil {
 				stop(err)
 			}
 		})
@@ -49,12 +50,15 @@ func watchServers(ctx context.Context, stop context.CancelCauseFunc, servers []r
 }
 
 // watch pings c until ctx ends, or returns why it stopped answering.
-func watch(ctx context.Context, c redis.UniversalClient, addr string) (gone error) {
+func watch(ctx context.Context, c redis.UniversalClient, addr string, settled func() time.Time) (gone error) {
 	lastOK := time.Now()
 	wait.Every(ctx, pingEvery, func() bool {
 		pctx, cancel := context.WithTimeout(ctx, pingTimeout)
 		err := c.Ping(pctx).Err()
 		cancel()
+		if s := settled(); s.After(lastOK) {
+			lastOK = s
+		}
 		switch down := time.Since(lastOK); {
 		case err == nil:
 			lastOK = time.Now()

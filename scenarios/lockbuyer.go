@@ -1,11 +1,11 @@
 package scenarios
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -37,31 +37,18 @@ func (p persistent) TryLock(ctx context.Context, key string, ttl time.Duration) 
 	return lease, err
 }
 
-// executed runs a try for the lock on the sale's executor.
+// executed runs a try for the lock on an application's executor, for a buyer with a
+// goroutine of its own.
 type executed struct {
 	lockimpl.Locker
-	ls *lockSale
+	a *app
 }
 
 func (e *executed) TryLock(ctx context.Context, key string, ttl time.Duration) (lease lockimpl.Lease, err error) {
-	if xerr := e.ls.x.do(ctx, func() { lease, err = e.Locker.TryLock(ctx, key, ttl) }); xerr != nil {
+	if xerr := e.a.x.do(ctx, func() { lease, err = e.Locker.TryLock(ctx, key, ttl) }); xerr != nil {
 		return nil, xerr
 	}
 	return lease, err
-}
-
-// buyer is a closed-model buyer's goroutine: it buys once start is closed. It is a
-// method rather than a closure for its frame's sake (see buyWithLock).
-func (ls *lockSale) buyer(ctx context.Context, i int, start <-chan struct{}, wg *sync.WaitGroup) {
-	<-start
-	now := time.Now()
-	if ls.purchaser == nil && !ls.inj.CrashesAcquiring(i) {
-		ls.ledger.Entries[i].Start = now.Sub(ls.t0)
-		ls.buyWithLock(ctx, i, now) // directly: buy's frame would be one more on the stack
-	} else {
-		ls.buy(ctx, i, now)
-	}
-	wg.Done()
 }
 
 // measure records a latency of buyer i, unless it arrived during the warm-up.
@@ -69,26 +56,37 @@ func (ls *lockSale) measure(i int, p results.Phase, d time.Duration) {
 	ls.t.measure(i, ls.ledger.Entries[i].Start, p, d)
 }
 
-// soldOut is the buyers' Abandon hook: stop waiting for the lock once the stock is gone.
-func (ls *lockSale) soldOut(ctx context.Context) (bool, error) {
-	n, err := runOn(ctx, ls.x, func() (int64, error) { return ls.r.Stock.Get(ctx, ls.stock.Key).Int64() })
+// soldOut tells a waiting buyer to stop waiting for the lock once the stock is gone. It
+// runs on the executor, as the buyer's try did.
+func (ls *lockSale) soldOut(ctx context.Context, a *app) (bool, error) {
+	n, err := a.r.Stock.Get(ctx, ls.stock.Key).Int64()
 	if err != nil {
 		return false, fmt.Errorf("flash-sale: read stock: %w", err)
 	}
 	return n <= 0, nil
 }
 
-// buy is one buyer's whole purchase; start is when it arrived, or was meant to.
-func (ls *lockSale) buy(ctx context.Context, i int, start time.Time) {
-	ls.ledger.Entries[i].Start = start.Sub(ls.t0)
-	switch {
-	case ls.purchaser != nil:
-		ls.buyLockFree(ctx, i, start)
-	case ls.inj.CrashesAcquiring(i):
-		ls.crashAcquiring(ctx, i, start)
-	default:
-		ls.buyWithLock(ctx, i, start)
+// arrive starts buyer i, due at due: its first turn to try is queued at its application
+// instance. The one buyer a fault kills halfway through taking the lock gets a goroutine
+// of its own instead.
+func (ls *lockSale) arrive(ctx context.Context, i int, due time.Time) {
+	ls.ledger.Entries[i].Start = due.Sub(ls.t0)
+	ls.buying.Add(1)
+	a := ls.app(i)
+	if a.purchaser == nil && ls.inj.CrashesAcquiring(i) {
+		go func() {
+			defer ls.buying.Done()
+			ls.crashAcquiring(ctx, a, i, due)
+		}()
+		return
 	}
+	if ls.Serve > 0 {
+		ls.giveUp[i] = due.Sub(ls.t0) + ls.Retry.Limit() // patience counts from the arrival
+		if !a.door.enter(i, ls.Serve) {
+			return // queued at the instance
+		}
+	}
+	a.x.wake(i)
 }
 
 // tryer is a lock-free design that retries inside its purchase (Watch) and offers one
@@ -98,98 +96,168 @@ type tryer interface {
 	Try(ctx context.Context, s lockimpl.Stock, buyer string, think time.Duration) (int64, error)
 }
 
-// buyQueued is a queued buyer's purchase, run by a worker: its own connection, so the
-// call runs here rather than on an executor. start is its intended start.
-func (ls *lockSale) buyQueued(ctx context.Context, i int, start time.Time) {
+// turn is buyer i's try, on a goroutine of a's executor: for the lock, or for a lock-free
+// design that retries, to buy. It is the classic loop of lockimpl.Retry.Do taken apart:
+// a buyer that did not get the lock asks whether any stock is left (check, queued as a
+// call of its own would be), and sleeps among the waiters until its next try, or gives up
+// once its timeout has passed since its first; one that got it becomes a holder, with a
+// goroutine of its own.
+//
+// A slow-work or client-pause victim of a lock-free design works that much longer between
+// its read and its write on its first try, as a holder would under the lock.
+func (ls *lockSale) turn(a *app, i int) {
+	ctx, e := ls.ctx, &ls.ledger.Entries[i]
+	start := ls.t0.Add(e.Start)
+	if err := ctx.Err(); err != nil {
+		ls.done(ctx, i, start, 0, err)
+		return
+	}
+	first := e.Tries == 0
+	if first && ls.Serve == 0 {
+		ls.giveUp[i] = time.Since(ls.t0) + ls.Retry.Limit()
+	}
+	e.Tries++
+	var lease lockimpl.Lease
+	var left int64
+	var err error
+	if a.purchaser != nil {
+		think := ls.Think.Draw(ls.Seed, i)
+		if first {
+			think += max(time.Until(ls.inj.Purchasing(true).Until), 0)
+		}
+		left, err = a.purchaser.(tryer).Try(ctx, ls.stock, strconv.Itoa(i), think)
+	} else {
+		lease, err = a.locker.TryLock(ctx, ls.lockKey, ls.TTL)
+	}
+	switch {
+	case err == nil && lease != nil:
+		go ls.holder(ctx, a, i, start, lease)
+		return
+	case !errors.Is(err, lockimpl.ErrNotAcquired):
+		ls.done(ctx, i, start, left, err)
+		return
+	}
+	a.x.recheck(i)
+}
+
+// check is buyer i's look at the stock after a failed try, its own turn on the executor:
+// it leaves once the stock is gone or its patience has run out, and otherwise sleeps
+// among the waiters until its next try.
+func (ls *lockSale) check(a *app, i int) {
+	ctx, e := ls.ctx, &ls.ledger.Entries[i]
+	start := ls.t0.Add(e.Start)
+	if stop, err := ls.soldOut(ctx, a); err != nil || stop {
+		ls.done(ctx, i, start, 0, cmp.Or(err, lockimpl.ErrAbandoned))
+		return
+	}
+	now := time.Since(ls.t0)
+	patience := ls.giveUp[i] - now
+	if patience <= 0 {
+		ls.done(ctx, i, start, 0, lockimpl.ErrNotAcquired)
+		return
+	}
+	a.w.sleep(i, now+min(patience, ls.Retry.Backoff()))
+}
+
+// done settles buyer i, who is then no longer buying, and lets the next one in.
+func (ls *lockSale) done(ctx context.Context, i int, start time.Time, left int64, err error) {
+	ls.settle(ctx, i, start, left, err)
+	ls.leave(ctx, i)
+}
+
+// leave is buyer i leaving its instance: the next buyer in the instance's queue takes
+// its place; those whose patience ran out while queued give up, never having reached
+// Redis.
+func (ls *lockSale) leave(ctx context.Context, i int) {
+	ls.buying.Done()
+	if ls.Serve == 0 {
+		return
+	}
+	a := ls.app(i)
+	for {
+		next, ok := a.door.next()
+		if !ok {
+			return
+		}
+		if ctx.Err() == nil && time.Since(ls.t0) < ls.giveUp[next] {
+			a.x.wake(next)
+			return
+		}
+		start := ls.t0.Add(ls.ledger.Entries[next].Start)
+		err := ctx.Err()
+		if err == nil {
+			err = lockimpl.ErrNotAcquired
+		}
+		ls.settle(ctx, next, start, 0, err)
+		ls.buying.Done()
+	}
+}
+
+// buyQueued is a queued buyer's purchase, run by a worker of application a: its own
+// connection, so the call runs here rather than on an executor. start is its intended
+// start.
+func (ls *lockSale) buyQueued(ctx context.Context, a *app, i int, start time.Time) {
 	ls.ledger.Entries[i].Start = start.Sub(ls.t0)
 	if err := ctx.Err(); err != nil {
 		ls.settle(ctx, i, start, 0, err)
 		return
 	}
+	if ls.spike != nil {
+		wait.Sleep(ctx, ls.spike())
+	}
 	ls.inj.Purchasing(false) // one script: nothing between a read and a write to stretch
 	ls.ledger.Entries[i].Tries = 1
-	left, err := ls.purchaser.Purchase(ctx, ls.stock, strconv.Itoa(i), ls.Think.Draw(ls.Seed, i))
+	left, err := a.purchaser.Purchase(ctx, ls.stock, strconv.Itoa(i), ls.Think.Draw(ls.Seed, i))
 	ls.settle(ctx, i, start, left, err)
 }
 
-// buyLockFree buys through a lock-free design that retries: each try runs on the
-// executor, the sleeps between them on the buyer's goroutine.
-//
-// A slow-work or client-pause victim works that much longer between its read and its
-// write on its first try, as a holder would under the lock.
-func (ls *lockSale) buyLockFree(ctx context.Context, i int, start time.Time) {
-	v := ls.inj.Purchasing(true)
-	t := ls.purchaser.(tryer)
-	id, think := strconv.Itoa(i), ls.Think.Draw(ls.Seed, i)
-	extra := max(time.Until(v.Until), 0)
-	var left int64
-	tries, err := ls.Retry.Do(ctx, func(ctx context.Context) (err error) {
-		d := think + extra
-		extra = 0
-		left, err = runOn(ctx, ls.x, func() (int64, error) { return t.Try(ctx, ls.stock, id, d) })
-		return err
-	})
-	ls.ledger.Entries[i].Tries = int32(tries)
-	ls.settle(ctx, i, start, left, err)
-}
-
-// buyWithLock waits for the lock and, once it holds it, buys. It is kept apart from
-// what a holder does, and small: a waiting buyer's stack is this frame and the retry
-// loop's, and it must stay within the 2 KB a goroutine starts with (see executor).
-func (ls *lockSale) buyWithLock(ctx context.Context, i int, start time.Time) {
-	var lease lockimpl.Lease
-	tries, err := ls.Retry.Do(ctx, func(ctx context.Context) error { // Retry.Acquire, one frame less
-		var err error
-		lease, err = ls.locker.TryLock(ctx, ls.lockKey, ls.TTL)
-		return err
-	})
-	ls.ledger.Entries[i].Tries = int32(tries)
-	if err != nil {
-		ls.settle(ctx, i, start, 0, err)
-		return
-	}
-	ls.hold(ctx, i, start, lease)
-}
-
-// hold is the holder's part of a purchase: the critical section and the release.
-//
-//go:noinline
-func (ls *lockSale) hold(ctx context.Context, i int, start time.Time, lease lockimpl.Lease) {
+// holder is buyer i from the moment it got the lock: the critical section and the release.
+func (ls *lockSale) holder(ctx context.Context, a *app, i int, start time.Time, lease lockimpl.Lease) {
+	defer ls.leave(ctx, i)
 	e := &ls.ledger.Entries[i]
 	held := time.Now()
 	ls.measure(i, results.Acquire, held.Sub(start))
 	e.Held, e.Enter = true, held.Sub(ls.t0)
 
-	left, err := ls.critical(ctx, i, strconv.Itoa(i), lease)
+	h := &hold{a: a}
+	left, err := ls.critical(ctx, h, i, strconv.Itoa(i), lease)
 
 	leave := time.Now()
 	e.Leave = leave.Sub(ls.t0)
 	if errors.Is(err, errCrashed) {
-		ls.settle(ctx, i, start, 0, err) // dead: the lock stays where it is
+		// Dead: the lock stays where it is, and the hold ended when the holder died, not
+		// when its process (an adapter's) had been replaced, which may take longer than a TTL.
+		e.Leave = h.died.Sub(ls.t0)
+		ls.settle(ctx, i, start, 0, err)
 		return
 	}
 	ls.measure(i, results.Critical, leave.Sub(held))
-	ls.release(ctx, i, lease, leave)
+	lost := ls.release(ctx, h, i, lease, leave)
+	ls.holds.judge(lease, leave.Sub(held), ls.TTL, lost, h)
 	ls.settle(ctx, i, start, left, err)
 }
 
 // crashAcquiring is the CrashAcquire victim: it sends the first of a two-command acquire
 // when the lock is free and dies; a design that takes the lock in one command is taken
 // whole and left.
-func (ls *lockSale) crashAcquiring(ctx context.Context, i int, start time.Time) {
+func (ls *lockSale) crashAcquiring(ctx context.Context, a *app, i int, start time.Time) {
 	var err error
-	if ls.half != nil {
+	if a.half != nil {
 		half := lockimpl.Retry{Interval: ls.Retry.Interval, Timeout: ls.Retry.Timeout}
 		_, err = half.Do(ctx, func(ctx context.Context) error {
-			ok, err := runOn(ctx, ls.x, func() (bool, error) { return ls.half.HalfLock(ctx, ls.lockKey, ls.TTL) })
+			ok, err := runOn(ctx, a.x, func() (bool, error) { return a.half.HalfLock(ctx, ls.lockKey, ls.TTL) })
 			if err == nil && !ok {
 				err = lockimpl.ErrNotAcquired
 			}
 			return err
 		})
 	} else {
+		r := ls.Retry
+		r.Abandon = func(ctx context.Context) (bool, error) {
+			return runOn(ctx, a.x, func() (bool, error) { return ls.soldOut(ctx, a) })
+		}
 		var lease lockimpl.Lease
-		lease, _, err = ls.Retry.Acquire(ctx, ls.locker, ls.lockKey, ls.TTL)
+		lease, _, err = r.Acquire(ctx, a.executed, ls.lockKey, ls.TTL)
 		if f, ok := lease.(lockimpl.Freezer); ok {
 			f.Freeze(time.Time{})
 		}
@@ -202,8 +270,9 @@ func (ls *lockSale) crashAcquiring(ctx context.Context, i int, start time.Time) 
 
 // release gives the lock back, even when the run is being stopped: a lock left behind
 // would outlive it. A stopped run gives it a second, for its server may be what stopped
-// it. A lock found lost is not an error of the run; the oracles judge it.
-func (ls *lockSale) release(ctx context.Context, i int, lease lockimpl.Lease, leave time.Time) {
+// it. A lock found lost is not an error of the run; the oracles judge it, and release
+// reports it.
+func (ls *lockSale) release(ctx context.Context, h *hold, i int, lease lockimpl.Lease, leave time.Time) (lost bool) {
 	bg := context.WithoutCancel(ctx)
 	if ended(ctx) {
 		var cancel context.CancelFunc
@@ -211,7 +280,7 @@ func (ls *lockSale) release(ctx context.Context, i int, lease lockimpl.Lease, le
 		defer cancel()
 	}
 	var err error
-	ls.x.do(bg, func() { err = lease.Release(bg) })
+	h.a.x.do(bg, func() { err = lease.Release(bg) })
 	if r, ok := lease.(lockimpl.Renewer); ok {
 		ls.renewersMu.Lock()
 		ls.renewers = append(ls.renewers, r)
@@ -223,53 +292,57 @@ func (ls *lockSale) release(ctx context.Context, i int, lease lockimpl.Lease, le
 	default:
 		ls.t.failed(err)
 	}
+	return errors.Is(err, lockimpl.ErrNotHeld)
 }
 
 // errCrashed ends a buyer that a fault killed.
 var errCrashed = errors.New("flash-sale: crashed by a fault")
 
 // critical is the lock holder's work: read the stock, let the faults have their way with
-// the holder, think, write.
-func (ls *lockSale) critical(ctx context.Context, i int, id string, lease lockimpl.Lease) (int64, error) {
+// the holder, think, write. h keeps the account of where the time went.
+func (ls *lockSale) critical(ctx context.Context, h *hold, i int, id string, lease lockimpl.Lease) (int64, error) {
+	a := h.a
 	if ls.Critical == Atomic {
 		// The faults strike a holder as it is about to write: lock or no lock, one
 		// script cannot be overwritten by a late one.
-		if v := ls.inj.Held(); v != (faults.Victim{}) {
-			if err := ls.suffer(ctx, lease, v); err != nil {
+		if v := ls.inj.Held(i); v != (faults.Victim{}) {
+			if err := ls.suffer(ctx, h, lease, v); err != nil {
 				return 0, err
 			}
 		}
-		return runOn(ctx, ls.x, func() (int64, error) { return ls.script.Purchase(ctx, ls.stock, id, 0) })
+		return onHold(ctx, h, func() (int64, error) { return a.script.Purchase(ctx, ls.stock, id, 0) })
 	}
 	fenced, isFenced := lease.(lockimpl.Fenced)
 	var n int64
 	var err error
 	if isFenced {
-		n, err = runOn(ctx, ls.x, func() (int64, error) { return lockimpl.FencedRead(ctx, ls.r.Stock, ls.stock, fenced.Token()) })
+		n, err = onHold(ctx, h, func() (int64, error) { return lockimpl.FencedRead(ctx, a.r.Stock, ls.stock, fenced.Token()) })
 	} else {
-		n, err = runOn(ctx, ls.x, func() (int64, error) { return ls.r.Stock.Get(ctx, ls.stock.Key).Int64() })
+		n, err = onHold(ctx, h, func() (int64, error) { return a.r.Stock.Get(ctx, ls.stock.Key).Int64() })
 	}
 	if err != nil {
 		return 0, fmt.Errorf("flash-sale: read stock: %w", err)
 	}
-	if v := ls.inj.Held(); v != (faults.Victim{}) {
-		if err := ls.suffer(ctx, lease, v); err != nil {
+	if v := ls.inj.Held(i); v != (faults.Victim{}) {
+		if err := ls.suffer(ctx, h, lease, v); err != nil {
 			return 0, err
 		}
 	}
 	if n <= 0 {
 		return n, lockimpl.ErrSoldOut
 	}
-	if err := wait.Sleep(ctx, ls.Think.Draw(ls.Seed, i)); err != nil {
+	think := ls.Think.Draw(ls.Seed, i)
+	h.work += think
+	if err := wait.Sleep(ctx, think); err != nil {
 		return 0, err
 	}
 	if isFenced {
-		if xerr := ls.x.do(ctx, func() { err = lockimpl.FencedWrite(ctx, ls.r.Stock, ls.stock, fenced.Token(), n-1, id) }); xerr != nil {
-			err = xerr
-		}
+		_, err = onHold(ctx, h, func() (struct{}, error) {
+			return struct{}{}, lockimpl.FencedWrite(ctx, a.r.Stock, ls.stock, fenced.Token(), n-1, id)
+		})
 	} else {
-		_, err = runOn(ctx, ls.x, func() ([]redis.Cmder, error) {
-			pipe := ls.r.Stock.Pipeline()
+		_, err = onHold(ctx, h, func() ([]redis.Cmder, error) {
+			pipe := a.r.Stock.Pipeline()
 			pipe.Set(ctx, ls.stock.Key, n-1, redis.KeepTTL) // a key lease, if any, stays
 			pipe.RPush(ctx, ls.stock.Orders, id)
 			return pipe.Exec(ctx)
@@ -282,9 +355,10 @@ func (ls *lockSale) critical(ctx context.Context, i int, id string, lease lockim
 }
 
 // suffer carries out what a fault makes of a holder.
-func (ls *lockSale) suffer(ctx context.Context, lease lockimpl.Lease, v faults.Victim) error {
+func (ls *lockSale) suffer(ctx context.Context, h *hold, lease lockimpl.Lease, v faults.Victim) error {
 	f, canFreeze := lease.(lockimpl.Freezer)
 	if v.Crash {
+		h.died = time.Now()
 		if canFreeze {
 			f.Freeze(time.Time{})
 		}
@@ -293,7 +367,14 @@ func (ls *lockSale) suffer(ctx context.Context, lease lockimpl.Lease, v faults.V
 	if canFreeze && !v.FreezeUntil.IsZero() {
 		f.Freeze(v.FreezeUntil)
 	}
-	return v.Wait(ctx)
+	began := time.Now()
+	err := v.Wait(ctx)
+	if v.FreezeUntil.IsZero() {
+		h.work += time.Since(began)
+	} else {
+		h.paused += time.Since(began)
+	}
+	return err
 }
 
 // settle writes the buyer's outcome.

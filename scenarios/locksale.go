@@ -17,59 +17,86 @@ import (
 )
 
 // lockSale is a running FlashSale: the kind the frame runs for a lock design. Buyer i
-// writes only ledger entry i.
+// writes only ledger entry i, and reaches Redis through application instance i mod Apps.
 type lockSale struct {
 	FlashSale
-	r         Redis
-	impl      lockimpl.Impl
-	locker    lockimpl.Locker
-	half      lockimpl.HalfLocker // nil unless the design takes two commands
-	purchaser lockimpl.Purchaser
-	script    lockimpl.Purchaser // the Atomic critical section
-	inj       *faults.Injector
-	starter   lockimpl.Starter // the design's own processes, if it has any
-	stock     lockimpl.Stock
-	lockKey   string
-	ledger    *oracle.Ledger
-	final     *oracle.Final
-	t         *tally
-	x         *executor // runs every buyer's Redis calls; see executor
-	t0        time.Time
+	r       Redis // the first application's clients, and the admins
+	impl    lockimpl.Impl
+	apps    []*app
+	oneCall bool // a purchase is one call on a connection (see runQueued)
+	inj     *faults.Injector
+	spike   func() time.Duration // a latency spike before a call, if the plan has them
+	stock   lockimpl.Stock
+	lockKey string
+	ledger  *oracle.Ledger
+	final   *oracle.Final
+	t       *tally
+	t0      time.Time
+
+	// ctx is the running sale's context, for the buyers' turns on the executors;
+	// giveUp is when each buyer's retry timeout ends (from t0), set at its first try;
+	// buying counts the buyers who started and are not done.
+	ctx    context.Context
+	giveUp []time.Duration
+	buying sync.WaitGroup
 
 	log string // what the design's processes logged
 
 	renewersMu sync.Mutex
 	renewers   []lockimpl.Renewer // read at the end: a leaked renewal comes late
+	holds      holds
+}
+
+// app is one application instance of a running sale: its buyers' clients, the design
+// built on them, and the executor and waiters that run its buyers.
+type app struct {
+	r         Redis
+	locker    lockimpl.Locker // tries from the executor's goroutines
+	executed  lockimpl.Locker // tries from a goroutine of one's own, through the executor
+	half      lockimpl.HalfLocker
+	purchaser lockimpl.Purchaser
+	script    lockimpl.Purchaser // the Atomic critical section
+	starter   lockimpl.Starter   // the design's own processes, if it has any
+	x         *executor
+	w         *waiters
+	door      door // the buyers it serves at once, and those waiting for a place
 }
 
 var _ kind = (*lockSale)(nil)
 
-func newLockSale(s FlashSale, r Redis, impl lockimpl.Impl, inj *faults.Injector) *lockSale {
-	ls := &lockSale{
-		FlashSale: s, r: r, impl: impl, inj: inj,
-		script: lockimpl.Lua{Client: r.Stock},
-		ledger: oracle.NewLedger(s.Buyers, s.Stock),
-	}
+// newLockSale builds the sale, with one copy of the design per application instance
+// (apps: their clients, the first being r's).
+func newLockSale(s FlashSale, r Redis, apps []Redis, impl lockimpl.Impl, inj *faults.Injector) *lockSale {
+	ls := &lockSale{FlashSale: s, r: r, impl: impl, inj: inj, spike: inj.Spike(), ledger: oracle.NewLedger(s.Buyers, s.Stock)}
 	ls.stock, ls.lockKey = s.keys()
 	if impl.Retry != nil {
 		ls.Retry = impl.Retry(ls.Retry)
 	}
-	ls.Retry.Abandon = ls.soldOut
-	env := lockimpl.Env{Locks: r.Locks[:impl.LockNodes()], Stock: r.Stock, Retry: ls.Retry}
-	if impl.NewPurchaser != nil {
-		ls.purchaser = impl.NewPurchaser(env)
-		ls.starter, _ = ls.purchaser.(lockimpl.Starter)
-	} else {
-		ls.locker = impl.NewLocker(env)
-		ls.starter, _ = ls.locker.(lockimpl.Starter)
-		ls.half, _ = ls.locker.(lockimpl.HalfLocker)
-		ls.locker = &executed{ls.locker, ls}
-		if s.Faults.Needs().Disrupts() { // see tally.tolerant
-			ls.locker = persistent{ls.locker, ls}
+	ls.Retry.Abandon = nil // the waiters ask soldOut themselves, on the executor
+	for _, ar := range apps {
+		a := &app{r: ar, script: lockimpl.Lua{Client: ar.Stock}}
+		env := lockimpl.Env{Locks: ar.Locks[:impl.LockNodes()], Stock: ar.Stock, Retry: ls.Retry}
+		if impl.NewPurchaser != nil {
+			a.purchaser = impl.NewPurchaser(env)
+			a.starter, _ = a.purchaser.(lockimpl.Starter)
+		} else {
+			a.locker = impl.NewLocker(env)
+			a.starter, _ = a.locker.(lockimpl.Starter)
+			a.half, _ = a.locker.(lockimpl.HalfLocker)
+			if s.Faults.Needs().Disrupts() { // see tally.tolerant
+				a.locker = persistent{a.locker, ls}
+			}
+			a.executed = &executed{a.locker, a}
 		}
+		ls.apps = append(ls.apps, a)
 	}
+	_, retries := ls.apps[0].purchaser.(tryer)
+	ls.oneCall = ls.apps[0].purchaser != nil && !retries
 	return ls
 }
+
+// app is the application instance that serves buyer i.
+func (ls *lockSale) app(i int) *app { return ls.apps[i%len(ls.apps)] }
 
 func (ls *lockSale) horizon() time.Duration { return ls.Retry.Timeout }
 
@@ -82,7 +109,9 @@ func (ls *lockSale) leases() []leased {
 	return sets
 }
 
-// setUp writes the stock and clears what an earlier sale with the same prefix left.
+// setUp writes the stock, clears what an earlier sale with the same prefix left, and
+// starts the design's processes and warms the pools of the instances past the first (the
+// frame warms the first).
 func (ls *lockSale) setUp(ctx context.Context) error {
 	if err := ls.r.StockAdmin.Del(ctx, ls.stock.Keys()...).Err(); err != nil {
 		return fmt.Errorf("flash-sale: set up: del: %w", err)
@@ -95,8 +124,16 @@ func (ls *lockSale) setUp(ctx context.Context) error {
 	if err := ls.r.StockAdmin.Set(ctx, ls.stock.Key, ls.Stock, ls.KeyLease).Err(); err != nil {
 		return fmt.Errorf("flash-sale: set up: set stock: %w", err)
 	}
-	if ls.starter != nil {
-		return ls.starter.Start(ctx, lockimpl.Sale{Lock: ls.lockKey, Stock: ls.stock, TTL: ls.TTL, Conns: ls.Conns})
+	for _, a := range ls.apps {
+		if a.starter == nil {
+			continue
+		}
+		if err := a.starter.Start(ctx, lockimpl.Sale{Lock: ls.lockKey, Stock: ls.stock, TTL: ls.TTL, Conns: ls.Conns}); err != nil {
+			return err
+		}
+	}
+	for _, a := range ls.apps[1:] {
+		a.r.warm(ctx, ls.Conns)
 	}
 	return nil
 }
@@ -104,9 +141,15 @@ func (ls *lockSale) setUp(ctx context.Context) error {
 // cleanUp stops the design's processes, if it has any, and deletes every key the sale
 // wrote.
 func (ls *lockSale) cleanUp(ctx context.Context) error {
-	if ls.starter != nil {
-		ls.log = ls.starter.Stop()
+	var logs []string
+	for _, a := range ls.apps {
+		if a.starter != nil {
+			if l := a.starter.Stop(); l != "" {
+				logs = append(logs, l)
+			}
+		}
 	}
+	ls.log = strings.Join(logs, "\n")
 	errs := []error{ls.r.StockAdmin.Del(ctx, ls.stock.Keys()...).Err()}
 	for _, c := range ls.r.LockAdmins {
 		errs = append(errs, c.Del(ctx, ls.lockKeys()...).Err())
@@ -120,64 +163,61 @@ func (ls *lockSale) cleanUp(ctx context.Context) error {
 // run starts every buyer as the sale's pacer says, and waits for all of them. When ctx
 // ends before every buyer started, the rest are counted as never started.
 func (ls *lockSale) run(ctx context.Context, t *tally) {
-	ls.t = t
-	if ls.oneCall() {
+	ls.t, ls.ctx = t, ctx
+	ls.t0 = time.Now()
+	if ls.oneCall {
 		ls.runQueued(ctx)
 		return
 	}
-	ls.x = newExecutor(ls.Conns, ls.Buyers)
-	defer ls.x.stop()
-	var wg sync.WaitGroup
-	p := ls.Pacer()
-	if _, rush := p.(Rush); !rush {
-		ls.t0 = time.Now()
-		next := 0
-		arrived := arrive(ctx, ls.Buyers, p, ls.t0, func(n int) {
-			for ; next < n; next++ {
-				i, due := next, ls.t0.Add(p.Due(next))
-				wg.Go(func() { ls.buy(ctx, i, due) })
+	ls.giveUp = make([]time.Duration, ls.Buyers)
+	room := ls.Buyers/len(ls.apps) + 1
+	stop := make(chan struct{})
+	var sleepers sync.WaitGroup
+	for _, a := range ls.apps {
+		a.x = newExecutor(ls.Conns, room, func(i int, check bool) {
+			if check {
+				ls.check(a, i)
+			} else {
+				ls.turn(a, i)
 			}
-		})
-		ls.interrupt(arrived)
-		wg.Wait()
-		return
+		}, ls.spike)
+		a.w = newWaiters(ls.t0, a.x)
+		sleepers.Go(func() { a.w.run(ctx, stop) })
 	}
-	// A closed load starts every buyer's goroutine first, so that all begin at once.
-	start := make(chan struct{})
-	for i := range ls.Buyers {
-		// Starting a million goroutines takes a second or two: a stop meanwhile is heard.
-		if i%4096 == 0 && ctx.Err() != nil {
-			ls.interrupt(i)
-			break
+	defer func() {
+		close(stop)
+		sleepers.Wait()
+		for _, a := range ls.apps {
+			a.x.stop()
 		}
-		wg.Add(1)
-		go ls.buyer(ctx, i, start, &wg)
-	}
-	ls.t0 = time.Now()
-	close(start)
-	wg.Wait()
+	}()
+	p := ls.Pacer()
+	next := 0
+	arrived := arrive(ctx, ls.Buyers, p, ls.t0, func(n int) {
+		for ; next < n; next++ {
+			// Starting a million buyers takes a while: a stop meanwhile is heard.
+			if next%4096 == 0 && ctx.Err() != nil {
+				return
+			}
+			ls.arrive(ctx, next, ls.t0.Add(p.Due(next)))
+		}
+	})
+	ls.interrupt(min(arrived, next))
+	ls.buying.Wait()
 }
 
 // interrupt notes that the buyers from the ith on never started.
 func (ls *lockSale) interrupt(from int) { ls.ledger.Unstarted = ls.Buyers - from }
 
-// oneCall reports whether a purchase is a single call on a connection: a lock-free
-// design that does not retry.
-func (ls *lockSale) oneCall() bool {
-	_, retries := ls.purchaser.(tryer)
-	return ls.purchaser != nil && !retries
-}
-
 // runQueued runs a sale whose purchases are one call each. Such a buyer has nothing to
 // wait for but a connection, so it needs no goroutine of its own: buyers queue, first
-// come first served, and one worker per connection buys for each in turn (see feed).
-// That saves the goroutine and two hand-overs per purchase, which is what lets the lua
-// sale keep pace with redis-benchmark. Under a closed load every buyer arrives at the
-// start.
+// come first served, and one worker per connection of each application instance buys for
+// each in turn (see feed). That saves the goroutine and two hand-overs per purchase,
+// which is what lets the lua sale keep pace with redis-benchmark. Under a closed load
+// every buyer arrives at the start.
 func (ls *lockSale) runQueued(ctx context.Context) {
-	ls.t0 = time.Now()
-	feed(ctx, ls.Buyers, ls.Conns, ls.Pacer(), ls.t0,
-		func(i int, at time.Time) { ls.buyQueued(ctx, i, at) }, ls.interrupt)
+	feed(ctx, ls.Buyers, ls.Conns*len(ls.apps), ls.Pacer(), ls.t0,
+		func(w, i int, at time.Time) { ls.buyQueued(ctx, ls.apps[w%len(ls.apps)], i, at) }, ls.interrupt)
 }
 
 // readFinal reads the outcome from Redis.
@@ -225,7 +265,7 @@ func (ls *lockSale) renewalsAfterRelease() int {
 // lockTTL is the longest time any lock server still holds the lock: zero when none does,
 // negative when one holds it for good.
 func (ls *lockSale) lockTTL(ctx context.Context) (time.Duration, error) {
-	if ls.locker == nil {
+	if ls.apps[0].locker == nil {
 		return 0, nil
 	}
 	var longest time.Duration
@@ -251,12 +291,12 @@ func (ls *lockSale) judge(run *results.Run, unfired []string) {
 	run.Params = results.Params{
 		Buyers: ls.Buyers, Stock: ls.Stock, Critical: string(ls.Critical), Think: ls.Think.String(),
 		TTL: ls.TTL.String(), RetryInterval: ls.Retry.Interval.String(), RetryTimeout: ls.Retry.Timeout.String(), RetryJitter: ls.Retry.Jitter,
-		Conns: ls.Conns, Seed: ls.Seed, Faults: ls.Faults.String(), Rate: ls.Rate, RampTo: ls.RampTo,
+		Conns: ls.Conns, Apps: ls.Apps, Serve: ls.Serve, Seed: ls.Seed, Faults: ls.Faults.String(), Rate: ls.Rate, RampTo: ls.RampTo,
 	}
 	if ls.Warmup > 0 {
 		run.Params.Warmup = ls.Warmup.String()
 	}
-	if ls.purchaser != nil {
+	if ls.apps[0].purchaser != nil {
 		run.Params.Critical, run.Params.Think = "lua-script", "-"
 	}
 	verdict, findings := r.Verdict(), r.Findings()
@@ -285,5 +325,9 @@ func (ls *lockSale) judge(run *results.Run, unfired []string) {
 	}
 	run.Sales = results.Timeline(sold)
 	run.Tries = results.NewTries(tries)
+	if ls.apps[0].locker != nil {
+		lost := ls.holds.count()
+		run.LostLocks = &lost
+	}
 	run.Latency = ls.t.latencies(results.Acquire, results.Critical, results.Release, results.Purchase)
 }

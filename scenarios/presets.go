@@ -3,6 +3,7 @@ package scenarios
 import (
 	"time"
 
+	"github.com/stockbench/stockbench/faults"
 	"github.com/stockbench/stockbench/internal/registry"
 	"github.com/stockbench/stockbench/lockimpl"
 )
@@ -39,6 +40,14 @@ var presets = registry.New("scenario", presetName[FlashSale], nil,
 			Retry: lockimpl.Retry{Interval: 20 * time.Millisecond, Jitter: 0.5, Timeout: 10 * time.Second}},
 	},
 	Preset[FlashSale]{
+		Name: "headline",
+		Summary: "200,000 buyers race for 1,000 units through 4 application instances, each serving 16 at once on 16 connections, " +
+			"buyers waiting 2s at most; 1% of holders pause (exponential, mean 1.5 TTL), as under garbage collection: what a reader compares first",
+		Sale: FlashSale{Sale: Sale{Buyers: 200000, Stock: 1000, Conns: 16, Faults: headlineFaults},
+			Apps: 4, Serve: 16, Critical: ReadThinkWrite, Think: Fixed(time.Millisecond), TTL: 500 * time.Millisecond,
+			Retry: lockimpl.Retry{Interval: 50 * time.Millisecond, Jitter: 0.5, Timeout: 2 * time.Second}},
+	},
+	Preset[FlashSale]{
 		Name:    "rush",
 		Summary: "200,000 buyers race for 500 units; holders work 2ms",
 		Sale: FlashSale{Sale: Sale{Buyers: 200000, Stock: 500, Conns: 64},
@@ -56,6 +65,12 @@ var queuePresets = registry.New("queue scenario", presetName[QueueSale], nil,
 )
 
 func presetName[S FlashSale | QueueSale](p Preset[S]) string { return p.Name }
+
+// headlineFaults is the headline sale's pause rate.
+var headlineFaults = faults.Plan{{Kind: faults.ClientPause, P: 0.01, Dist: faults.Exp}}
+
+// Headline names the designs the headline sale compares first, as make bench runs it.
+var Headline = []string{"lua", "watch", "set-nx-ex", "token-watchdog", "fencing", "redislock"}
 
 // DefaultMatrix names the presets `stockbench matrix` runs by default: a sale small
 // enough to put every design under every fault in a few minutes.

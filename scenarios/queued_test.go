@@ -44,12 +44,13 @@ func queuedSale(t testing.TB, s FlashSale, p *slowPurchaser) *lockSale {
 	t.Helper()
 	s = s.WithDefaults()
 	p.left.Store(s.Stock)
-	inj, err := faults.New(nil, faults.Servers{}, s.TTL, "")
+	inj, err := faults.New(nil, faults.Servers{}, s.TTL, "", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ls := newLockSale(s, Redis{Locks: []redis.UniversalClient{nil}}, lockimpl.Impl{Name: "fake", NewPurchaser: func(lockimpl.Env) lockimpl.Purchaser { return p }}, inj)
-	if !ls.oneCall() {
+	r := Redis{Locks: []redis.UniversalClient{nil}}
+	ls := newLockSale(s, r, []Redis{r}, lockimpl.Impl{Name: "fake", NewPurchaser: func(lockimpl.Env) lockimpl.Purchaser { return p }}, inj)
+	if !ls.oneCall {
 		t.Fatal("a one-call purchaser is not run on the queue")
 	}
 	return ls

@@ -51,7 +51,7 @@ var _ kind = (*queueRun)(nil)
 func newQueueRun(s QueueSale, r Redis, impl queueimpl.Impl, inj *faults.Injector) *queueRun {
 	qs := &queueRun{
 		QueueSale: s, r: r, impl: impl, inj: inj, k: s.keys(),
-		ledger:   &oracle.QueueLedger{InitialStock: s.Stock, Orders: make([]oracle.Enqueued, s.Buyers)},
+		ledger:   &oracle.QueueLedger{InitialStock: s.Stock, Orders: make([]oracle.Enqueued, s.Buyers), Lease: s.Visibility},
 		enqueued: make([]atomic.Int64, s.Buyers),
 	}
 	qs.q = impl.New(queueimpl.Env{Client: r.Locks[0], Keys: qs.k.queue, Visibility: s.Visibility})
@@ -136,7 +136,7 @@ func (qs *queueRun) run(ctx context.Context, t *tally) {
 // out. Orders never sent because the sale was stopped are not accepted.
 func (qs *queueRun) sendBuyers(ctx context.Context) {
 	feed(ctx, qs.Buyers, qs.Conns, qs.pacer, qs.t0,
-		func(i int, _ time.Time) { qs.enqueue(ctx, i) }, func(int) {})
+		func(_, i int, _ time.Time) { qs.enqueue(ctx, i) }, func(int) {})
 }
 
 // enqueue is buyer i's order. Its latency counts from when it was due (see settle).
@@ -156,7 +156,9 @@ func (qs *queueRun) enqueue(ctx context.Context, i int) {
 
 // awaitSettled returns when every accepted order is settled, the queue is empty and no
 // worker holds a task (so a task held or pending is seen through, duplicate or not), or
-// when no task was taken for twice the visibility timeout plus 300ms, or when ctx ends.
+// when no task was taken for twice the visibility timeout plus 300ms (counted from when
+// a server fault last ended: a restart's downtime is not a quiet queue), or when ctx
+// ends.
 func (qs *queueRun) awaitSettled(ctx context.Context) {
 	quiet := 2*qs.Visibility + 300*time.Millisecond
 	last, lastChange := qs.taken.Load(), time.Now()
@@ -168,6 +170,9 @@ func (qs *queueRun) awaitSettled(ctx context.Context) {
 		}
 		if n := qs.taken.Load(); n != last {
 			last, lastChange = n, time.Now()
+		}
+		if settled := qs.inj.ServersSettled(); settled.After(lastChange) {
+			lastChange = settled
 		}
 		return time.Since(lastChange) <= quiet
 	})
@@ -247,4 +252,10 @@ func (qs *queueRun) judge(run *results.Run, unfired []string) {
 		run.SalesPerSec = float64(q.Fulfilled) / last.Seconds()
 	}
 	run.Latency = qs.t.latencies(results.Queue)
+	if after, lost := oracle.Recoveries(qs.ledger); len(after)+lost > 0 {
+		run.Recovery = &results.Recoveries{Deaths: len(after) + lost, Redelivered: len(after), Never: lost}
+		if l, ok := results.Durations(after); ok {
+			run.Latency[results.Recovery.String()] = l
+		}
+	}
 }

@@ -91,23 +91,50 @@ func (r Redis) warm(ctx context.Context, conns int) {
 	wg.Wait()
 }
 
-// commandStats sums INFO commandstats and cpu over the servers; on a cluster the figures
-// would cover one node only, so it declines.
-func commandStats(ctx context.Context, servers []redis.UniversalClient) (results.ServerStats, error) {
+// commandStats sums INFO commandstats and cpu over the servers, every master of a
+// cluster. It also returns the servers' run ids: counts from before and after a sale
+// make a delta only if the same servers gave them (a restart or a failover starts them
+// again).
+func commandStats(ctx context.Context, servers []redis.UniversalClient) (results.ServerStats, string, error) {
 	sum := results.ServerStats{Calls: make(map[string]int64)}
-	for _, c := range servers {
-		if _, ok := c.(*redis.ClusterClient); ok {
-			return sum, errors.New("commandstats: not read on a cluster")
-		}
+	var ids []string
+	var mu sync.Mutex
+	read := func(ctx context.Context, c redis.Cmdable) error {
 		var info strings.Builder
-		for _, section := range []string{"commandstats", "cpu"} { // one at a time: Redis 6 takes one
+		for _, section := range []string{"commandstats", "cpu", "server"} { // one at a time: Redis 6 takes one
 			s, err := c.Info(ctx, section).Result()
 			if err != nil {
-				return sum, fmt.Errorf("commandstats: info %s: %w", section, err)
+				return fmt.Errorf("commandstats: info %s: %w", section, err)
 			}
 			info.WriteString(s)
 		}
+		mu.Lock()
+		defer mu.Unlock()
 		sum.Add(results.ParseServerStats(info.String()))
+		ids = append(ids, runID(info.String()))
+		return nil
 	}
-	return sum, nil
+	for _, c := range servers {
+		var err error
+		if cc, ok := c.(*redis.ClusterClient); ok {
+			err = cc.ForEachMaster(ctx, func(ctx context.Context, m *redis.Client) error { return read(ctx, m) })
+		} else {
+			err = read(ctx, c)
+		}
+		if err != nil {
+			return sum, "", err
+		}
+	}
+	slices.Sort(ids)
+	return sum, strings.Join(ids, ","), nil
+}
+
+// runID is the run_id line of an INFO server reply.
+func runID(info string) string {
+	for line := range strings.Lines(info) {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "run_id:"); ok {
+			return v
+		}
+	}
+	return ""
 }

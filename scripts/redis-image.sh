@@ -3,7 +3,8 @@
 #
 # Order: $STOCKBENCH_REDIS_IMAGE (or redis:7) if the engine has it or can pull it; otherwise a
 # local image built FROM scratch out of Debian's redis-server binary and the libraries ldd lists
-# (for machines whose engine reaches no registry). When no Docker engine answers it prints
+# (for machines whose engine reaches no registry), with iproute2's ip beside it: the Sentinel
+# topology cuts a server off its peers with a blackhole route inside its own container. When no Docker engine answers it prints
 # nothing and makes sure redis-server is installed: the harness then runs it as a process.
 # Progress goes to stderr, the image name to stdout.
 set -euo pipefail
@@ -19,7 +20,8 @@ if ! command -v docker >/dev/null 2>&1 || ! timeout 10 docker info >/dev/null 2>
 fi
 if docker image inspect "$want" >/dev/null 2>&1; then echo "$want"; exit 0; fi
 if timeout 120 docker pull -q "$want" >/dev/null 2>&1; then say "pulled $want"; echo "$want"; exit 0; fi
-if docker image inspect "$local_tag" >/dev/null 2>&1; then
+version=local-2 # bump when the image's contents change: an older local image is rebuilt
+if [ "$(docker image inspect -f '{{index .Config.Labels "org.stockbench.image"}}' "$local_tag" 2>/dev/null)" = "$version" ]; then
   say "$want cannot be pulled; using the local image $local_tag"
   echo "$local_tag"; exit 0
 fi
@@ -33,9 +35,23 @@ root=$ctx/rootfs
 mkdir -p "$root/usr/bin" "$root/data" "$root/tmp"
 chmod 1777 "$root/tmp"
 cp "$server" "$root/usr/bin/redis-server"   # a copy, not the symlink: redis picks its mode from argv[0]
-ldd "$server" | grep -oE '/[^ ]+' | while read -r lib; do
-  mkdir -p "$root$(dirname "$lib")"
-  cp -L "$lib" "$root$lib"
+ipbin=$(command -v ip || true)
+if [ -z "$ipbin" ] && command -v apt-get >/dev/null 2>&1; then
+  sudo=""; [ "$(id -u)" = 0 ] || sudo="sudo -n"
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends iproute2 >/dev/null && ipbin=$(command -v ip || true)
+fi
+bins=("$server")
+if [ -n "$ipbin" ]; then
+  cp "$(readlink -f "$ipbin")" "$root/usr/bin/ip"
+  bins+=("$(readlink -f "$ipbin")")
+else
+  say "no ip (iproute2) here: the image cannot cut a Sentinel master off"
+fi
+for bin in "${bins[@]}"; do
+  ldd "$bin" | grep -oE '/[^ ]+' | while read -r lib; do
+    mkdir -p "$root$(dirname "$lib")"
+    cp -L "$lib" "$root$lib"
+  done
 done
 cat >"$ctx/Dockerfile" <<'DOCKERFILE'
 FROM scratch
@@ -45,6 +61,6 @@ WORKDIR /data
 ENTRYPOINT ["/usr/bin/redis-server"]
 CMD ["--bind", "0.0.0.0", "--protected-mode", "no", "--save", "", "--appendonly", "no"]
 DOCKERFILE
-if ! out=$(docker build -q -t "$local_tag" --label org.stockbench.image=local "$ctx" 2>&1); then echo "$out" >&2; exit 1; fi
+if ! out=$(docker build -q -t "$local_tag" --label org.stockbench.image=$version "$ctx" 2>&1); then echo "$out" >&2; exit 1; fi
 say "built $local_tag ($(du -sh "$root" | cut -f1) rootfs, $(redis-server --version | grep -oE "v=[0-9.]+"))"
 echo "$local_tag"

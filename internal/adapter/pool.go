@@ -169,8 +169,10 @@ func (p *pool) stop() {
 	wg.Wait()
 }
 
-// goodbye is how long a process has to exit once its stdin is closed.
-const goodbye = time.Second
+// goodbye is how long a process has to exit once its stdin is closed: long enough for
+// an adapter to delete its keys on a loaded machine (RQ's, a few hundred, took over a
+// second under make test).
+const goodbye = 3 * time.Second
 
 // can reports whether the adapter said it supports what.
 func (p *pool) can(what string) bool { return slices.Contains(p.supports, what) }

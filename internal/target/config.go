@@ -75,3 +75,17 @@ func (c Config) More(kind Kind, network string) Provider {
 	}
 	return nil
 }
+
+// WithArgs returns a provider that starts servers as p does, with args after p's own;
+// nil for one that starts none (an external server).
+func WithArgs(p Provider, args ...string) Provider {
+	switch p := p.(type) {
+	case Container:
+		p.Args = append(slices.Clone(p.Args), args...)
+		return p
+	case Process:
+		p.Args = append(slices.Clone(p.Args), args...)
+		return p
+	}
+	return nil
+}

@@ -1,5 +1,6 @@
-// Package target starts, or connects to, the Redis server a run talks to: a container, a
-// local redis-server process, or the user's own server, chosen by a [Provider].
+// Package target starts, or connects to, the Redis a run talks to: a container, a local
+// redis-server process, or the user's own server, chosen by a [Provider]; or a Sentinel
+// group or Redis Cluster of containers, for the faults of real topologies.
 package target
 
 import (
@@ -115,17 +116,20 @@ func (t *Target) Client(conns int) redis.UniversalClient {
 	return redis.NewUniversalClient(&o)
 }
 
-func (t *Target) options(conns int) redis.UniversalOptions {
-	o := t.opts
+func (t *Target) options(conns int) redis.UniversalOptions { return clientOptions(t.opts, conns, -1) }
+
+// clientOptions is o as the harness sets every client of its own: a pool of conns
+// connections, retries as given (-1: none).
+func clientOptions(o redis.UniversalOptions, conns, retries int) redis.UniversalOptions {
 	o.PoolSize = conns
 	o.MaxActiveConns = conns
 	o.PoolTimeout = time.Hour
 	o.ContextTimeoutEnabled = true
 	// Pipelines use the same bounded pool as single commands.
 	o.PipelinePoolSize = -1
-	// No silent retries: a purchase script or a SET NX that timed out may have run, and
-	// running it again would be the harness's oversell, not the lock's.
-	o.MaxRetries = -1
+	// No silent retries for buyers: a purchase script or a SET NX that timed out may have
+	// run, and running it again would be the harness's oversell, not the lock's.
+	o.MaxRetries = retries
 	// A server that is gone should show as failures within seconds, not after go-redis's
 	// five dials of five seconds each; all the servers here are local.
 	o.DialerRetries = 1

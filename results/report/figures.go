@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 
@@ -23,6 +24,8 @@ type Figure struct {
 	Title string
 	// Section is the heading the report shows the figure under.
 	Section string
+	// Reading, when set, is a line that reads the figure, shown under it.
+	Reading string
 	// Note, when set, is why the figure has no image: nothing to draw (no purchase was
 	// timed, say), or drawing it failed. The report shows the note in its place.
 	Note string
@@ -40,7 +43,7 @@ type Figure struct {
 // A plot that has nothing to draw, or that cannot be built, is a Figure with a Note:
 // a tiny sale still gets its report, which says what is missing and why.
 func Figures(runs []results.Run) []Figure {
-	var figs []Figure
+	figs := append(paretoFigures(runs), sweepFigures(runs)...) // first: the views on top
 	add := func(p *plot.Plot, err error, name, title, section string, w, h vg.Length) bool {
 		f := Figure{Name: name, Title: title, Section: section, plot: p, w: w, h: h}
 		switch {
@@ -91,6 +94,10 @@ func Figures(runs []results.Run) []Figure {
 		if g.Runs[0].Kind == results.QueueSale {
 			p, err = BacklogPlot("backlog: "+title, g.Runs)
 			addLines(p, err, "backlog-"+base, "backlog over time", title, wide, tall)
+			if slices.ContainsFunc(g.Runs, func(r results.Run) bool { return r.Recovery != nil }) {
+				p, err = RecoveryPlot("recovery: "+title, g.Runs)
+				add(p, err, "recovery-"+base, "recovery time (a worker's death to its task's next delivery)", title, wide, tall)
+			}
 		}
 	}
 	return figs
@@ -106,6 +113,8 @@ func nothingTo(name string) string {
 		return "no sale was confirmed"
 	case "backlog":
 		return "the queue's length was never sampled"
+	case "recovery":
+		return "no task a dead worker held was delivered again"
 	}
 	return "no run had data for it"
 }
@@ -197,3 +206,29 @@ func (f Figure) write(path, format string) error {
 	}
 	return file.Close()
 }
+
+// paretoFigures is the Pareto view of the runs, when they have a sale to compare.
+func paretoFigures(runs []results.Run) []Figure {
+	g, ok := paretoGroup(runs)
+	if !ok {
+		return nil
+	}
+	title := "damage against sales/s: " + g.Scenario
+	if g.Faults != faults.None {
+		title += ", faults " + g.Faults
+	}
+	f := Figure{Name: "pareto-" + fileSafe(g.Scenario), Title: title, Section: ParetoSection, w: 8 * vg.Inch, h: 5 * vg.Inch,
+		Reading: ParetoReading(g.Runs)}
+	p, err := ParetoPlot(title, g.Runs)
+	switch {
+	case err != nil:
+		f.Note = "could not be drawn: " + err.Error()
+	case p == nil:
+		f.Note = "nothing to draw: no design sold anything"
+	}
+	f.plot = p
+	return []Figure{f}
+}
+
+// ParetoSection is the section of the Pareto view, which the report shows on top.
+const ParetoSection = "Pareto"

@@ -30,7 +30,9 @@ type Source struct {
 // htmlCell is a table cell: its text, CSS class and tooltip.
 type htmlCell struct {
 	Text, Class, Title string
-	Surprise           bool
+	// Href, when set, links the cell: to porcupine's drawing of a violation.
+	Href     string
+	Surprise bool
 }
 
 type htmlMatrix struct {
@@ -48,8 +50,8 @@ type htmlDesign struct {
 }
 
 type htmlFigure struct {
-	Name, Title string
-	PNG         string // base64
+	Name, Title, Reading string
+	PNG                  string // base64
 	// Note, when set, stands in for the image: why there is none.
 	Note string
 }
@@ -75,6 +77,8 @@ type htmlPage struct {
 	Columns              []string
 	Designs              []htmlDesign
 	Sections             []htmlSection
+	// Pareto is the Pareto view, shown on top.
+	Pareto *htmlFigure
 }
 
 // designColumns are the per-design tables' columns: the terminal table's, less the
@@ -104,6 +108,7 @@ var designColumns = append(slices.DeleteFunc(slices.Clone(columns), func(c colum
 		}
 		return results.FormatDuration(time.Duration(r.Commands.CPUPerSaleUs * float64(time.Microsecond)))
 	}},
+	column{"LOST LOCKS", func(r *results.Run) string { return r.LostLocks.String() }},
 	column{"ERRORS", func(r *results.Run) string { return fmt.Sprint(r.Errors) }},
 )
 
@@ -112,7 +117,8 @@ var designColumns = append(slices.DeleteFunc(slices.Clone(columns), func(c colum
 func WriteHTML(dir string, sources []Source, runs []results.Run, figs []Figure) error {
 	page := htmlPage{MatrixLegend: results.MatrixLegend, Legend: Legend + " JAIN = Jain's fairness index of the waits (1 = all alike)." +
 		" TRIES = tries for the lock (or to buy) per buyer that tried: mean / most." +
-		" REDIS CPU/SALE = the servers' CPU time (INFO cpu delta) per confirmed order.",
+		" REDIS CPU/SALE = the servers' CPU time (INFO cpu delta) per confirmed order." +
+		" LOST LOCKS = holds that had lost their lock by their release (the release found it gone, or a lease that does not renew outlasted its TTL), each put down to what took most of its time.",
 		Surprises: results.Surprises(runs)}
 	var names []string
 	for _, s := range sources {
@@ -128,13 +134,17 @@ func WriteHTML(dir string, sources []Source, runs []results.Run, figs []Figure) 
 	}
 	page.Designs = designsOf(runs)
 	for _, f := range figs {
-		hf := htmlFigure{Name: f.Name, Title: f.Title, Note: f.Note}
+		hf := htmlFigure{Name: f.Name, Title: f.Title, Note: f.Note, Reading: f.Reading}
 		if f.Note == "" {
 			b, err := os.ReadFile(filepath.Join(dir, f.Name+".png"))
 			if err != nil {
 				return fmt.Errorf("report: report: %w", err)
 			}
 			hf.PNG = base64.StdEncoding.EncodeToString(b)
+		}
+		if f.Section == ParetoSection {
+			page.Pareto = &hf
+			continue
 		}
 		i := slices.IndexFunc(page.Sections, func(s htmlSection) bool { return s.Name == f.Section })
 		if i < 0 {
@@ -186,6 +196,7 @@ func matrixOf(m results.Matrix) htmlMatrix {
 				c.Class = classOf(r)
 				c.Title = strings.Join(r.Findings, "; ")
 				c.Surprise = r.AsExpected != nil && !*r.AsExpected
+				c.Href = violationFile(r)
 			}
 			row.Cells = append(row.Cells, c)
 		}
@@ -216,7 +227,7 @@ func designsOf(runs []results.Run) []htmlDesign {
 			row[j] = htmlCell{Text: c.cell(r)}
 		}
 		row[0].Class, row[2].Class = "name", "v-"+classOf(r)
-		row[2].Text, row[2].Title = r.Cell, strings.Join(r.Findings, "; ")
+		row[2].Text, row[2].Title, row[2].Href = r.Cell, strings.Join(r.Findings, "; "), violationFile(r)
 		if !r.Complete {
 			row[2].Text += " (incomplete)"
 		}

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/stockbench/stockbench/oracle"
 	"github.com/stockbench/stockbench/results"
 )
 
@@ -59,8 +60,37 @@ func Report(ctx context.Context, dir string, sources []Source) (err error) {
 	summary := *f
 	summary.Runs = runs
 	return errors.Join(
+		writeViolations(dir, runs),
 		os.WriteFile(filepath.Join(dir, "summary.md"), Summary(&summary, pngs), 0o644),
 		WriteHTML(dir, sources, runs, figs))
+}
+
+// violationFile is where the report draws r's violation of linearizability, or "" when
+// it has none to draw.
+func violationFile(r *results.Run) string {
+	if l := r.Linearizability; l == nil || l.FirstViolation == nil || len(l.FirstViolation.History) == 0 {
+		return ""
+	}
+	return "linearizability-" + fileSafe(r.Subject()+"-"+r.Label()+"-"+r.FaultPlan()) + ".html"
+}
+
+// writeViolations writes porcupine's drawing of each run's smallest window that could
+// not be linearized beside the report, which links it from the run's cells.
+func writeViolations(dir string, runs []results.Run) error {
+	var errs []error
+	for i := range runs {
+		name := violationFile(&runs[i])
+		if name == "" {
+			continue
+		}
+		var b bytes.Buffer
+		if err := oracle.Visualize(runs[i].Linearizability.FirstViolation, &b); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		errs = append(errs, os.WriteFile(filepath.Join(dir, name), b.Bytes(), 0o644))
+	}
+	return errors.Join(errs...)
 }
 
 // combine merges the sources' runs, labelled by source, ordered by scenario and design
@@ -115,6 +145,9 @@ func Summary(f *results.File, plots []string) []byte {
 	}
 	fmt.Fprintf(&b, "Redis: %s  \nLoad: %d CPUs, %s/%s, %s\n\n", f.Target, f.Host.CPUs, f.Host.OS, f.Host.Arch, f.Host.GoVersion)
 	writeChecks(&b, f.Checks)
+	if g, ok := paretoGroup(f.Runs); ok {
+		fmt.Fprintf(&b, "**%s** (damage against speed, `pareto-%s.png`): %s\n\n", g.Scenario, fileSafe(g.Scenario), ParetoReading(g.Runs))
+	}
 	for _, m := range results.Matrices(f.Runs) {
 		if len(m.Faults) > 1 {
 			WriteMatrixMarkdown(&b, m)
@@ -126,6 +159,7 @@ func Summary(f *results.File, plots []string) []byte {
 	}
 	WriteMarkdownTable(&b, f.Runs)
 	fmt.Fprintf(&b, "\n%s\n", Legend)
+	writeLostLocks(&b, f.Runs)
 	if len(plots) > 0 {
 		fmt.Fprintf(&b, "\nPlots (%d, each as PNG and SVG, e.g. `%s`) and a table per design: `report.html` in the run directory.\n", len(plots), plots[0])
 	}
@@ -164,4 +198,18 @@ func Groups(runs []results.Run) []Group {
 		groups[i].Runs = append(groups[i].Runs, r)
 	}
 	return groups
+}
+
+// writeLostLocks says why holders lost their lock, for the runs where any did: the
+// design, or the topology the buyers came through.
+func writeLostLocks(b *bytes.Buffer, runs []results.Run) {
+	var lines []string
+	for i := range runs {
+		if l := runs[i].LostLocks; l != nil && l.Lost > 0 {
+			lines = append(lines, fmt.Sprintf("%s with %s under %s: %s", runs[i].Subject(), runs[i].Label(), runs[i].FaultPlan(), l))
+		}
+	}
+	if len(lines) > 0 {
+		fmt.Fprintf(b, "\n**Lost locks**, by what took most of the hold:\n\n- %s\n", strings.Join(lines, "\n- "))
+	}
 }

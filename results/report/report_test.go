@@ -118,10 +118,10 @@ func TestDesignColumns(t *testing.T) {
 	for _, c := range designColumns {
 		heads = append(heads, c.head)
 	}
-	if slices.Contains(heads, "DESIGN") || len(heads) != len(columns)-1+5 {
+	if slices.Contains(heads, "DESIGN") || len(heads) != len(columns)-1+6 {
 		t.Errorf("design table columns %v", heads)
 	}
-	for _, want := range []string{"SCENARIO", "FAULTS", "VERDICT", "P99", "JAIN", "WORST WAIT", "TRIES", "REDIS CPU/SALE", "ERRORS"} {
+	for _, want := range []string{"SCENARIO", "FAULTS", "VERDICT", "P99", "JAIN", "WORST WAIT", "TRIES", "REDIS CPU/SALE", "LOST LOCKS", "ERRORS"} {
 		if !slices.Contains(heads, want) {
 			t.Errorf("design table lacks %s: %v", want, heads)
 		}

@@ -55,6 +55,7 @@ var columns = []column{
 	{"P50", func(r *results.Run) string { return mainQuantile(r, func(l results.Latency) int64 { return l.P50Us }) }},
 	{"P99", func(r *results.Run) string { return mainQuantile(r, func(l results.Latency) int64 { return l.P99Us }) }},
 	{"P99.9", func(r *results.Run) string { return mainQuantile(r, func(l results.Latency) int64 { return l.P999Us }) }},
+	{"DMG/10K (95%)", func(r *results.Run) string { return r.DamageRate.String() }},
 	{"CMDS/SALE", func(r *results.Run) string {
 		if r.Commands == nil || r.Oracle.Bought == 0 { // per sale of none
 			return "-"
@@ -66,6 +67,7 @@ var columns = []column{
 // Legend explains the columns that need it.
 const Legend = "GAVE UP* = buyers whose retry timeout passed while stock remained. " +
 	"P50/P99/P99.9 = whole purchase, from the buyer's start to its confirmed order (for a queue: the order's arrival to its fulfilment). " +
+	"DMG/10K = units oversold or updates lost (for a queue: orders lost or applied twice) per 10,000 sales, with its 95% interval. " +
 	"CMDS/SALE = commands Redis ran (INFO commandstats delta) per confirmed order."
 
 // WriteTable writes runs as an aligned text table.

@@ -32,7 +32,9 @@ type subject struct {
 	kinds   []faults.Kind
 	redis   *Redis
 	nodes   int
-	conns   int
+	// replicated: the design waits for a replica of its lock server (lockimpl.Impl.Replicas).
+	replicated bool
+	conns      int
 	// run runs the design's sale on r, its common part set by each first.
 	run func(ctx context.Context, r scenarios.Redis, each func(*scenarios.Sale)) (results.Run, error)
 }
@@ -93,9 +95,10 @@ func (s subject) judge(t *testing.T) {
 func (s subject) faults() ([]faults.Kind, error) {
 	if s.kinds == nil {
 		var kinds []faults.Kind
-		for _, spec := range faults.Specs() {
-			if spec.Applies&s.applies != 0 && (!testing.Short() || spec.Needs == (faults.Needs{})) {
-				kinds = append(kinds, spec.Kind)
+		// The faults that strike one victim: under a rate no claim is judged.
+		for _, k := range faults.Kinds(s.applies) {
+			if spec, _ := faults.Lookup(k); !testing.Short() || spec.Needs == (faults.Needs{}) {
+				kinds = append(kinds, k)
 			}
 		}
 		return kinds, nil
@@ -149,7 +152,7 @@ func (s subject) sale(t *testing.T, r *Redis, plan faults.Plan, prefix string, r
 }
 
 func (s subject) onRig(ctx context.Context, r *Redis, plan faults.Plan, prefix string) (results.Run, error) {
-	servers, err := r.rig(ctx, s.nodes, plan, s.conns)
+	servers, err := r.rig(ctx, s.nodes, s.replicated, plan, s.conns)
 	if err != nil {
 		return results.Run{}, err
 	}

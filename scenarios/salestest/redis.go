@@ -98,10 +98,14 @@ type servers struct {
 	close   func()
 }
 
-// rig assembles the servers a sale with nodes lock servers under plan needs, beside the
+// rig assembles the servers a sale with nodes lock servers (replicated or not) under plan needs, beside the
 // shared one, with buyer clients of conns connections.
-func (r *Redis) rig(ctx context.Context, nodes int, plan faults.Plan, conns int) (servers, error) {
-	g, err := rig.Start(ctx, r.shared, r.pool, nodes, plan)
+func (r *Redis) rig(ctx context.Context, nodes int, replicated bool, plan faults.Plan, conns int) (servers, error) {
+	var opts []rig.Option
+	if replicated {
+		opts = append(opts, rig.Replicated())
+	}
+	g, err := rig.Start(ctx, r.shared, r.pool, nodes, plan, opts...)
 	if err != nil {
 		return servers{}, err
 	}

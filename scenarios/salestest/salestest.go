@@ -105,7 +105,7 @@ func Lock(t *testing.T, d LockDesign) {
 	}
 	subject{
 		design: d.Impl.Name, valid: d.Impl.Validate(), applies: faults.Locks, claims: d.Claims, kinds: d.Faults, redis: d.Redis,
-		nodes: d.Impl.LockNodes(), conns: sale.WithDefaults().Conns,
+		nodes: d.Impl.LockNodes(), replicated: d.Impl.Replicas > 0, conns: sale.WithDefaults().Conns,
 		run: func(ctx context.Context, r scenarios.Redis, each func(*scenarios.Sale)) (results.Run, error) {
 			s := sale
 			each(&s.Sale)

@@ -126,11 +126,11 @@ func Pool(tb testing.TB) *rig.Pool {
 // beside the shared server, with buyer clients of conns connections; it fails tb when
 // the servers cannot start or the sale cannot run.
 func OnRig(tb testing.TB, pool *rig.Pool, nodes int, plan faults.Plan, conns int,
-	run func(context.Context, rig.Clients) (results.Run, error)) results.Run {
+	run func(context.Context, rig.Clients) (results.Run, error), opts ...rig.Option) results.Run {
 	tb.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	r, err := rig.Start(ctx, Shared(tb), pool, nodes, plan)
+	r, err := rig.Start(ctx, Shared(tb), pool, nodes, plan, opts...)
 	if err != nil {
 		tb.Fatal(err)
 	}

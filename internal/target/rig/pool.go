@@ -1,6 +1,7 @@
 package rig
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -66,6 +67,37 @@ func (p *Pool) get(ctx context.Context, n int, what string) ([]*target.Target, e
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	return got, nil
+}
+
+// fresh starts one server with args after the usual ones, for one sale only: it does not
+// go back to the pool.
+func (p *Pool) fresh(ctx context.Context, args []string, what string) (*target.Target, error) {
+	if p.more == nil {
+		return nil, fmt.Errorf("%s: the harness must start servers itself for this, not use an external one", what)
+	}
+	t, err := target.WithArgs(p.more, args...).Start(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	return t, nil
+}
+
+// sentinel starts a Sentinel group of the pool's containers, for one sale.
+func (p *Pool) sentinel(ctx context.Context) (*target.Sentinel, error) {
+	c, ok := p.more.(target.Container)
+	if !ok {
+		return nil, fmt.Errorf("a Sentinel group is containers on a network of their own: it needs a Docker engine (--redis container)")
+	}
+	return target.StartSentinel(ctx, cmp.Or(c.Image, target.DefaultImage))
+}
+
+// cluster starts a Redis Cluster of the pool's containers, for one sale.
+func (p *Pool) cluster(ctx context.Context) (*target.Cluster, error) {
+	c, ok := p.more.(target.Container)
+	if !ok {
+		return nil, fmt.Errorf("a Redis Cluster here is containers on a network of their own: it needs a Docker engine (--redis container)")
+	}
+	return target.StartCluster(ctx, cmp.Or(c.Image, target.DefaultImage))
 }
 
 // put keeps servers for later sales.

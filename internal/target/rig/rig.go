@@ -23,17 +23,67 @@ type Rig struct {
 
 	pool    *Pool
 	faulted []*target.Target // what the faults act on: reset, or stopped if dead, by Close
+	once    *target.Target   // a server started for this sale alone (in a persistence mode), stopped by Close
 	spare   []*target.Target // the other servers taken from the pool
 	links   map[*target.Target]*link
 	clients []redis.UniversalClient
+	apart   bool // the shared server's part is played by one of the pool's
+	replica bool // the design needs its lock server replicated
+	// topo, when set, is the whole of the sale's Redis (a Sentinel group, a cluster):
+	// stock and locks on it, and what its faults act on in topoFaults.
+	topo       topology
+	topoFaults faults.Servers
 }
+
+// topology is a Sentinel group or a cluster: buyers and the harness reach it through
+// clients of their own, which follow it when it moves.
+type topology interface {
+	Client(conns int) redis.UniversalClient
+	Admin() redis.UniversalClient
+	Close(context.Context) error
+}
+
+// Option changes how Start assembles a rig.
+type Option func(*Rig)
+
+// Apart gives the sale a server from the pool where it would use the shared one, so that
+// what the servers count (INFO commandstats and cpu) is its own while other sales run
+// beside it. A pool that cannot start servers (the user's own Redis) leaves it shared.
+func Apart() Option { return func(r *Rig) { r.apart = r.pool.more != nil } }
+
+// Replicated gives the sale a lock server of its own with a replica, for a design that
+// waits for one (lockimpl.Impl.Replicas); the stock shares the lock server.
+func Replicated() Option { return func(r *Rig) { r.replica = true } }
 
 // Start assembles the servers for a sale with nodes lock servers under plan: shared where
 // it can, from pool where it must.
-func Start(ctx context.Context, shared *target.Target, pool *Pool, nodes int, plan faults.Plan) (*Rig, error) {
+func Start(ctx context.Context, shared *target.Target, pool *Pool, nodes int, plan faults.Plan, opts ...Option) (*Rig, error) {
 	r := &Rig{pool: pool, links: make(map[*target.Target]*link)}
-	err := r.assemble(ctx, shared, max(nodes, 1), plan.Needs())
-	if err == nil && plan.Needs().Proxy {
+	for _, o := range opts {
+		o(r)
+	}
+	needs := plan.Needs()
+	if r.replica && !needs.Sentinel && !needs.Cluster { // their masters have their replicas
+		needs.Replica, needs.Owned = true, true
+	}
+	var err error
+	switch {
+	case (needs.Sentinel || needs.Cluster) && (nodes > 1 || (needs != faults.Needs{Sentinel: true} && needs != faults.Needs{Cluster: true})):
+		err = fmt.Errorf("a Sentinel group or a cluster is the sale's whole Redis: it takes no other server fault, nor a design of %d servers", nodes)
+	case needs.Sentinel:
+		var s *target.Sentinel
+		if s, err = pool.sentinel(ctx); err == nil {
+			r.topo, r.topoFaults = s, faults.Servers{Sentinel: s}
+		}
+	case needs.Cluster:
+		var c *target.Cluster
+		if c, err = pool.cluster(ctx); err == nil {
+			r.topo, r.topoFaults = c, faults.Servers{Cluster: c}
+		}
+	default:
+		err = r.assemble(ctx, shared, max(nodes, 1), needs)
+	}
+	if err == nil && needs.Proxy {
 		err = r.proxy()
 	}
 	if err != nil {
@@ -52,16 +102,33 @@ func (r *Rig) assemble(ctx context.Context, shared *target.Target, nodes int, ne
 	if needs.Replica {
 		faulted++
 	}
-	spent, err := r.pool.get(ctx, faulted, "servers for the faults")
+	var spent []*target.Target
+	if needs.Persist != "" {
+		// A server that keeps data on disk keeps it past the sale: it is not pooled.
+		t, err := r.pool.fresh(ctx, needs.Persist.Args(), fmt.Sprintf("a lock server with persistence %s", needs.Persist))
+		if err != nil {
+			return err
+		}
+		r.once, spent, faulted = t, []*target.Target{t}, faulted-1
+	}
+	more, err := r.pool.get(ctx, faulted, "servers for the faults")
 	if err != nil {
 		return err
 	}
-	r.faulted = spent
+	r.faulted, spent = more, append(spent, more...)
 	spare, err := r.pool.get(ctx, nodes-1, fmt.Sprintf("%d more lock servers", nodes-1))
 	if err != nil {
 		return err
 	}
 	r.spare = spare
+	if r.apart {
+		own, err := r.pool.get(ctx, 1, "a server of the sale's own")
+		if err != nil {
+			return err
+		}
+		r.spare = append(r.spare, own...)
+		shared = own[0]
+	}
 
 	r.Stock = shared
 	switch {
@@ -95,6 +162,14 @@ type Clients struct {
 // Clients returns the sale's view of the rig, with buyer clients of conns connections
 // each; Close closes them.
 func (r *Rig) Clients(conns int) Clients {
+	if r.topo != nil {
+		buyers, admin := r.topo.Client(conns), r.topo.Admin()
+		r.clients = append(r.clients, buyers, admin)
+		srv := r.topoFaults
+		srv.Admin = admin
+		return Clients{Stock: buyers, Locks: []redis.UniversalClient{buyers}, StockAdmin: admin,
+			LockAdmins: []redis.UniversalClient{admin}, Servers: srv}
+	}
 	var red Clients
 	buyers := make(map[*target.Target]redis.UniversalClient)
 	admins := make(map[*target.Target]redis.UniversalClient)
@@ -154,6 +229,9 @@ func (r *Rig) Close(ctx context.Context) error {
 	for _, l := range r.links {
 		l.close()
 	}
+	if r.topo != nil {
+		return r.topo.Close(ctx)
+	}
 	errs := make([]error, len(r.faulted))
 	var wg sync.WaitGroup
 	for i, t := range r.faulted {
@@ -168,6 +246,9 @@ func (r *Rig) Close(ctx context.Context) error {
 		})
 	}
 	wg.Wait()
+	if r.once != nil {
+		errs = append(errs, r.once.Close(ctx))
+	}
 	r.pool.put(r.spare...)
 	return errors.Join(errs...)
 }

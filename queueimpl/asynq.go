@@ -1,0 +1,272 @@
+package queueimpl
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/hibiken/asynq"
+	"github.com/redis/go-redis/v9"
+)
+
+// Asynq is hibiken/asynq, a queue library many Go teams run, with its own enqueue, its
+// own servers and its own lease: each worker is an asynq.Server of concurrency 1 with a
+// connection of its own, whose handler hands the task to the worker and returns when the
+// worker acks. asynq leases a task to the server that took it for 30 s, extended by its
+// heartbeats while the handler runs; a recoverer, once a minute, gives back the tasks of
+// expired leases.
+//
+// Guarantee: at least once, eventually. A worker that dies (its server's connection cut,
+// its heartbeats with it) leaves its task leased for 30 s and recovered within a minute
+// after: later than any sale here, so within a sale it is lost. A worker that only stalls
+// keeps its lease (its server's heartbeats go on), so nothing is done twice.
+type Asynq struct {
+	Client redis.UniversalClient
+
+	mu      sync.Mutex
+	qname   string
+	enq     *asynq.Client
+	insp    *asynq.Inspector
+	workers map[string]*asynqWorker
+}
+
+var (
+	_ Queue   = (*Asynq)(nil)
+	_ Starter = (*Asynq)(nil)
+)
+
+// asynqWorker is one worker's asynq server and the tasks its handler hands over.
+type asynqWorker struct {
+	srv   *asynq.Server
+	conn  redis.UniversalClient
+	cut   *cut
+	tasks chan *asynqTask
+	// gone is closed once a killed worker's server has shut down.
+	gone chan struct{}
+}
+
+// cut fails every command of a connection once set: a dead process's connection. (Closing
+// the client instead makes asynq's subscriber read a closed channel and panic.)
+type cut struct{ dead atomic.Bool }
+
+func (c *cut) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+func (c *cut) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		if c.dead.Load() {
+			cmd.SetErr(errKilled)
+			return errKilled
+		}
+		return next(ctx, cmd)
+	}
+}
+
+func (c *cut) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		if c.dead.Load() {
+			for _, cmd := range cmds {
+				cmd.SetErr(errKilled)
+			}
+			return errKilled
+		}
+		return next(ctx, cmds)
+	}
+}
+
+// asynqTask is a task a handler holds until its worker acks it or dies.
+type asynqTask struct {
+	o    Order
+	w    *asynqWorker
+	done chan error
+}
+
+// asynqType is the type the sale's tasks carry.
+const asynqType = "stockbench:order"
+
+// Start implements [Starter]: the queue is named after the sale's keys.
+func (q *Asynq) Start(_ context.Context, s Sale) error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	// asynq puts the name in its own hash tag: the sale's braces go.
+	q.qname = strings.NewReplacer("{", "", "}", "", ":", "-").Replace(s.Keys.Queue)
+	q.enq = asynq.NewClientFromRedisClient(q.Client)
+	q.insp = asynq.NewInspectorFromRedisClient(q.Client)
+	q.workers = make(map[string]*asynqWorker)
+	return nil
+}
+
+// Stop implements [Starter]: it shuts every live worker's server down and deletes the
+// queue's keys.
+func (q *Asynq) Stop() string {
+	q.mu.Lock()
+	workers := q.workers
+	q.workers = nil
+	q.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, w := range workers {
+		wg.Go(func() {
+			if w.cut.dead.Load() {
+				<-w.gone // Freeze shuts it down
+				return
+			}
+			w.srv.Shutdown()
+			w.conn.Close()
+		})
+	}
+	wg.Wait()
+	if q.insp != nil {
+		q.forget(context.Background())
+	}
+	return ""
+}
+
+// forget deletes every key asynq wrote for the sale's queue, under the queue's own hash
+// tag (its tasks, leases, stats), and the queue's name from asynq's list of queues:
+// DeleteQueue refuses a queue with a task leased to a dead worker.
+func (q *Asynq) forget(ctx context.Context) {
+	pattern := "asynq:{" + q.qname + "}:*"
+	var keys []string
+	iter := q.Client.Scan(ctx, 0, pattern, 1000).Iterator()
+	for iter.Next(ctx) {
+		keys = append(keys, iter.Val())
+	}
+	for len(keys) > 0 {
+		n := min(len(keys), 1000)
+		q.Client.Del(ctx, keys[:n]...)
+		keys = keys[n:]
+	}
+	q.Client.SRem(ctx, "asynq:queues", q.qname)
+}
+
+// Enqueue implements [Queue].
+func (q *Asynq) Enqueue(ctx context.Context, o Order) error {
+	t := asynq.NewTask(asynqType, []byte(o.Entry()))
+	if _, err := q.enq.EnqueueContext(ctx, t, asynq.Queue(q.qname), asynq.TaskID(o.ID), asynq.MaxRetry(0)); err != nil {
+		return fmt.Errorf("asynq: enqueue: %w", err)
+	}
+	return nil
+}
+
+// Dequeue implements [Queue]: the worker's server, started on its first call, hands
+// over the next task its handler took.
+func (q *Asynq) Dequeue(ctx context.Context, worker string, wait time.Duration) (Task, error) {
+	w, err := q.worker(worker)
+	if err != nil {
+		return nil, err
+	}
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	select {
+	case t := <-w.tasks:
+		return t, nil
+	case <-timer.C:
+		return nil, ErrEmpty
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// worker returns the named worker's server, starting it if need be.
+func (q *Asynq) worker(name string) (*asynqWorker, error) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.workers == nil {
+		return nil, errors.New("asynq: the sale has not started")
+	}
+	if w, ok := q.workers[name]; ok {
+		return w, nil
+	}
+	w := &asynqWorker{conn: another(q.Client), cut: new(cut), tasks: make(chan *asynqTask), gone: make(chan struct{})}
+	w.conn.AddHook(w.cut)
+	w.srv = asynq.NewServerFromRedisClient(w.conn, asynq.Config{
+		Concurrency: 1, Queues: map[string]int{q.qname: 1},
+		// Polled often: a sale lasts seconds, and asynq's default is a second.
+		TaskCheckInterval: 10 * time.Millisecond, DelayedTaskCheckInterval: 100 * time.Millisecond,
+		ShutdownTimeout: time.Second, LogLevel: asynq.FatalLevel,
+	})
+	if err := w.srv.Start(asynq.HandlerFunc(w.handle)); err != nil {
+		w.conn.Close()
+		return nil, fmt.Errorf("asynq: start a server: %w", err)
+	}
+	q.workers[name] = w
+	return w, nil
+}
+
+// handle is the server's handler: it hands the task to the worker and holds it until
+// the worker acks (or dies, or the server shuts down).
+func (w *asynqWorker) handle(ctx context.Context, t *asynq.Task) error {
+	o, err := ParseEntry(string(t.Payload()))
+	if err != nil {
+		return err
+	}
+	at := &asynqTask{o: o, w: w, done: make(chan error, 1)}
+	select {
+	case w.tasks <- at:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	select {
+	case err := <-at.done:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// another is a client with c's options: the connection of one worker's server.
+func another(c redis.UniversalClient) redis.UniversalClient {
+	switch c := c.(type) {
+	case *redis.Client:
+		o := *c.Options()
+		o.PoolSize, o.MaxActiveConns = 4, 4
+		return redis.NewClient(&o)
+	case *redis.ClusterClient:
+		o := *c.Options()
+		return redis.NewClusterClient(&o)
+	}
+	return c
+}
+
+func (t *asynqTask) Order() Order { return t.o }
+
+// Ack implements [Task]: the handler returns nil, and asynq marks the task done.
+func (t *asynqTask) Ack(context.Context) error {
+	t.done <- nil
+	return nil
+}
+
+// errKilled is what a killed worker's handler returns, on a connection already closed.
+var errKilled = errors.New("asynq: worker killed")
+
+// Freeze is what a fault does to the worker holding t: killed (until zero), its
+// server's connection is cut first, so that neither its heartbeats nor its shutdown
+// reach Redis, as when its process dies; stalled, its handler just holds the task while
+// its server's heartbeats go on, as asynq's do for a slow handler.
+func (t *asynqTask) Freeze(until time.Time) {
+	if !until.IsZero() {
+		return
+	}
+	t.w.cut.dead.Store(true)
+	t.done <- errKilled
+	go func() {
+		t.w.srv.Shutdown()
+		t.w.conn.Close()
+		close(t.w.gone)
+	}()
+}
+
+// Len implements [Queue]: the tasks waiting, taken and not done, or due again.
+func (q *Asynq) Len(context.Context) (int64, error) {
+	info, err := q.insp.GetQueueInfo(q.qname)
+	if errors.Is(err, asynq.ErrQueueNotFound) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("asynq: queue info: %w", err)
+	}
+	return int64(info.Pending + info.Active + info.Scheduled + info.Retry), nil
+}

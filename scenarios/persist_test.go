@@ -1,0 +1,100 @@
+package scenarios
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stockbench/stockbench/faults"
+	"github.com/stockbench/stockbench/internal/target/redistest"
+	"github.com/stockbench/stockbench/internal/target/rig"
+	"github.com/stockbench/stockbench/lockimpl"
+	"github.com/stockbench/stockbench/oracle"
+	"github.com/stockbench/stockbench/queueimpl"
+	"github.com/stockbench/stockbench/results"
+)
+
+// A restart gives back what the server's persistence mode kept. A queue that keeps its
+// tasks until they are acked (stream) loses the accepted orders a restart wipes when
+// nothing is kept or the last snapshot predates them, and none when every write reaches
+// the AOF before its reply. A kill -9 of the server loses no write that reached the
+// kernel, so everysec loses none either here: its second of loss needs the host itself
+// to fail. A lock written to an AOF survives the restart: the token lock, which
+// oversells when the restart comes back empty, does not when it comes back from the AOF
+// (a process restarts well inside the lock's TTL).
+func TestRestartKeepsWhatItsModeKept(t *testing.T) {
+	pool := redistest.Pool(t)
+	queue, err := LookupQueue("queue-sale")
+	if err != nil {
+		t.Fatal(err)
+	}
+	stream, err := queueimpl.Lookup("stream")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		mode faults.Persistence
+		lost bool
+	}{
+		{faults.PersistNone, true},
+		{faults.PersistRDB, true},
+		{faults.PersistAOFEverysec, false},
+		{faults.PersistAOFAlways, false},
+	} {
+		t.Run(fmt.Sprintf("stream/%s", tt.mode), func(t *testing.T) {
+			plan := faults.Plan{{Kind: faults.RedisRestart, Persist: tt.mode}}
+			s := queue
+			s.Faults, s.Fulfil, s.Prefix = plan, Idempotent, fmt.Sprintf("{persist:stream:%s}", tt.mode)
+			r := redistest.OnRig(t, pool, 1, plan, s.WithDefaults().Conns, func(ctx context.Context, c rig.Clients) (results.Run, error) {
+				return s.Run(ctx, Redis(c), stream)
+			})
+			restarted(t, r)
+			if q := r.Queue; (q.Lost > 0) != tt.lost || q.Oversold > 0 || q.DuplicatedEffects > 0 {
+				t.Errorf("want accepted orders lost: %v; got %s: %+v", tt.lost, r.Verdict, q)
+			}
+		})
+	}
+
+	sale, err := Lookup("fault-sale")
+	if err != nil {
+		t.Fatal(err)
+	}
+	token, err := lockimpl.Lookup("token")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		mode faults.Persistence
+		want oracle.Class
+	}{
+		{faults.PersistNone, oracle.ClassOversold},
+		{faults.PersistAOFAlways, oracle.ClassSafe},
+	} {
+		t.Run(fmt.Sprintf("token/%s", tt.mode), func(t *testing.T) {
+			plan := faults.Plan{{Kind: faults.RedisRestart, Persist: tt.mode}}
+			s := sale
+			s.TTL = 10 * time.Second
+			s.Faults, s.Prefix = plan, fmt.Sprintf("{persist:token:%s}", tt.mode)
+			r := redistest.OnRig(t, pool, 1, plan, s.WithDefaults().Conns, func(ctx context.Context, c rig.Clients) (results.Run, error) {
+				return s.Run(ctx, Redis(c), token)
+			})
+			restarted(t, r)
+			if r.Class != tt.want {
+				t.Errorf("want %s, got %s (%v)", tt.want, r.Cell, r.Events)
+			}
+		})
+	}
+}
+
+// restarted fails t unless the restart struck and came back.
+func restarted(t *testing.T, r results.Run) {
+	t.Helper()
+	for _, e := range r.Events {
+		if e.Fault == faults.RedisRestart && e.Err == "" {
+			t.Logf("%s: %s", r.Cell, e.Detail)
+			return
+		}
+	}
+	t.Fatalf("the restart did not strike, or failed: %+v", r.Events)
+}
