@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"strings"
 	"time"
 )
 
@@ -116,8 +117,12 @@ func (t *Target) ReplicaOf(ctx context.Context, primary *Target) error {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	for {
+		// The replica's link can be up before the primary counts it online (that waits
+		// for the replica's first ACK), and WAIT counts only what the primary counts.
 		info, err := c.Info(ctx, "replication").Result()
-		if err == nil && infoField(info, "master_link_status") == "up" {
+		pinfo, perr := pc.Info(ctx, "replication").Result()
+		if err == nil && perr == nil && infoField(info, "master_link_status") == "up" &&
+			strings.Contains(pinfo, "state=online") {
 			return nil
 		}
 		select {
