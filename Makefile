@@ -13,7 +13,7 @@ export TESTCONTAINERS_RYUK_DISABLED ?= true
 # when no engine answers (the harness then runs redis-server as a process).
 REDIS_ENV = img=$$(scripts/redis-image.sh) && export STOCKBENCH_REDIS_IMAGE=$${img:-$${STOCKBENCH_REDIS_IMAGE:-redis:7}}
 
-.PHONY: build bench bench-infra run test vet fmt-check redis-image redis-server chromium adapters gate baseline perf report fuzz chaos clean clean-containers
+.PHONY: build bench bench-infra bench-distributed image run test vet fmt-check redis-image redis-server chromium adapters gate baseline perf report fuzz chaos clean clean-containers
 
 # How long make fuzz runs each fuzz target.
 FUZZTIME ?= 30s
@@ -41,6 +41,16 @@ INFRA_LOCKS ?= lua,token,token-wait,fencing,redislock
 INFRA_QUEUES ?= list,reliable-list,stream,asynq
 bench-infra: build
 	@$(REDIS_ENV) && ./$(BIN) matrix --infra --redis container --ttl 5s --locks $(INFRA_LOCKS) --queues $(INFRA_QUEUES) $(ARGS)
+
+## bench-distributed: a sharded sale as a Kubernetes Indexed Job runs it, here: SHARDS (4)
+## containers of the stockbench image on a private network against a Redis container, merged,
+## beside the same sale in one process, for LOCKS (lua,seed-setnx); BUYERS and STOCK to size it
+bench-distributed:
+	@scripts/bench-distributed.sh
+
+## image: the stockbench image (the static binary FROM scratch) that deploy/k8s runs
+image:
+	@scripts/stockbench-image.sh
 
 ## run: one scenario, e.g. make run ARGS="--lock set-nx-ex --buyers 200000 --stock 500"
 run: build

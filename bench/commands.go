@@ -23,6 +23,9 @@ func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	if help || err != nil {
 		return complain(stderr, err)
 	}
+	if c.shard.Sharded() {
+		return runShard(ctx, c, jobs[0], args, stdout, stderr)
+	}
 	return execute(ctx, c, jobs, args, nil, stdout, stderr)
 }
 
@@ -37,8 +40,13 @@ func runJobs(args []string, stdout io.Writer) (c *common, jobs []job, help bool,
 	scenario := fs.String("scenario", "", "preset whose settings the other flags override (default flash-sale, or queue-sale with --queue)")
 	fault := fs.String("fault", faults.None, "what goes wrong: a fault, or several joined by +, as client-pause or redis-pause:for=3s+net-latency")
 	fulfil := fs.String("fulfil", string(scenarios.Naive), "how workers apply an order: naive or idempotent")
+	shard := fs.String("shard", "", "run shard `i/n` of a sale too big for one load generator: every n-th buyer from buyer i, started with the other shards' at one moment on the shared --redis-url; writes a partial record for stockbench merge (env: JOB_COMPLETION_INDEX with STOCKBENCH_SHARDS=n)")
+	fs.StringVar(&c.runID, "run-id", os.Getenv("STOCKBENCH_RUN_ID"), "with --shard: the sharded run's `name`, the same for every shard (env STOCKBENCH_RUN_ID; default: one made from the sale's settings)")
 	if help, err := parse(fs, args, stdout); help || err != nil {
 		return nil, nil, help, err
+	}
+	if c.shard, err = shardOf(*shard); err != nil {
+		return nil, nil, false, usageError(fmt.Errorf("run: --shard: %w", err))
 	}
 	if *lock == "" && *queue == "" {
 		// One design file and nothing else named: run that design.
@@ -66,8 +74,10 @@ func runJobs(args []string, stdout io.Writer) (c *common, jobs []job, help bool,
 		return nil, nil, false, usageError(fmt.Errorf("run: --lock or --queue is required (locks: %s; queues: %s)",
 			joinNames(c.designs.lockNames()), joinNames(c.designs.queueNames())))
 	}
-	jobs, err = p.jobs(sf, c)
-	return c, jobs, false, err
+	if jobs, err = p.jobs(sf, c); err != nil || !c.shard.Sharded() {
+		return c, jobs, false, err
+	}
+	return c, jobs, false, c.shardJob(jobs, args)
 }
 
 // matrixCommand is `stockbench matrix`: every named lock under every named fault plan on

@@ -28,6 +28,9 @@ type common struct {
 	designs catalogue
 	// notes are what the command leaves out, and why, printed as it starts.
 	notes []string
+	// shard and runID: run's sale is one shard of a sharded run (see runShard).
+	shard scenarios.Shard
+	runID string
 }
 
 func (c *common) bind(fs *flag.FlagSet) {

@@ -55,6 +55,13 @@ func gateCommand(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return complain(stderr, usageError(fmt.Errorf("gate: current: %w", err)))
 	}
+	for _, f := range []*results.File{base, cur} {
+		for _, r := range f.Runs {
+			if r.Shard != nil && !r.Shard.Merged {
+				return complain(stderr, usageError(fmt.Errorf("gate: %s holds shard %d of %d, a partial record: gate the merge of its shards (stockbench merge)", f.ID, r.Shard.Index, r.Shard.Count)))
+			}
+		}
+	}
 	res := gate.Compare(base, cur, rules)
 	fmt.Fprintf(stdout, "gate: %s against baseline %s: %d runs compared (reference: %s)\n", cur.ID, base.ID, res.Compared, refs(rules))
 	for _, n := range res.Notes {

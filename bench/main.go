@@ -7,6 +7,7 @@
 //	stockbench matrix [flags]                every lock x the default scenarios
 //	stockbench check [FILE]                  a run file's designs, judged by its thresholds
 //	stockbench report DIR [DIR...]           rebuild a report, or compare runs side by side
+//	stockbench merge SHARD_DIR...            join a sharded sale's partial records
 //	stockbench gate --baseline FILE          compare a run with a baseline, for CI
 //
 // Exit codes: 0 done; 1 a run failed (Redis died, say), a gate found a regression or a
@@ -48,6 +49,10 @@ Usage:
                                         one sale per value of one setting: damage, sales/s and p99 against it
   stockbench check [FILE]               run a run file (default stockbench.json) and judge it by its
                                         thresholds and baseline: exit 0 held, 1 broken, 2 bad input
+  stockbench run --lock NAME --shard i/n --redis-url URL
+                                        one shard of a sale run by n load generators on one Redis
+  stockbench merge SHARD_DIR... [--out DIR]
+                                        join the shards' records into the sale's: verdict, latencies, report
   stockbench report RUN_DIR [RUN_DIR...]
                                         rebuild a run's report.html, or compare runs side by side
   stockbench gate --baseline FILE [--current RUN_DIR]
@@ -99,6 +104,8 @@ func cli(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return checkCommand(ctx, args[1:], stdout, stderr)
 	case "report":
 		return reportCommand(ctx, args[1:], stdout, stderr)
+	case "merge":
+		return mergeCommand(ctx, args[1:], stdout, stderr)
 	case "gate":
 		return gateCommand(args[1:], stdout, stderr)
 	case "baseline":
@@ -110,7 +117,7 @@ func cli(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 	default:
-		err = usageError(fmt.Errorf("unknown command %q (commands: list, run, matrix, check, report, gate, baseline, perf, version)", args[0]))
+		err = usageError(fmt.Errorf("unknown command %q (commands: list, run, sweep, matrix, check, merge, report, gate, baseline, perf, version)", args[0]))
 	}
 	return complain(stderr, err)
 }

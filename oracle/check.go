@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -37,11 +38,22 @@ type Report struct {
 	LostUpdates int64 `json:"lost_updates"`
 	// OrderMismatch is orders recorded in Redis minus orders confirmed to buyers.
 	OrderMismatch int64 `json:"order_mismatch"`
+	// When the order list itself was read (a merged sale), the orders compared as
+	// multisets with the confirmations: MissingOrders were confirmed to a buyer and are
+	// not in the list, DuplicateOrders are in it more than once, PhantomOrders are in it
+	// for a buyer who was not told of a purchase.
+	MissingOrders   int `json:"missing_orders,omitempty"`
+	DuplicateOrders int `json:"duplicate_orders,omitempty"`
+	PhantomOrders   int `json:"phantom_orders,omitempty"`
 
 	// Overlaps counts holds that began while an earlier hold was still open.
 	Overlaps int `json:"overlaps"`
-	// LongestOverlap is the longest time two holds were open together.
+	// LongestOverlap is the longest time two holds were open together; zero for a merged
+	// sale, whose hosts' clocks do not compare.
 	LongestOverlap time.Duration `json:"longest_overlap_ns"`
+	// Witness is what the stock store saw of the holders, when they marked a witness;
+	// for a merged sale Overlaps is its count.
+	Witness *Witness `json:"witness,omitempty"`
 
 	// SellOut is when the counter reached zero, measured from the start; zero when it
 	// never did.
@@ -110,9 +122,46 @@ func Check(l *Ledger, f *Final) Report {
 		r.LockTTL = f.LockTTL
 		r.Stuck = f.LockTTL < 0 || f.LockTTL > f.Horizon
 		r.RenewalsAfterRelease = f.RenewalsAfterRelease
+		r.Witness = f.Witness
+		if f.OrderIDs != nil {
+			r.MissingOrders, r.DuplicateOrders, r.PhantomOrders = orderSets(l.Entries, f.OrderIDs)
+		}
 	}
-	r.Overlaps, r.LongestOverlap = overlaps(started)
+	switch {
+	case l.Hosts <= 1:
+		r.Overlaps, r.LongestOverlap = overlaps(started)
+	case r.Witness != nil:
+		r.Overlaps = int(r.Witness.Overlaps)
+	}
 	return r
+}
+
+// orderSets compares the order list with the confirmations as multisets: an id is a
+// buyer's index in entries.
+func orderSets(entries []Entry, ids []string) (missing, duplicate, phantom int) {
+	seen := make(map[int]int, len(ids))
+	for _, id := range ids {
+		i, err := strconv.Atoi(id)
+		if err != nil || i < 0 || i >= len(entries) {
+			phantom++ // no buyer of this sale
+			continue
+		}
+		seen[i]++
+	}
+	for i, n := range seen {
+		switch {
+		case entries[i].Outcome != Bought:
+			phantom += n
+		case n > 1:
+			duplicate += n - 1
+		}
+	}
+	for i := range entries {
+		if entries[i].Outcome == Bought && seen[i] == 0 {
+			missing++
+		}
+	}
+	return missing, duplicate, phantom
 }
 
 // overlaps sweeps the holds in order of entry, keeping the latest leave seen so far: a
@@ -159,6 +208,14 @@ func (r Report) Findings() []string {
 	if r.OrderMismatch != 0 {
 		f = append(f, fmt.Sprintf("ORDERS %+d", r.OrderMismatch))
 	}
+	for _, o := range []struct {
+		name string
+		n    int
+	}{{"MISSING", r.MissingOrders}, {"DUPLICATE", r.DuplicateOrders}, {"PHANTOM", r.PhantomOrders}} {
+		if o.n > 0 {
+			f = append(f, fmt.Sprintf("ORDERS-%s %d", o.name, o.n))
+		}
+	}
 	if r.Overlaps > 0 {
 		f = append(f, fmt.Sprintf("OVERLAP %d", r.Overlaps))
 	}
@@ -181,7 +238,7 @@ func (r Report) Cell() string {
 	case ClassOversold:
 		return fmt.Sprintf("%s %d", c, r.Oversold)
 	case ClassLost:
-		return fmt.Sprintf("%s %d", c, max(abs(r.LostUpdates), abs(r.OrderMismatch)))
+		return fmt.Sprintf("%s %d", c, max(abs(r.LostUpdates), abs(r.OrderMismatch), int64(r.MissingOrders+r.DuplicateOrders+r.PhantomOrders)))
 	case ClassOverlap:
 		return fmt.Sprintf("%s %d", c, r.Overlaps)
 	default:

@@ -201,3 +201,54 @@ func TestClassAdmits(t *testing.T) {
 		t.Errorf("AtMost(OVERLAP) = %v", got)
 	}
 }
+
+// TestOrdersAsMultisets compares the order list with the confirmations: an order lost,
+// one recorded twice and one for a buyer never told of a purchase are each found, though
+// their counts alone cancel out.
+func TestOrdersAsMultisets(t *testing.T) {
+	l := NewLedger(4, 10)
+	for i, o := range []Outcome{Bought, Bought, Bought, Failed} {
+		l.Entries[i].Outcome = o
+	}
+	tests := []struct {
+		name                        string
+		ids                         []string
+		missing, duplicate, phantom int
+	}{
+		{"as confirmed", []string{"2", "0", "1"}, 0, 0, 0},
+		{"one lost, one phantom", []string{"0", "1", "3"}, 1, 0, 1},
+		{"one twice", []string{"0", "1", "2", "2"}, 0, 1, 0},
+		{"no such buyer", []string{"0", "1", "2", "x", "99"}, 0, 0, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := Check(l, &Final{Stock: 7, Orders: int64(len(tt.ids)), OrderIDs: tt.ids})
+			if r.MissingOrders != tt.missing || r.DuplicateOrders != tt.duplicate || r.PhantomOrders != tt.phantom {
+				t.Errorf("missing, duplicate, phantom = %d, %d, %d; want %d, %d, %d",
+					r.MissingOrders, r.DuplicateOrders, r.PhantomOrders, tt.missing, tt.duplicate, tt.phantom)
+			}
+			if safe := tt.missing+tt.duplicate+tt.phantom == 0; safe != (r.Class() == ClassSafe) {
+				t.Errorf("class %s (%s)", r.Class(), r.Verdict())
+			}
+		})
+	}
+}
+
+// TestMergedOverlapsAreTheWitness: holds recorded on several hosts' clocks are not swept
+// for overlap; the witness's count stands instead.
+func TestMergedOverlapsAreTheWitness(t *testing.T) {
+	l := NewLedger(2, 10)
+	for i := range l.Entries {
+		l.Entries[i] = Entry{Outcome: Bought, Held: true, Enter: time.Duration(i), Leave: 10}
+	}
+	if r := Check(l, &Final{Stock: 8, Orders: 2}); r.Overlaps != 1 {
+		t.Fatalf("one clock: want the sweep's 1 overlap, got %d", r.Overlaps)
+	}
+	l.Hosts = 2
+	if r := Check(l, &Final{Stock: 8, Orders: 2, Witness: &Witness{Max: 1}}); r.Overlaps != 0 || r.Class() != ClassSafe {
+		t.Errorf("two hosts, witness saw one holder at a time: want no overlap, got %d", r.Overlaps)
+	}
+	if r := Check(l, &Final{Stock: 8, Orders: 2, Witness: &Witness{Max: 2, Overlaps: 1}}); r.Overlaps != 1 || r.Class() != ClassOverlap {
+		t.Errorf("two hosts, witness saw two: want OVERLAP 1, got %d (%s)", r.Overlaps, r.Class())
+	}
+}

@@ -39,7 +39,7 @@ func (r Report) Class() Class {
 	switch {
 	case r.Oversold > 0 || r.NegativeStock:
 		return ClassOversold
-	case r.LostUpdates != 0 || r.OrderMismatch != 0:
+	case r.LostUpdates != 0 || r.OrderMismatch != 0 || r.MissingOrders+r.DuplicateOrders+r.PhantomOrders > 0:
 		return ClassLost
 	case r.Overlaps > 0:
 		return ClassOverlap

@@ -62,6 +62,11 @@ type Ledger struct {
 	// stopped first. Their entries are left as they were: marking a million of them
 	// would cost a stopped run seconds of page faults.
 	Unstarted int
+	// Hosts is how many clocks the times were read from: above 1 for a sale merged from
+	// shards, whose monotonic clocks share only a start read from Redis, so holds on
+	// different hosts cannot be compared for overlap (the witness counts those).
+	// Default: 0, one clock.
+	Hosts int
 }
 
 // Started is the entries of the buyers who started.
@@ -88,4 +93,19 @@ type Final struct {
 	Horizon time.Duration
 	// RenewalsAfterRelease counts lease renewals sent after the lease's release began.
 	RenewalsAfterRelease int
+	// Witness is what the stock store saw of the holders, when they marked a witness.
+	Witness *Witness
+	// OrderIDs, when read, is the order list itself (the buyers' indices, as the ledger
+	// numbers them), for the orders oracle to compare as multisets.
+	OrderIDs []string
+}
+
+// Witness is what the stock store itself saw of the lock holders: each holder counts
+// itself in on entering the critical section and out on leaving it. Two holders on
+// different hosts cannot compare their clocks, but the store sees both.
+type Witness struct {
+	// Max is the most holders inside at once: above 1 is an overlap.
+	Max int64 `json:"max"`
+	// Overlaps counts holders who came in while another was inside.
+	Overlaps int64 `json:"overlaps"`
 }

@@ -25,6 +25,12 @@ type LostLocks struct {
 	Other int `json:"other"`
 }
 
+// Add adds o's counts to l's: another load generator's holds of the same sale.
+func (l *LostLocks) Add(o LostLocks) {
+	l.Holds, l.Lost, l.PoolWait = l.Holds+o.Holds, l.Lost+o.Lost, l.PoolWait+o.PoolWait
+	l.Work, l.Paused, l.Other = l.Work+o.Work, l.Paused+o.Paused, l.Other+o.Other
+}
+
 // Causes are the lost holds by cause, in the order the report shows them.
 func (l LostLocks) Causes() []struct {
 	Name string

@@ -61,6 +61,9 @@ type Run struct {
 	Sales []Sample `json:"sales_over_time,omitempty"`
 	// Tries is how often the buyers of a flash sale tried for the lock, or to buy.
 	Tries *Tries `json:"tries_per_buyer,omitempty"`
+	// Shard is set for a run of a sharded sale: one shard's partial record, or the merge
+	// of every shard's.
+	Shard *ShardInfo `json:"shard,omitempty"`
 	// Sweep, for a run of a sweep, is the parameter varied and its value here.
 	Sweep *SweepPoint `json:"sweep,omitempty"`
 	// DamageRate is the damage per 10,000 sales, with its confidence interval.
@@ -204,4 +207,16 @@ type SweepPoint struct {
 	X     float64 `json:"x"`
 	// Unit is X's unit, for the axis ("s" for a duration; "" for a count or a share).
 	Unit string `json:"unit,omitempty"`
+}
+
+// ShardInfo is where a run sits in a sale run by several load generators (shards).
+type ShardInfo struct {
+	// Index is the shard's number from 0, of Count; Merged is set instead for the run
+	// merged from all Count.
+	Index  int  `json:"index"`
+	Count  int  `json:"count"`
+	Merged bool `json:"merged,omitempty"`
+	// Late is how long after the common start the shard heard of it (the latest shard's,
+	// merged): its first buyers started that late.
+	Late time.Duration `json:"late_ns,omitempty"`
 }

@@ -30,6 +30,10 @@
 // lets the lua sale keep pace with redis-benchmark. A queue sale's orders are sent the
 // same way.
 //
+// A sale too big for one load generator runs as shards (Sale.Shard): each process takes
+// every n-th buyer of the one arrival schedule, the shards start together at a moment read
+// from Redis, and [Merge] joins their records into the sale's, judged on the union.
+//
 // A design need not be registered to be run: build a [lockimpl.Impl] or [queueimpl.Impl]
 // around your own Locker, Purchaser or Queue and pass it to Run, on a [Redis] of your own
 // ([Single] wraps one client).

@@ -54,6 +54,10 @@ type FlashSale struct {
 	Serve int
 	// CheckLinearizable runs porcupine over the confirmed purchases. Default: off.
 	CheckLinearizable bool
+	// Witness has every lock holder count itself in and out at the stock store (see
+	// oracle.Witness): two round trips more per hold, for overlaps judged by the store
+	// rather than by one host's clock. Default: off, and always on in a shard.
+	Witness bool
 }
 
 // WithDefaults returns s with its zero fields set to the defaults.
@@ -91,6 +95,7 @@ func (s FlashSale) Validate() error {
 	check(s.TTL < 0, "ttl must be positive, got %s", s.TTL)
 	check(s.Retry.Interval < 0, "retry interval must be positive, got %s", s.Retry.Interval)
 	check(s.Retry.Timeout < 0, "timeout must be positive, got %s", s.Retry.Timeout)
+	check(s.Shard.Sharded() && s.CheckLinearizable, "a shard cannot check linearizability: its hosts' clocks do not compare")
 	return errors.Join(errs...)
 }
 
@@ -101,22 +106,42 @@ func (s FlashSale) Validate() error {
 // returns it with what was measured; an error is returned only when the sale could not
 // start, or together with an incomplete record when Redis failed under it.
 func (s FlashSale) Run(ctx context.Context, r Redis, impl lockimpl.Impl) (results.Run, error) {
+	run, _, err := s.run(ctx, r, impl)
+	return run, err
+}
+
+// RunPart runs the sale as Run does and returns, besides the record, what a merge of a
+// sharded sale's shards needs of it (see Merge).
+func (s FlashSale) RunPart(ctx context.Context, r Redis, impl lockimpl.Impl) (results.Part, error) {
+	run, ls, err := s.run(ctx, r, impl)
+	p := results.Part{Run: run}
+	if ls != nil {
+		p.Entries, p.Unstarted, p.Final = ls.ledger.Entries, ls.ledger.Unstarted, ls.final
+	}
+	return p, err
+}
+
+func (s FlashSale) run(ctx context.Context, r Redis, impl lockimpl.Impl) (run results.Run, ls *lockSale, err error) {
 	if err := s.Validate(); err != nil {
-		return results.Run{}, err
+		return results.Run{}, nil, err
 	}
 	if err := admit(impl.Name, impl.Validate(), impl.Outside, s.Faults); err != nil {
-		return results.Run{}, err
+		return results.Run{}, nil, err
 	}
 	s, r = s.WithDefaults(), r.withDefaults()
 	if err := r.check(impl.LockNodes(), impl.Name); err != nil {
-		return results.Run{}, err
+		return results.Run{}, nil, err
 	}
 	apps, opened, err := appClients(r, s.Apps)
 	if err != nil {
-		return results.Run{}, err
+		return results.Run{}, nil, err
 	}
 	defer closeClients(opened)
-	return runSale(ctx, s.Sale, r, s.TTL, func(inj *faults.Injector) kind { return newLockSale(s, r, apps, impl, inj) })
+	run, err = runSale(ctx, s.Sale, r, s.TTL, func(inj *faults.Injector) kind {
+		ls = newLockSale(s, r, apps, impl, inj)
+		return ls
+	})
+	return run, ls, err
 }
 
 // keys are the sale's Redis keys.

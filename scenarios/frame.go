@@ -9,6 +9,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/stockbench/stockbench/faults"
+	"github.com/stockbench/stockbench/internal/wait"
 	"github.com/stockbench/stockbench/results"
 )
 
@@ -52,9 +53,19 @@ func runSale(ctx context.Context, s Sale, r Redis, ttl time.Duration, build func
 	}
 	r.warm(ctx, s.Conns)
 	before, servers, statsErr := commandStats(ctx, r.admins())
+	if !s.Shard.lead() {
+		statsErr = errNotLead // the first shard counts every shard's commands
+	}
 	if err := inj.Start(ctx); err != nil {
 		k.cleanUp(context.WithoutCancel(ctx)) // the design's processes, if any, go too
 		return results.Run{}, err
+	}
+	var late time.Duration
+	if s.Shard.Sharded() {
+		if late, err = startTogether(ctx, s, r); err != nil {
+			k.cleanUp(context.WithoutCancel(ctx))
+			return results.Run{}, err
+		}
 	}
 
 	t := newTally(s)
@@ -64,6 +75,10 @@ func runSale(ctx context.Context, s Sale, r Redis, ttl time.Duration, build func
 			defer t.report(s)()
 			k.run(ctx, t)
 		})
+	var shardErr error
+	if s.Shard.Sharded() && goneErr == nil {
+		shardErr = finishTogether(ctx, s, r)
+	}
 
 	// The sale's context may be over; the final reads and the clean-up still need Redis.
 	after, cancel := afterSale(ctx, goneErr)
@@ -76,8 +91,15 @@ func runSale(ctx context.Context, s Sale, r Redis, ttl time.Duration, build func
 			statsErr = errors.New("commandstats: the servers changed during the sale (restarted or failed over), and their counts with them")
 		}
 	}
-	finalErr := k.readFinal(after)
+	var finalErr error
+	if shardErr == nil { // a shard missing: its buyers may still be buying
+		finalErr = k.readFinal(after)
+	}
 	cleanErr := k.cleanUp(after)
+	if s.Shard.Sharded() && s.Shard.lead() {
+		arrived, start, finished := shardKeys(s.Prefix)
+		cleanErr = errors.Join(cleanErr, r.StockAdmin.Del(after, arrived, start, finished).Err())
+	}
 
 	run := results.Run{Scenario: s.Name, Complete: true, Started: started, Duration: time.Since(started)}
 	k.judge(&run, kindNames(inj.NotFired()))
@@ -87,7 +109,10 @@ func runSale(ctx context.Context, s Sale, r Redis, ttl time.Duration, build func
 		run.Commands = results.NewCommands(before, afterStats, run.Oracle.Bought)
 	}
 	run.Errors, run.FirstError = t.errors()
-	runErr := runError(goneErr, errors.Join(t.runErr(), finalErr), cleanErr)
+	if s.Shard.Sharded() {
+		run.Shard = &results.ShardInfo{Index: s.Shard.Index, Count: s.Shard.Count, Late: late}
+	}
+	runErr := runError(goneErr, errors.Join(t.runErr(), shardErr, finalErr), cleanErr)
 	switch {
 	case runErr != nil:
 		run.Complete, run.Error = false, runErr.Error()
@@ -95,6 +120,34 @@ func runSale(ctx context.Context, s Sale, r Redis, ttl time.Duration, build func
 		run.Complete, run.Error = false, "interrupted"
 	}
 	return run, runErr
+}
+
+// errNotLead: a shard other than the first does not count the servers' commands.
+var errNotLead = errors.New("commandstats: counted by the first shard")
+
+// startTogether waits at the shards' barrier and then for the sale's start, which it
+// returns how late this shard heard of (zero when in time).
+func startTogether(ctx context.Context, s Sale, r Redis) (late time.Duration, err error) {
+	at, err := s.Shard.meet(ctx, r.StockAdmin, s.Prefix)
+	if err != nil {
+		return 0, err
+	}
+	if d := time.Until(at); d > 0 {
+		return 0, wait.Sleep(ctx, d)
+	}
+	return -time.Until(at), nil
+}
+
+// finishTogether marks the shard finished; the first shard waits for the others, and
+// reads the outcome only when all of them finished. A Ctrl-C ends the wait.
+func finishTogether(ctx context.Context, s Sale, r Redis) error {
+	mark, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	if ended(ctx) {
+		s.Shard.Join = time.Nanosecond // stopped: say what is known, wait for nobody
+		ctx = mark
+	}
+	return s.Shard.finish(ctx, mark, r.StockAdmin, s.Prefix)
 }
 
 // during runs a sale's buyers and workers (run) while the watched servers are watched

@@ -121,11 +121,11 @@ func (ls *lockSale) turn(a *app, i int) {
 	var left int64
 	var err error
 	if a.purchaser != nil {
-		think := ls.Think.Draw(ls.Seed, i)
+		think := ls.Think.Draw(ls.Seed, ls.id(i))
 		if first {
 			think += max(time.Until(ls.inj.Purchasing(true).Until), 0)
 		}
-		left, err = a.purchaser.(tryer).Try(ctx, ls.stock, strconv.Itoa(i), think)
+		left, err = a.purchaser.(tryer).Try(ctx, ls.stock, strconv.Itoa(ls.id(i)), think)
 	} else {
 		lease, err = a.locker.TryLock(ctx, ls.lockKey, ls.TTL)
 	}
@@ -207,7 +207,7 @@ func (ls *lockSale) buyQueued(ctx context.Context, a *app, i int, start time.Tim
 	}
 	ls.inj.Purchasing(false) // one script: nothing between a read and a write to stretch
 	ls.ledger.Entries[i].Tries = 1
-	left, err := a.purchaser.Purchase(ctx, ls.stock, strconv.Itoa(i), ls.Think.Draw(ls.Seed, i))
+	left, err := a.purchaser.Purchase(ctx, ls.stock, strconv.Itoa(ls.id(i)), ls.Think.Draw(ls.Seed, ls.id(i)))
 	ls.settle(ctx, i, start, left, err)
 }
 
@@ -220,7 +220,9 @@ func (ls *lockSale) holder(ctx context.Context, a *app, i int, start time.Time, 
 	e.Held, e.Enter = true, held.Sub(ls.t0)
 
 	h := &hold{a: a}
-	left, err := ls.critical(ctx, h, i, strconv.Itoa(i), lease)
+	in := ls.witnessIn(ctx, a)
+	left, err := ls.critical(ctx, h, i, strconv.Itoa(ls.id(i)), lease)
+	ls.witnessOut(ctx, a, in)
 
 	leave := time.Now()
 	e.Leave = leave.Sub(ls.t0)
@@ -331,7 +333,7 @@ func (ls *lockSale) critical(ctx context.Context, h *hold, i int, id string, lea
 	if n <= 0 {
 		return n, lockimpl.ErrSoldOut
 	}
-	think := ls.Think.Draw(ls.Seed, i)
+	think := ls.Think.Draw(ls.Seed, ls.id(i))
 	h.work += think
 	if err := wait.Sleep(ctx, think); err != nil {
 		return 0, err

@@ -67,7 +67,7 @@ var _ kind = (*lockSale)(nil)
 // newLockSale builds the sale, with one copy of the design per application instance
 // (apps: their clients, the first being r's).
 func newLockSale(s FlashSale, r Redis, apps []Redis, impl lockimpl.Impl, inj *faults.Injector) *lockSale {
-	ls := &lockSale{FlashSale: s, r: r, impl: impl, inj: inj, spike: inj.Spike(), ledger: oracle.NewLedger(s.Buyers, s.Stock)}
+	ls := &lockSale{FlashSale: s, r: r, impl: impl, inj: inj, spike: inj.Spike(), ledger: oracle.NewLedger(s.Shard.buyers(s.Buyers), s.Stock)}
 	ls.stock, ls.lockKey = s.keys()
 	if impl.Retry != nil {
 		ls.Retry = impl.Retry(ls.Retry)
@@ -102,27 +102,24 @@ func (ls *lockSale) horizon() time.Duration { return ls.Retry.Timeout }
 
 // leases are the sale's keys by server, for KeyLease.
 func (ls *lockSale) leases() []leased {
-	sets := []leased{{c: ls.r.StockAdmin, data: ls.stock.Keys()}}
+	sets := []leased{{c: ls.r.StockAdmin, data: ls.dataKeys()}}
 	for _, c := range ls.r.LockAdmins {
 		sets = append(sets, leased{c: c, data: []string{ls.lockKey + ":counter"}, locks: []string{ls.lockKey}})
 	}
 	return sets
 }
 
+// dataKeys are the sale's keys on the stock server: the stock's and the witness's.
+func (ls *lockSale) dataKeys() []string {
+	return append(ls.stock.Keys(), witnessKeys(ls.Prefix)...)
+}
+
 // setUp writes the stock, clears what an earlier sale with the same prefix left, and
 // starts the design's processes and warms the pools of the instances past the first (the
-// frame warms the first).
+// frame warms the first). Of a sharded sale's shards, only the first writes.
 func (ls *lockSale) setUp(ctx context.Context) error {
-	if err := ls.r.StockAdmin.Del(ctx, ls.stock.Keys()...).Err(); err != nil {
-		return fmt.Errorf("flash-sale: set up: del: %w", err)
-	}
-	for _, c := range ls.r.LockAdmins {
-		if err := c.Del(ctx, ls.lockKeys()...).Err(); err != nil {
-			return fmt.Errorf("flash-sale: set up: del lock: %w", err)
-		}
-	}
-	if err := ls.r.StockAdmin.Set(ctx, ls.stock.Key, ls.Stock, ls.KeyLease).Err(); err != nil {
-		return fmt.Errorf("flash-sale: set up: set stock: %w", err)
+	if err := ls.writeStock(ctx); err != nil {
+		return err
 	}
 	for _, a := range ls.apps {
 		if a.starter == nil {
@@ -134,6 +131,25 @@ func (ls *lockSale) setUp(ctx context.Context) error {
 	}
 	for _, a := range ls.apps[1:] {
 		a.r.warm(ctx, ls.Conns)
+	}
+	return nil
+}
+
+// writeStock clears the sale's keys and writes the stock.
+func (ls *lockSale) writeStock(ctx context.Context) error {
+	if !ls.Shard.lead() {
+		return nil
+	}
+	if err := ls.r.StockAdmin.Del(ctx, ls.dataKeys()...).Err(); err != nil {
+		return fmt.Errorf("flash-sale: set up: del: %w", err)
+	}
+	for _, c := range ls.r.LockAdmins {
+		if err := c.Del(ctx, ls.lockKeys()...).Err(); err != nil {
+			return fmt.Errorf("flash-sale: set up: del lock: %w", err)
+		}
+	}
+	if err := ls.r.StockAdmin.Set(ctx, ls.stock.Key, ls.Stock, ls.KeyLease).Err(); err != nil {
+		return fmt.Errorf("flash-sale: set up: set stock: %w", err)
 	}
 	return nil
 }
@@ -150,7 +166,10 @@ func (ls *lockSale) cleanUp(ctx context.Context) error {
 		}
 	}
 	ls.log = strings.Join(logs, "\n")
-	errs := []error{ls.r.StockAdmin.Del(ctx, ls.stock.Keys()...).Err()}
+	if !ls.Shard.lead() {
+		return nil // the first shard deletes the keys, once every shard is done
+	}
+	errs := []error{ls.r.StockAdmin.Del(ctx, ls.dataKeys()...).Err()}
 	for _, c := range ls.r.LockAdmins {
 		errs = append(errs, c.Del(ctx, ls.lockKeys()...).Err())
 	}
@@ -169,8 +188,8 @@ func (ls *lockSale) run(ctx context.Context, t *tally) {
 		ls.runQueued(ctx)
 		return
 	}
-	ls.giveUp = make([]time.Duration, ls.Buyers)
-	room := ls.Buyers/len(ls.apps) + 1
+	ls.giveUp = make([]time.Duration, ls.buyers())
+	room := ls.buyers()/len(ls.apps) + 1
 	stop := make(chan struct{})
 	var sleepers sync.WaitGroup
 	for _, a := range ls.apps {
@@ -191,9 +210,9 @@ func (ls *lockSale) run(ctx context.Context, t *tally) {
 			a.x.stop()
 		}
 	}()
-	p := ls.Pacer()
+	p := ls.pacer()
 	next := 0
-	arrived := arrive(ctx, ls.Buyers, p, ls.t0, func(n int) {
+	arrived := arrive(ctx, ls.buyers(), p, ls.t0, func(n int) {
 		for ; next < n; next++ {
 			// Starting a million buyers takes a while: a stop meanwhile is heard.
 			if next%4096 == 0 && ctx.Err() != nil {
@@ -207,7 +226,14 @@ func (ls *lockSale) run(ctx context.Context, t *tally) {
 }
 
 // interrupt notes that the buyers from the ith on never started.
-func (ls *lockSale) interrupt(from int) { ls.ledger.Unstarted = ls.Buyers - from }
+func (ls *lockSale) interrupt(from int) { ls.ledger.Unstarted = ls.buyers() - from }
+
+// buyers is how many buyers this process runs: the sale's, or its shard's.
+func (ls *lockSale) buyers() int { return len(ls.ledger.Entries) }
+
+// id is buyer i's number in the sale, the order it records and the draws it makes: in a
+// shard, its number in the whole sale.
+func (ls *lockSale) id(i int) int { return ls.Shard.Global(i) }
 
 // runQueued runs a sale whose purchases are one call each. Such a buyer has nothing to
 // wait for but a connection, so it needs no goroutine of its own: buyers queue, first
@@ -216,12 +242,15 @@ func (ls *lockSale) interrupt(from int) { ls.ledger.Unstarted = ls.Buyers - from
 // which is what lets the lua sale keep pace with redis-benchmark. Under a closed load
 // every buyer arrives at the start.
 func (ls *lockSale) runQueued(ctx context.Context) {
-	feed(ctx, ls.Buyers, ls.Conns*len(ls.apps), ls.Pacer(), ls.t0,
+	feed(ctx, ls.buyers(), ls.Conns*len(ls.apps), ls.pacer(), ls.t0,
 		func(w, i int, at time.Time) { ls.buyQueued(ctx, ls.apps[w%len(ls.apps)], i, at) }, ls.interrupt)
 }
 
 // readFinal reads the outcome from Redis.
 func (ls *lockSale) readFinal(ctx context.Context) error {
+	if !ls.Shard.lead() {
+		return nil // the first shard reads it, once every shard is done
+	}
 	c := ls.r.StockAdmin
 	stock, err := c.Get(ctx, ls.stock.Key).Int64()
 	if err != nil {
@@ -242,6 +271,20 @@ func (ls *lockSale) readFinal(ctx context.Context) error {
 	ls.final = &oracle.Final{
 		Stock: stock, Orders: orders, StaleRejected: stale, LockTTL: ttl,
 		Horizon: ls.Retry.Timeout, RenewalsAfterRelease: ls.renewalsAfterRelease(),
+	}
+	if ls.witnessed() {
+		if ls.final.Witness, err = readWitness(ctx, c, ls.Prefix); err != nil {
+			ls.final = nil
+			return err
+		}
+	}
+	if ls.Shard.Sharded() {
+		// Their multiset is what a merge checks: the orders are at most the stock and
+		// whatever was oversold, so the list is small.
+		if ls.final.OrderIDs, err = c.LRange(ctx, ls.stock.Orders, 0, -1).Result(); err != nil {
+			ls.final = nil
+			return fmt.Errorf("flash-sale: read orders: %w", err)
+		}
 	}
 	return nil
 }

@@ -71,6 +71,7 @@ func (s QueueSale) Validate() error {
 	check(s.Fulfil != "" && s.Fulfil != Naive && s.Fulfil != Idempotent, "unknown fulfil %q (known: %s, %s)", s.Fulfil, Naive, Idempotent)
 	check(s.Visibility < 0, "visibility timeout must be positive, got %s", s.Visibility)
 	check(s.Work < 0, "work must not be negative, got %s", s.Work)
+	check(s.Shard.Sharded(), "a queue sale cannot be sharded yet: its workers would have to be shared out too (shard a flash sale)")
 	return errors.Join(errs...)
 }
 

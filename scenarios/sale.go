@@ -55,6 +55,9 @@ type Sale struct {
 	// its design gives it, up to KeyLease; one left with none gets KeyLease once it is
 	// stuck. Default: none, for servers the harness throws away.
 	KeyLease time.Duration
+	// Shard makes the sale one shard of several, each run by a process of its own on the
+	// same Redis (see Shard). Default: the whole sale here.
+	Shard Shard
 }
 
 // Progress is how far a running sale has got.
@@ -90,6 +93,10 @@ func (s Sale) validate(a faults.Applies) []error {
 	check(s.RampTo > 0 && s.Rate == 0, "a ramp needs a starting rate")
 	check(s.Warmup < 0, "warm-up must not be negative, got %s", s.Warmup)
 	check(s.KeyLease < 0, "key lease must not be negative, got %s", s.KeyLease)
+	if err := s.Shard.validate(s.Buyers); err != nil {
+		errs = append(errs, err)
+	}
+	check(s.Shard.Sharded() && len(s.Faults) > 0, "a sharded sale runs without faults: a fault picks its victims among one process's buyers")
 	if k, ok := s.Faults.AppliesTo(a); !ok {
 		check(true, "fault %s does not apply to %s (faults for %s: %s)", k, a, a, strings.Join(kindNames(faults.Kinds(a)), ", "))
 	}

@@ -1,0 +1,218 @@
+package scenarios
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/stockbench/stockbench/faults"
+	"github.com/stockbench/stockbench/oracle"
+	"github.com/stockbench/stockbench/results"
+)
+
+// Merge joins the parts of a sharded flash sale, one from each shard, into the record
+// of the whole sale, as one process running it would have written it: the latency
+// histograms added (each part keeps its own whole, so nothing is rounded), the counters
+// summed, the ledgers joined with every buyer back at its number, and the oracles run on
+// the union with the outcome the first shard read. Overlaps are what the witness counted
+// in the stock store, since the shards' clocks do not compare. Parts of different sales,
+// a shard given twice or one missing are refused, naming the part (its Run.Source).
+func Merge(parts []results.Part) (results.Run, error) {
+	if len(parts) == 0 {
+		return results.Run{}, errors.New("merge: no shard given")
+	}
+	slices.SortStableFunc(parts, func(a, b results.Part) int { return cmp.Compare(index(a), index(b)) })
+	if err := sameSale(parts); err != nil {
+		return results.Run{}, err
+	}
+	first := &parts[0].Run
+	ledger := join(parts)
+	r := oracle.Check(ledger, parts[0].Final)
+	plan, err := faults.Parse(first.FaultPlan())
+	if err != nil {
+		return results.Run{}, fmt.Errorf("merge: %s: %w", first.Source, err)
+	}
+	run := results.Run{
+		Scenario: first.Scenario, Impl: first.Impl, Params: first.Params, Kind: results.LockSale, Complete: true,
+		Oracle: r, Shard: &results.ShardInfo{Count: len(parts), Merged: true},
+	}
+	var errs []string
+	end := time.Time{}
+	for i := range parts {
+		p := &parts[i].Run
+		if !p.Complete {
+			run.Complete = false
+			errs = append(errs, fmt.Sprintf("shard %d: %s", p.Shard.Index, p.Error))
+		}
+		if run.Started.IsZero() || p.Started.Before(run.Started) {
+			run.Started = p.Started
+		}
+		if e := p.Started.Add(p.Duration); e.After(end) {
+			end = e
+		}
+		run.Shard.Late = max(run.Shard.Late, p.Shard.Late)
+		run.Errors += p.Errors
+		run.FirstError = cmp.Or(run.FirstError, p.FirstError)
+		run.Events = append(run.Events, p.Events...)
+		if p.Log != "" {
+			run.Log = strings.TrimSpace(run.Log + "\n" + p.Log)
+		}
+		if p.LostLocks != nil {
+			if run.LostLocks == nil {
+				run.LostLocks = new(results.LostLocks)
+			}
+			run.LostLocks.Add(*p.LostLocks)
+		}
+	}
+	run.Error = strings.Join(errs, "; ")
+	run.Duration = end.Sub(run.Started)
+	slices.SortStableFunc(run.Events, func(a, b faults.Event) int { return cmp.Compare(a.At, b.At) })
+	want, _ := LockVerdicts(run.Impl).For(plan)
+	run.Judge(r.Verdict(), r.Class(), r.Cell(), r.Findings(), nil, want)
+	if r.LastSale > 0 {
+		run.SalesPerSec = float64(r.Bought) / r.LastSale.Seconds()
+	}
+	var sold []time.Duration
+	tries := make([]int32, 0, len(ledger.Entries))
+	for _, e := range ledger.Entries {
+		if e.Outcome == oracle.Bought {
+			sold = append(sold, e.Done)
+		}
+		tries = append(tries, e.Tries)
+	}
+	run.Sales, run.Tries = results.Timeline(sold), results.NewTries(tries)
+	if run.Latency, err = addLatencies(parts); err != nil {
+		return results.Run{}, err
+	}
+	if c := first.Commands; c != nil { // the first shard counted every shard's commands
+		merged := *c
+		merged.PerSale, merged.CPUPerSaleUs = 0, 0
+		if r.Bought > 0 {
+			merged.PerSale = float64(c.Total) / float64(r.Bought)
+			merged.CPUPerSaleUs = float64(c.CPUUs) / float64(r.Bought)
+		}
+		run.Commands = &merged
+	}
+	run.DamageRate = run.NewRate()
+	return run, nil
+}
+
+func index(p results.Part) int {
+	if p.Run.Shard == nil {
+		return -1
+	}
+	return p.Run.Shard.Index
+}
+
+// sameSale says which part does not belong with the first (sorted by shard), or which
+// shard is missing or given twice.
+func sameSale(parts []results.Part) error {
+	a := &parts[0]
+	if a.Run.Shard == nil || a.Run.Shard.Merged {
+		return fmt.Errorf("merge: %s is no shard's record", a.Run.Source)
+	}
+	n := a.Run.Shard.Count
+	for i := range parts {
+		b := &parts[i]
+		switch {
+		case b.Run.Shard == nil || b.Run.Shard.Merged:
+			return fmt.Errorf("merge: %s is no shard's record", b.Run.Source)
+		case b.ID != a.ID:
+			return fmt.Errorf("merge: %s is of run %s, %s of run %s", b.Run.Source, b.ID, a.Run.Source, a.ID)
+		case b.Run.Shard.Count != n:
+			return fmt.Errorf("merge: %s is a shard of %d, %s of %d", b.Run.Source, b.Run.Shard.Count, a.Run.Source, n)
+		case b.Run.Impl != a.Run.Impl || b.Run.Scenario != a.Run.Scenario || b.Run.Params != a.Run.Params:
+			return fmt.Errorf("merge: %s ran a different sale from %s (%s)", b.Run.Source, a.Run.Source, saleDiff(a.Run, b.Run))
+		case i > 0 && b.Run.Shard.Index == parts[i-1].Run.Shard.Index:
+			return fmt.Errorf("merge: shard %d of %d is given twice (%s, %s)", b.Run.Shard.Index, n, parts[i-1].Run.Source, b.Run.Source)
+		case len(b.Entries) != Shard{Index: b.Run.Shard.Index, Count: n}.buyers(b.Run.Params.Buyers):
+			return fmt.Errorf("merge: %s holds %d buyers, not shard %d's share of %d", b.Run.Source, len(b.Entries), b.Run.Shard.Index, b.Run.Params.Buyers)
+		}
+	}
+	if len(parts) != n {
+		var missing []string
+		have := map[int]bool{}
+		for _, p := range parts {
+			have[p.Run.Shard.Index] = true
+		}
+		for i := range n {
+			if !have[i] {
+				missing = append(missing, fmt.Sprint(i))
+			}
+		}
+		return fmt.Errorf("merge: shard %s of %d missing (every shard's directory is needed)", strings.Join(missing, ", "), n)
+	}
+	if parts[0].Final == nil && parts[0].Run.Complete {
+		return fmt.Errorf("merge: %s, the first shard, holds no final state (final.json)", parts[0].Run.Source)
+	}
+	return nil
+}
+
+// saleDiff names the first setting two shards' sales differ in.
+func saleDiff(a, b results.Run) string {
+	switch {
+	case a.Impl != b.Impl:
+		return fmt.Sprintf("design %s, not %s", b.Impl, a.Impl)
+	case a.Scenario != b.Scenario:
+		return fmt.Sprintf("scenario %s, not %s", b.Scenario, a.Scenario)
+	case a.Params.Seed != b.Params.Seed:
+		return fmt.Sprintf("seed %d, not %d", b.Params.Seed, a.Params.Seed)
+	case a.Params.Buyers != b.Params.Buyers:
+		return fmt.Sprintf("%d buyers, not %d", b.Params.Buyers, a.Params.Buyers)
+	case a.Params.Stock != b.Params.Stock:
+		return fmt.Sprintf("stock %d, not %d", b.Params.Stock, a.Params.Stock)
+	}
+	return "other settings"
+}
+
+// join is the sale's ledger: every shard's entries back at their buyers' numbers. A
+// shard's unstarted buyers, its last, are marked interrupted, since in the union they
+// are not the last.
+func join(parts []results.Part) *oracle.Ledger {
+	first := &parts[0].Run
+	n := len(parts)
+	l := oracle.NewLedger(first.Params.Buyers, first.Params.Stock)
+	l.Hosts = n
+	for i, p := range parts {
+		s := Shard{Index: i, Count: n}
+		for k, e := range p.Entries {
+			if k >= len(p.Entries)-p.Unstarted {
+				e.Outcome = oracle.Interrupted
+			}
+			l.Entries[s.Global(k)] = e
+		}
+	}
+	return l
+}
+
+// addLatencies adds the shards' histograms of each phase.
+func addLatencies(parts []results.Part) (map[string]results.Latency, error) {
+	sums := map[string]*hdrhistogram.Histogram{}
+	for _, p := range parts {
+		for phase, l := range p.Run.Latency {
+			h, err := l.Histogram()
+			if err != nil {
+				return nil, fmt.Errorf("merge: %s: %s latency: %w", p.Run.Source, phase, err)
+			}
+			if sum, ok := sums[phase]; ok {
+				sum.Merge(h)
+			} else {
+				sums[phase] = h
+			}
+		}
+	}
+	out := make(map[string]results.Latency, len(sums))
+	for phase, h := range sums {
+		l, err := results.Summarize(h)
+		if err != nil {
+			return nil, err
+		}
+		out[phase] = l
+	}
+	return out, nil
+}

@@ -1,0 +1,237 @@
+package scenarios
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// Shard makes a sale one of Count shards of a sale too big for one load generator, run
+// by as many processes on as many machines (a Kubernetes Indexed Job's pods). Every shard
+// is given the same sale; shard Index takes every Count-th buyer of the sale's one seeded
+// arrival schedule, from buyer Index on, so each buyer keeps the start it was due at and
+// the one buyer number names it in every shard's record.
+//
+// The shards meet in Redis, under the sale's prefix: shard 0 writes the stock, and every
+// shard starts at one moment read from Redis's clock (TIME), since the hosts' own clocks
+// do not agree. Shard 0 waits for the others to finish, reads the outcome and deletes
+// the sale's keys. Each shard's record is partial; a merge of all of them is the sale's.
+type Shard struct {
+	Index, Count int
+	// Join is how long a shard waits for the others to arrive, and shard 0 for them to
+	// finish after its own buyers did. Default: DefaultJoin.
+	Join time.Duration
+}
+
+// DefaultJoin is how long shards wait for one another by default: pods of one Job may be
+// scheduled a minute apart.
+const DefaultJoin = 2 * time.Minute
+
+// startMargin is how far after the last shard's arrival the sale starts: every shard,
+// polling the barrier, hears of the start before it comes.
+const startMargin = 500 * time.Millisecond
+
+// Sharded reports whether s is one shard of several.
+func (s Shard) Sharded() bool { return s.Count > 1 }
+
+// lead reports whether s is the shard that writes the stock and reads the outcome.
+func (s Shard) lead() bool { return s.Index == 0 }
+
+func (s Shard) String() string { return fmt.Sprintf("%d/%d", s.Index, s.Count) }
+
+// ParseShard reads "i/n", as --shard takes it.
+func ParseShard(v string) (Shard, error) {
+	var s Shard
+	i, n, ok := cutInts(v)
+	if !ok {
+		return s, fmt.Errorf("shard must be i/n, as 0/4, got %q", v)
+	}
+	s.Index, s.Count = i, n
+	if n < 1 {
+		return s, fmt.Errorf("shard count must be at least 1, got %d", n)
+	}
+	return s, s.validate(0)
+}
+
+func cutInts(v string) (int, int, bool) {
+	for k := range len(v) {
+		if v[k] == '/' {
+			i, err1 := strconv.Atoi(v[:k])
+			n, err2 := strconv.Atoi(v[k+1:])
+			return i, n, err1 == nil && err2 == nil
+		}
+	}
+	return 0, 0, false
+}
+
+// validate says what is wrong with s for a sale of buyers buyers (0: not known yet).
+func (s Shard) validate(buyers int) error {
+	switch {
+	case s.Count == 0 && s.Index == 0:
+		return nil
+	case s.Count < 1:
+		return fmt.Errorf("shard count must be at least 1, got %d", s.Count)
+	case s.Index < 0 || s.Index >= s.Count:
+		return fmt.Errorf("shard index must be from 0 to %d, got %d", s.Count-1, s.Index)
+	case buyers > 0 && s.Count > buyers:
+		return fmt.Errorf("%d shards need at least %d buyers, got %d", s.Count, s.Count, buyers)
+	case s.Join < 0:
+		return fmt.Errorf("shard join must not be negative, got %s", s.Join)
+	}
+	return nil
+}
+
+// buyers is how many of a sale's n buyers are the shard's.
+func (s Shard) buyers(n int) int {
+	if !s.Sharded() {
+		return n
+	}
+	return (n - s.Index + s.Count - 1) / s.Count
+}
+
+// Global is the sale's number for the shard's ith buyer.
+func (s Shard) Global(i int) int {
+	if !s.Sharded() {
+		return i
+	}
+	return i*s.Count + s.Index
+}
+
+// shardPacer is a shard's part of a sale's arrival schedule.
+type shardPacer struct {
+	p Pacer
+	s Shard
+}
+
+func (p shardPacer) Due(i int) time.Duration { return p.p.Due(p.s.Global(i)) }
+
+// pacer is the arrival schedule of the shard's own buyers; under a Rush, still a Rush.
+func (s Sale) pacer() Pacer {
+	p := s.Pacer()
+	if _, rush := p.(Rush); rush || !s.Shard.Sharded() {
+		return p
+	}
+	return shardPacer{p, s.Shard}
+}
+
+// meetScript adds shard ARGV[1] to the barrier KEYS[1]; the call that completes it sets
+// the start KEYS[2], ARGV[3] microseconds after Redis's now, once. It returns the start
+// (Redis's clock, in microseconds), or false while shards are missing. Calling it again
+// is harmless, so a shard polls it.
+var meetScript = redis.NewScript(`
+redis.call('SADD', KEYS[1], ARGV[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[4])
+if redis.call('SCARD', KEYS[1]) >= tonumber(ARGV[2]) and redis.call('EXISTS', KEYS[2]) == 0 then
+  local t = redis.call('TIME')
+  local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+  redis.call('SET', KEYS[2], now + tonumber(ARGV[3]), 'PX', ARGV[4])
+end
+return redis.call('GET', KEYS[2])
+`)
+
+// shardKeys are the barrier's keys under a sale's prefix: the shards arrived, the start,
+// the shards finished.
+func shardKeys(prefix string) (arrived, start, finished string) {
+	return prefix + ":shards:arrived", prefix + ":shards:start", prefix + ":shards:finished"
+}
+
+// meet waits until every shard has arrived and returns the sale's start on this host's
+// clock. Redis's clock is read with the shortest round trip of a few, and its reading
+// taken to be halfway through it.
+func (s Shard) meet(ctx context.Context, c redis.UniversalClient, prefix string) (time.Time, error) {
+	arrived, start, _ := shardKeys(prefix)
+	keep := (s.join() + time.Minute).Milliseconds()
+	deadline := time.Now().Add(s.join())
+	var at int64
+	for {
+		v, err := meetScript.Run(ctx, c, []string{arrived, start}, s.Index, s.Count, startMargin.Microseconds(), keep).Text()
+		if err == nil {
+			if at, err = strconv.ParseInt(v, 10, 64); err != nil {
+				return time.Time{}, fmt.Errorf("shard %s: read start: %w", s, err)
+			}
+			break
+		}
+		if !errors.Is(err, redis.Nil) {
+			return time.Time{}, fmt.Errorf("shard %s: barrier: %w", s, err)
+		}
+		if time.Now().After(deadline) {
+			n, _ := c.SCard(ctx, arrived).Result()
+			return time.Time{}, fmt.Errorf("shard %s: only %d of %d shards arrived within %s", s, n, s.Count, s.join())
+		}
+		select {
+		case <-ctx.Done():
+			return time.Time{}, ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	local, redisNow, err := redisClock(ctx, c)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("shard %s: %w", s, err)
+	}
+	return local.Add(time.Duration(at-redisNow) * time.Microsecond), nil
+}
+
+// redisClock reads Redis's clock (microseconds) with the shortest round trip of five,
+// and the moment on this host's monotonic clock it stands for.
+func redisClock(ctx context.Context, c redis.UniversalClient) (time.Time, int64, error) {
+	var best time.Duration = -1
+	var local time.Time
+	var at int64
+	for range 5 {
+		before := time.Now()
+		t, err := c.Time(ctx).Result()
+		if err != nil {
+			return time.Time{}, 0, fmt.Errorf("read redis time: %w", err)
+		}
+		rtt := time.Since(before)
+		if best < 0 || rtt < best {
+			best, local, at = rtt, before.Add(rtt/2), t.UnixMicro()
+		}
+	}
+	return local, at, nil
+}
+
+// finish marks the shard finished; shard 0 then waits for the others, for at most
+// Join, and says which never finished.
+// The mark is sent on mark's context, which outlives a stopped sale's.
+func (s Shard) finish(ctx, mark context.Context, c redis.UniversalClient, prefix string) error {
+	_, _, finished := shardKeys(prefix)
+	keep := s.join() + time.Minute
+	pipe := c.Pipeline()
+	pipe.SAdd(mark, finished, s.Index)
+	pipe.PExpire(mark, finished, keep)
+	if _, err := pipe.Exec(mark); err != nil {
+		return fmt.Errorf("shard %s: mark finished: %w", s, err)
+	}
+	if !s.lead() {
+		return nil
+	}
+	deadline := time.Now().Add(s.join())
+	for {
+		n, err := c.SCard(ctx, finished).Result()
+		switch {
+		case err != nil:
+			return fmt.Errorf("shard %s: wait for the others: %w", s, err)
+		case n >= int64(s.Count):
+			return nil
+		case time.Now().After(deadline):
+			return fmt.Errorf("shard %s: only %d of %d shards finished within %s of this one", s, n, s.Count, s.join())
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+func (s Shard) join() time.Duration {
+	if s.Join > 0 {
+		return s.Join
+	}
+	return DefaultJoin
+}

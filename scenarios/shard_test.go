@@ -1,0 +1,163 @@
+package scenarios
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stockbench/stockbench/internal/target/redistest"
+	"github.com/stockbench/stockbench/lockimpl"
+	"github.com/stockbench/stockbench/oracle"
+	"github.com/stockbench/stockbench/results"
+)
+
+// runShards runs s as n shards side by side on the package's Redis, each as its own
+// process would (its own clients), and returns their parts.
+func runShards(t *testing.T, s FlashSale, lock string, n int) []results.Part {
+	t.Helper()
+	impl, err := lockimpl.Lookup(lock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Name, s.Prefix = t.Name(), "{test:"+t.Name()+"}"
+	parts := make([]results.Part, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			s := s
+			s.Shard = Shard{Index: i, Count: n, Join: 30 * time.Second}
+			c := redistest.Shared(t).Client(s.WithDefaults().Conns)
+			defer c.Close()
+			parts[i], errs[i] = s.RunPart(context.Background(), Single(c), impl)
+			parts[i].ID, parts[i].Run.Source = "test", "shard "+s.Shard.String()
+		})
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("shard %d: %v", i, err)
+		}
+	}
+	return parts
+}
+
+// TestShardsMergeToTheOneProcessVerdict runs a sale as four shards and merges them: lua
+// is safe and seed-setnx oversells, as in one process, and the witness in the stock
+// store sees seed-setnx's holders overlap, though no one clock saw them all.
+func TestShardsMergeToTheOneProcessVerdict(t *testing.T) {
+	sale := FlashSale{
+		Sale:     Sale{Buyers: 200, Stock: 40, Conns: 8, Seed: 7},
+		Critical: ReadThinkWrite, Think: Fixed(time.Millisecond), TTL: 2 * time.Second,
+		Retry: lockimpl.Retry{Interval: 5 * time.Millisecond, Timeout: 20 * time.Second},
+	}
+	for _, tc := range []struct {
+		lock string
+		want oracle.Class
+	}{{"lua", oracle.ClassSafe}, {"seed-setnx", oracle.ClassOversold}, {"token", oracle.ClassSafe}} {
+		t.Run(tc.lock, func(t *testing.T) {
+			parts := runShards(t, sale, tc.lock, 4)
+			for _, p := range parts[1:] {
+				if p.Final != nil {
+					t.Errorf("shard %d read the final state; only the first should", p.Run.Shard.Index)
+				}
+			}
+			run, err := Merge(parts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			o := run.Oracle
+			t.Logf("%s merged: %s; bought %d, final %d, witness %+v, latency n=%d", tc.lock, run.Verdict, o.Bought, o.FinalStock, o.Witness, run.Latency["purchase"].Count)
+			if run.Class != tc.want {
+				t.Fatalf("merged class %s (%s), want %s", run.Class, run.Verdict, tc.want)
+			}
+			if o.Buyers != 200 || o.Pending != 0 || !run.Complete {
+				t.Errorf("merged ledger: %d buyers, %d pending, complete %v; want 200, 0, true", o.Buyers, o.Pending, run.Complete)
+			}
+			var bought int64
+			for _, p := range parts {
+				bought += p.Run.Latency["purchase"].Count
+			}
+			if got := run.Latency["purchase"].Count; got != bought || got != int64(o.Bought) {
+				t.Errorf("merged purchase latencies %d, want the shards' sum %d = bought %d", got, bought, o.Bought)
+			}
+			if o.MissingOrders+o.DuplicateOrders+o.PhantomOrders != 0 && tc.want == oracle.ClassSafe {
+				t.Errorf("orders as multisets: %d missing, %d duplicate, %d phantom", o.MissingOrders, o.DuplicateOrders, o.PhantomOrders)
+			}
+			switch tc.lock {
+			case "lua":
+				if o.Witness != nil {
+					t.Errorf("lua holds no lock, yet a witness was read: %+v", o.Witness)
+				}
+			case "seed-setnx":
+				if o.Witness == nil || o.Witness.Max < 2 || o.Overlaps == 0 {
+					t.Errorf("the witness missed seed-setnx's overlaps: %+v, overlaps %d", o.Witness, o.Overlaps)
+				}
+			case "token":
+				if o.Witness == nil || o.Witness.Max != 1 || o.Overlaps != 0 {
+					t.Errorf("token's holders overlapped by the witness: %+v, overlaps %d", o.Witness, o.Overlaps)
+				}
+			}
+		})
+	}
+}
+
+// TestMergeRefuses checks that parts that do not make one sale are refused, naming why.
+func TestMergeRefuses(t *testing.T) {
+	sale := FlashSale{Sale: Sale{Buyers: 12, Stock: 3, Conns: 2}}
+	parts := runShards(t, sale, "lua", 3)
+	other := func(edit func(p *results.Part)) []results.Part {
+		ps := make([]results.Part, len(parts))
+		copy(ps, parts)
+		edit(&ps[2])
+		return ps
+	}
+	for _, tc := range []struct {
+		name  string
+		parts []results.Part
+		want  string
+	}{
+		{"missing", parts[:2], "shard 2 of 3 missing"},
+		{"twice", other(func(p *results.Part) { p.Run.Shard = &results.ShardInfo{Index: 1, Count: 3} }), "given twice"},
+		{"seed", other(func(p *results.Part) { p.Run.Params.Seed = 9 }), "seed 9, not 0"},
+		{"count", other(func(p *results.Part) { p.Run.Shard = &results.ShardInfo{Index: 2, Count: 4} }), "a shard of 4"},
+		{"run", other(func(p *results.Part) { p.ID = "another" }), "of run another"},
+		{"ledger", other(func(p *results.Part) { p.Entries = p.Entries[:1] }), "holds 1 buyers"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Merge(tc.parts)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("got %v, want an error saying %q", err, tc.want)
+			}
+		})
+	}
+	if run, err := Merge(parts); err != nil || run.Class != oracle.ClassSafe || run.Oracle.Bought != 3 {
+		t.Fatalf("the whole set: %v, %s, bought %d", err, run.Verdict, run.Oracle.Bought)
+	}
+}
+
+// TestShardSharesTheSchedule checks that a shard takes every n-th buyer of the one
+// schedule, each at the start it was due at.
+func TestShardSharesTheSchedule(t *testing.T) {
+	whole := Sale{Buyers: 10, Rate: 100, RampTo: 200}
+	for i := range 3 {
+		s := whole
+		s.Shard = Shard{Index: i, Count: 3}
+		p := s.pacer()
+		for k := range s.Shard.buyers(10) {
+			if g := s.Shard.Global(k); p.Due(k) != whole.Pacer().Due(g) {
+				t.Errorf("shard %d's buyer %d (buyer %d of the sale) due at %s, want %s", i, k, g, p.Due(k), whole.Pacer().Due(g))
+			}
+		}
+	}
+	if n := (Shard{Index: 1, Count: 3}).buyers(10); n != 3 {
+		t.Errorf("shard 1/3 of 10 buyers has %d, want 3 (1, 4, 7)", n)
+	}
+	for _, bad := range []string{"4/4", "-1/2", "1", "a/b", "0/0"} {
+		if _, err := ParseShard(bad); err == nil {
+			t.Errorf("ParseShard(%q) accepted", bad)
+		}
+	}
+}
