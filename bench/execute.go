@@ -49,14 +49,11 @@ func execute(ctx context.Context, c *common, jobs []job, args []string, judge ju
 		most = max(most, j.buyers())
 	}
 	limitMemory(most)
-	e, code := start(ctx, c, stderr)
+	e, code := startChecked(ctx, c, stderr)
 	if e == nil {
 		return code
 	}
 	defer e.stop(stderr)
-	if err := e.checkDesigns(ctx, &c.designs); err != nil {
-		return complain(stderr, usageError(err))
-	}
 
 	id := results.NewID()
 	out := results.NewOutput(c.out, id)
@@ -179,6 +176,20 @@ func useProcs(n int, redisHere bool) int {
 		runtime.GOMAXPROCS(max(1, runtime.NumCPU()-1))
 	}
 	return runtime.GOMAXPROCS(0)
+}
+
+// startChecked starts Redis as start does, then has it compile the designs read from
+// files; a design it refuses stops Redis again and is the user's error.
+func startChecked(ctx context.Context, c *common, stderr io.Writer) (*env, int) {
+	e, code := start(ctx, c, stderr)
+	if e == nil {
+		return nil, code
+	}
+	if err := e.checkDesigns(ctx, &c.designs); err != nil {
+		e.stop(stderr)
+		return nil, complain(stderr, usageError(err))
+	}
+	return e, exitOK
 }
 
 // checkDesigns has the shared server compile the scripts of the designs read from

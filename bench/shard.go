@@ -83,14 +83,11 @@ func runShard(ctx context.Context, c *common, jb job, args []string, stdout, std
 	if err := writable(c.out); err != nil {
 		return complain(stderr, usageError(err))
 	}
-	e, code := start(ctx, c, stderr)
+	e, code := startChecked(ctx, c, stderr)
 	if e == nil {
 		return code
 	}
 	defer e.stop(stderr)
-	if err := e.checkDesigns(ctx, &c.designs); err != nil {
-		return complain(stderr, usageError(err))
-	}
 	r, err := rig.Start(ctx, e.shared, e.pool, j.nodes(), j.faults())
 	if err != nil {
 		return complain(stderr, err)
