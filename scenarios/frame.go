@@ -130,6 +130,12 @@ var errNotLead = errors.New("commandstats: counted by the first shard")
 func startTogether(ctx context.Context, s Sale, r Redis) (late time.Duration, err error) {
 	at, err := s.Shard.meet(ctx, r.StockAdmin, s.Prefix)
 	if err != nil {
+		// Leave the barrier, so that a run started again under the same name waits for
+		// its shards rather than counting this one.
+		bg, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
+		defer cancel()
+		arrived, _, _ := shardKeys(s.Prefix)
+		r.StockAdmin.SRem(bg, arrived, s.Shard.Index)
 		return 0, err
 	}
 	if d := time.Until(at); d > 0 {
