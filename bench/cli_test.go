@@ -110,7 +110,7 @@ func TestBadInput(t *testing.T) {
 		{"shard out of range", []string{"run", "--lock", "lua", "--shard", "2/2", "--redis-url", "redis://127.0.0.1:1"}, "shard index must be from 0 to 1"},
 		{"shard not i/n", []string{"run", "--lock", "lua", "--shard", "half"}, "shard must be i/n"},
 		{"more shards than buyers", []string{"run", "--lock", "lua", "--shard", "0/4", "--buyers", "3", "--redis-url", "redis://127.0.0.1:1"}, "4 shards need at least 4 buyers"},
-		{"shard under a fault", []string{"run", "--lock", "token", "--shard", "0/2", "--fault", "client-pause", "--redis-url", "redis://127.0.0.1:1"}, "a sharded sale runs without faults"},
+		{"shard under a fault", []string{"run", "--lock", "token", "--shard", "0/2", "--fault", "client-pause", "--redis-url", "redis://127.0.0.1:1"}, "a sharded sale takes only faults at a rate"},
 		{"bad run id", []string{"run", "--lock", "lua", "--shard", "0/2", "--run-id", "../x", "--redis-url", "redis://127.0.0.1:1"}, "--run-id must be"},
 		{"merge nothing", []string{"merge"}, "name the shards' directories"},
 		{"merge no shard", []string{"merge", "/nonexistent/run"}, "/nonexistent/run holds no shard's record"},

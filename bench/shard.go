@@ -165,7 +165,7 @@ func mergeCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		Complete: run.Complete, Incomplete: run.Error, Runs: []results.Run{run}, Host: results.ThisHost(),
 	}
 	if f, err := results.Read(filepath.Join(first.Run.Source, "results.json")); err == nil {
-		file.Target = f.Target
+		file.Target, file.Host = f.Target, f.Host // the load generator's host, not the merge's
 	}
 	o := results.NewOutput(*out, file.ID)
 	if _, err := os.Stat(o.Dir); err == nil {

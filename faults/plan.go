@@ -168,6 +168,19 @@ func (p Plan) AppliesTo(a Applies) (Kind, bool) {
 	return "", true
 }
 
+// OnlyRates reports whether every fault of p strikes at a rate (p=, or a latency spike)
+// and inside the harness's own process, needing no server of its own nor a proxy: each
+// victim is then drawn from its own number, so a sale split between processes draws the
+// victims one process would (see scenarios.Shard).
+func (p Plan) OnlyRates() bool {
+	for _, f := range p {
+		if f.rate() == 0 || spec(f.Kind).Needs != (Needs{}) {
+			return false
+		}
+	}
+	return true
+}
+
 // Needs returns what p needs: what any of its faults needs.
 func (p Plan) Needs() Needs {
 	var n Needs

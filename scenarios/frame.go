@@ -125,8 +125,9 @@ func runSale(ctx context.Context, s Sale, r Redis, ttl time.Duration, build func
 // errNotLead: a shard other than the first does not count the servers' commands.
 var errNotLead = errors.New("commandstats: counted by the first shard")
 
-// startTogether waits at the shards' barrier and then for the sale's start, which it
-// returns how late this shard heard of (zero when in time).
+// startTogether waits at the shards' barrier and then for the sale's start, and returns
+// how late after it this shard began: its timer's slack, or longer when it heard of the
+// start only after it had passed.
 func startTogether(ctx context.Context, s Sale, r Redis) (late time.Duration, err error) {
 	at, err := s.Shard.meet(ctx, r.StockAdmin, s.Prefix)
 	if err != nil {
@@ -138,10 +139,10 @@ func startTogether(ctx context.Context, s Sale, r Redis) (late time.Duration, er
 		r.StockAdmin.SRem(bg, arrived, s.Shard.Index)
 		return 0, err
 	}
-	if d := time.Until(at); d > 0 {
-		return 0, wait.Sleep(ctx, d)
+	if err := wait.Sleep(ctx, time.Until(at)); err != nil {
+		return 0, err
 	}
-	return -time.Until(at), nil
+	return time.Since(at), nil
 }
 
 // finishTogether marks the shard finished; the first shard waits for the others, and

@@ -73,7 +73,7 @@ func (ls *lockSale) arrive(ctx context.Context, i int, due time.Time) {
 	ls.ledger.Entries[i].Start = due.Sub(ls.t0)
 	ls.buying.Add(1)
 	a := ls.app(i)
-	if a.purchaser == nil && ls.inj.CrashesAcquiring(i) {
+	if a.purchaser == nil && ls.inj.CrashesAcquiring(ls.id(i)) {
 		go func() {
 			defer ls.buying.Done()
 			ls.crashAcquiring(ctx, a, i, due)
@@ -307,7 +307,7 @@ func (ls *lockSale) critical(ctx context.Context, h *hold, i int, id string, lea
 	if ls.Critical == Atomic {
 		// The faults strike a holder as it is about to write: lock or no lock, one
 		// script cannot be overwritten by a late one.
-		if v := ls.inj.Held(i); v != (faults.Victim{}) {
+		if v := ls.inj.Held(ls.id(i)); v != (faults.Victim{}) {
 			if err := ls.suffer(ctx, h, lease, v); err != nil {
 				return 0, err
 			}
@@ -325,7 +325,7 @@ func (ls *lockSale) critical(ctx context.Context, h *hold, i int, id string, lea
 	if err != nil {
 		return 0, fmt.Errorf("flash-sale: read stock: %w", err)
 	}
-	if v := ls.inj.Held(i); v != (faults.Victim{}) {
+	if v := ls.inj.Held(ls.id(i)); v != (faults.Victim{}) {
 		if err := ls.suffer(ctx, h, lease, v); err != nil {
 			return 0, err
 		}

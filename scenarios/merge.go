@@ -73,7 +73,7 @@ func Merge(parts []results.Part) (results.Run, error) {
 	run.Duration = end.Sub(run.Started)
 	slices.SortStableFunc(run.Events, func(a, b faults.Event) int { return cmp.Compare(a.At, b.At) })
 	want, _ := LockVerdicts(run.Impl).For(plan)
-	run.Judge(r.Verdict(), r.Class(), r.Cell(), r.Findings(), nil, want)
+	run.Judge(r.Verdict(), r.Class(), r.Cell(), r.Findings(), unfiredAll(parts), want)
 	if r.LastSale > 0 {
 		run.SalesPerSec = float64(r.Bought) / r.LastSale.Seconds()
 	}
@@ -215,4 +215,15 @@ func addLatencies(parts []results.Part) (map[string]results.Latency, error) {
 		out[phase] = l
 	}
 	return out, nil
+}
+
+// unfiredAll is the faults that struck in no shard.
+func unfiredAll(parts []results.Part) []string {
+	var out []string
+	for _, k := range parts[0].Run.NotExercised {
+		if !slices.ContainsFunc(parts, func(p results.Part) bool { return !slices.Contains(p.Run.NotExercised, k) }) {
+			out = append(out, k)
+		}
+	}
+	return out
 }

@@ -96,7 +96,8 @@ func (s Sale) validate(a faults.Applies) []error {
 	if err := s.Shard.validate(s.Buyers); err != nil {
 		errs = append(errs, err)
 	}
-	check(s.Shard.Sharded() && len(s.Faults) > 0, "a sharded sale runs without faults: a fault picks its victims among one process's buyers")
+	check(s.Shard.Sharded() && !s.Faults.OnlyRates(),
+		"a sharded sale takes only faults at a rate on the buyers (as client-pause:p=0.01): %s picks its victims among one process's buyers, or acts on a server", s.Faults)
 	if k, ok := s.Faults.AppliesTo(a); !ok {
 		check(true, "fault %s does not apply to %s (faults for %s: %s)", k, a, a, strings.Join(kindNames(faults.Kinds(a)), ", "))
 	}

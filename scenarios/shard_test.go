@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stockbench/stockbench/faults"
 	"github.com/stockbench/stockbench/internal/target/redistest"
 	"github.com/stockbench/stockbench/lockimpl"
 	"github.com/stockbench/stockbench/oracle"
@@ -159,5 +160,36 @@ func TestShardSharesTheSchedule(t *testing.T) {
 		if _, err := ParseShard(bad); err == nil {
 			t.Errorf("ParseShard(%q) accepted", bad)
 		}
+	}
+}
+
+// TestShardsUnderAPauseRate runs a sale under a pause rate as two shards: each shard
+// pauses the holders drawn from their buyer numbers, and the merge keeps every shard's
+// fault events and calls the fault exercised.
+func TestShardsUnderAPauseRate(t *testing.T) {
+	plan, err := faults.Parse("client-pause:p=0.3:for=30ms")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sale := FlashSale{
+		Sale:     Sale{Buyers: 60, Stock: 20, Conns: 4, Seed: 3, Faults: plan},
+		Critical: ReadThinkWrite, TTL: 2 * time.Second,
+		Retry: lockimpl.Retry{Interval: 5 * time.Millisecond, Timeout: 20 * time.Second},
+	}
+	parts := runShards(t, sale, "token", 2)
+	run, err := Merge(parts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var events int
+	for _, p := range parts {
+		if len(p.Run.Events) == 0 {
+			t.Errorf("shard %d paused no holder at p=0.3", p.Run.Shard.Index)
+		}
+		events += len(p.Run.Events)
+	}
+	t.Logf("merged: %s, %d events", run.Verdict, len(run.Events))
+	if len(run.Events) != events || len(run.NotExercised) != 0 || run.Oracle.Bought != 20 {
+		t.Errorf("merged %d events of %d, not exercised %v, bought %d of 20", len(run.Events), events, run.NotExercised, run.Oracle.Bought)
 	}
 }

@@ -3,7 +3,8 @@
 # For each design in LOCKS: SHARDS containers of the stockbench image (deploy/Dockerfile),
 # each `run --shard i/SHARDS`, on a private Docker network against a Redis container; their
 # partial records merged (stockbench merge); and the same sale run by one process (one
-# container) on the same Redis, side by side. Exits 1 when a merged verdict's class is not
+# container, with SHARDS application instances so that it has as many connection pools) on
+# the same Redis, side by side. Exits 1 when a merged verdict's class is not
 # the one-process run's. Every container and the network go on exit, error or Ctrl-C.
 #
 # Settings (environment): SHARDS (4), BUYERS (20000), STOCK (500), LOCKS (lua,seed-setnx),
@@ -58,12 +59,15 @@ for lock in ${locks//,/ }; do
     pids+=($!)
   done
   for p in "${pids[@]}"; do wait "$p" || { say "a shard failed:"; cat "$out/$id-$lock"-shard-*.log >&2; exit 1; }; done
-  ./bin/stockbench merge "$out/$id-$lock" --out "$out/merged" >"$out/$id-$lock-merge.log" 2>&1 ||
-    { cat "$out/$id-$lock-merge.log" >&2; exit 1; }
+  ./bin/stockbench merge "$out/$id-$lock" --out "$out/merged" >"$out/$id-$lock-merge.log" 2>"$out/$id-$lock-merge.err" ||
+    { cat "$out/$id-$lock-merge.log" "$out/$id-$lock-merge.err" >&2; exit 1; }
   merged=$(sed -n 's/^results: //p' "$out/$id-$lock-merge.log")
   say "$lock: the same sale in one process"
-  run "$lock-one" run "${sale[@]}" --out /results/one >"$out/$id-$lock-one.log" 2>&1 ||
-    { cat "$out/$id-$lock-one.log" >&2; exit 1; }
+  # The shards are SHARDS load generators with a pool each: the one process gets as many
+  # application instances (--apps), each with its own pool, so that both sales poll Redis
+  # through the same connections.
+  run "$lock-one" run "${sale[@]}" --apps "$shards" --out /results/one >"$out/$id-$lock-one.log" 2>"$out/$id-$lock-one.err" ||
+    { cat "$out/$id-$lock-one.log" "$out/$id-$lock-one.err" >&2; exit 1; }
   one=$out/one/$(sed -n 's#^results: /results/one/##p' "$out/$id-$lock-one.log")
   ./bin/stockbench report "$merged" "$one" --out "$out/$id-$lock-compare" >/dev/null
   echo

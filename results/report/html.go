@@ -176,6 +176,7 @@ func sourceOf(s Source) htmlSource {
 	if f.Host.Procs > 0 && f.Host.Procs < f.Host.CPUs {
 		hs.Host = fmt.Sprintf("%d CPUs (buyers on %d), %s/%s, %s", f.Host.CPUs, f.Host.Procs, f.Host.OS, f.Host.Arch, f.Host.GoVersion)
 	}
+	hs.Host += shards(f)
 	if !f.Complete {
 		hs.Incomplete = f.Incomplete
 	}
@@ -234,4 +235,16 @@ func designsOf(runs []results.Run) []htmlDesign {
 		ds[k].Rows = append(ds[k].Rows, row)
 	}
 	return ds
+}
+
+// shards says, for results merged from a sharded sale's shards, how many load generators
+// ran it (each shard's host is the first shard's kind: the Job's pods) and how late the
+// latest started; "" for a run of one process.
+func shards(f *results.File) string {
+	for _, r := range f.Runs {
+		if s := r.Shard; s != nil && s.Merged {
+			return fmt.Sprintf(" each, in %d shards merged (the latest started %s after the common start)", s.Count, s.Late.Round(time.Microsecond))
+		}
+	}
+	return ""
 }
