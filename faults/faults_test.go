@@ -239,3 +239,19 @@ func TestRateDrawsBySeed(t *testing.T) {
 		}
 	}
 }
+
+// TestOnlyRates names the plans a sharded sale may take: rates on the buyers only.
+func TestOnlyRates(t *testing.T) {
+	for spec, want := range map[string]bool{
+		"none": true, "client-pause:p=0.01": true, "latency-spike": true, "slow-work:p=0.1+latency-spike": true,
+		"client-pause": false, "client-pause:p=0.01+slow-work": false, "net-latency": false, "redis-restart": false,
+	} {
+		p, err := Parse(spec)
+		if err != nil {
+			t.Fatalf("%s: %v", spec, err)
+		}
+		if got := p.OnlyRates(); got != want {
+			t.Errorf("%s: OnlyRates %v, want %v", spec, got, want)
+		}
+	}
+}
