@@ -193,3 +193,40 @@ func TestShardsUnderAPauseRate(t *testing.T) {
 		t.Errorf("merged %d events of %d, not exercised %v, bought %d of 20", len(run.Events), events, run.NotExercised, run.Oracle.Bought)
 	}
 }
+
+// TestWitnessAgreesWithTheLedger runs sales in one process with the witness on: what the
+// store saw can only be fewer overlaps than the ledger's (its marks lie inside the
+// recorded holds), and it sees them where the ledger does.
+func TestWitnessAgreesWithTheLedger(t *testing.T) {
+	plan, err := faults.Parse("client-pause:p=0.2:for=100ms")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := FlashSale{
+		Sale: Sale{Buyers: 100, Stock: 30, Conns: 8}, Critical: ReadThinkWrite, Think: Fixed(time.Millisecond),
+		Retry: lockimpl.Retry{Interval: 5 * time.Millisecond, Timeout: 20 * time.Second}, Witness: true,
+	}
+	for _, tc := range []struct {
+		lock  string
+		plan  faults.Plan
+		ttl   time.Duration // under the pause, below it; else well above any stall
+		clash bool
+	}{{"seed-setnx", nil, 2 * time.Second, true}, {"token", plan, 50 * time.Millisecond, true}, {"token", nil, 2 * time.Second, false}} {
+		t.Run(tc.lock+"/"+tc.plan.String(), func(t *testing.T) {
+			s := base
+			s.Faults, s.TTL = tc.plan, tc.ttl
+			r := run(t, s, tc.lock)
+			w := r.Oracle.Witness
+			if w == nil {
+				t.Fatal("no witness was read")
+			}
+			t.Logf("ledger overlaps %d, witness %+v", r.Oracle.Overlaps, *w)
+			if int(w.Overlaps) > r.Oracle.Overlaps || (w.Overlaps > 0) != (w.Max > 1) {
+				t.Errorf("the witness saw more than the ledger: %d > %d, or max %d", w.Overlaps, r.Oracle.Overlaps, w.Max)
+			}
+			if tc.clash != (w.Overlaps > 0) {
+				t.Errorf("witness overlaps %d, want some: %v", w.Overlaps, tc.clash)
+			}
+		})
+	}
+}
