@@ -107,12 +107,14 @@ var lockVerdicts = map[string]Verdicts{
 	"setnx-expire": ttlLock.with(stuck, faults.CrashAcquire),
 	"set-nx-ex":    ttlLock,
 	"token":        ttlLock,
-	// A restart empties the replica too, but it resyncs only after a retry: until then
-	// WAIT refuses every lock, which may or may not outlast the victim. The simulated
+	// A restart empties the replica too, but it resyncs only after a retry, and the
+	// restarted master, on Redis's default settings, waits repl-diskless-sync-delay (5 s)
+	// for more replicas before it syncs: until then WAIT refuses every lock, which may or
+	// may not outlast the victim, and may outlast the buyers' patience (STUCK). The simulated
 	// failover detaches the replica as the sale starts, so no lock is acknowledged after
 	// that: the buyers give up (STUCK), and unless five locks got in first the fault's
 	// victim never comes (NOT-EXERCISED).
-	"token-wait": ttlLock.with([]oracle.Class{oracle.ClassSafe, oracle.ClassOversold}, faults.RedisRestart).
+	"token-wait": ttlLock.with([]oracle.Class{oracle.ClassSafe, oracle.ClassOversold, oracle.ClassStuck}, faults.RedisRestart).
 		with([]oracle.Class{oracle.ClassStuck, oracle.ClassNotExercised}, faults.Failover),
 	"token-watchdog": ttlLock.with(safe, faults.SlowWork),
 	"fencing":        everywhere(noOversell),

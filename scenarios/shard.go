@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -45,27 +46,17 @@ func (s Shard) String() string { return fmt.Sprintf("%d/%d", s.Index, s.Count) }
 
 // ParseShard reads "i/n", as --shard takes it.
 func ParseShard(v string) (Shard, error) {
-	var s Shard
-	i, n, ok := cutInts(v)
-	if !ok {
-		return s, fmt.Errorf("shard must be i/n, as 0/4, got %q", v)
+	i, n, ok := strings.Cut(v, "/")
+	index, err1 := strconv.Atoi(i)
+	count, err2 := strconv.Atoi(n)
+	if !ok || err1 != nil || err2 != nil {
+		return Shard{}, fmt.Errorf("shard must be i/n, as 0/4, got %q", v)
 	}
-	s.Index, s.Count = i, n
-	if n < 1 {
-		return s, fmt.Errorf("shard count must be at least 1, got %d", n)
+	s := Shard{Index: index, Count: count}
+	if count < 1 {
+		return s, fmt.Errorf("shard count must be at least 1, got %d", count)
 	}
 	return s, s.validate(0)
-}
-
-func cutInts(v string) (int, int, bool) {
-	for k := range len(v) {
-		if v[k] == '/' {
-			i, err1 := strconv.Atoi(v[:k])
-			n, err2 := strconv.Atoi(v[k+1:])
-			return i, n, err1 == nil && err2 == nil
-		}
-	}
-	return 0, 0, false
 }
 
 // validate says what is wrong with s for a sale of buyers buyers (0: not known yet).

@@ -2,8 +2,8 @@ package scenarios
 
 import (
 	"context"
-	"errors"
 	"fmt"
+	"strconv"
 
 	"github.com/redis/go-redis/v9"
 
@@ -68,11 +68,11 @@ func readWitness(ctx context.Context, c redis.UniversalClient, prefix string) (*
 	var w oracle.Witness
 	for i, dst := range []*int64{&w.Max, &w.Overlaps} {
 		if vals[i] == nil {
-			continue
+			continue // no holder came in at all, or none while another was inside
 		}
 		s, _ := vals[i].(string)
-		if _, err := fmt.Sscan(s, dst); err != nil {
-			return nil, errors.Join(fmt.Errorf("flash-sale: read witness: %q", s), err)
+		if *dst, err = strconv.ParseInt(s, 10, 64); err != nil {
+			return nil, fmt.Errorf("flash-sale: read witness: %w", err)
 		}
 	}
 	return &w, nil
