@@ -167,7 +167,7 @@ func TestShardSharesTheSchedule(t *testing.T) {
 // pauses the holders drawn from their buyer numbers, and the merge keeps every shard's
 // fault events and calls the fault exercised.
 func TestShardsUnderAPauseRate(t *testing.T) {
-	plan, err := faults.Parse("client-pause:p=0.3:for=30ms")
+	plan, err := faults.Parse("client-pause:p=0.5:for=30ms")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,15 +181,14 @@ func TestShardsUnderAPauseRate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Which buyers come to hold the lock, and on which shard, is the race's: a shard may
+	// have few holders and pause none; the sale's 20 or more holders are paused at p=0.5.
 	var events int
 	for _, p := range parts {
-		if len(p.Run.Events) == 0 {
-			t.Errorf("shard %d paused no holder at p=0.3", p.Run.Shard.Index)
-		}
 		events += len(p.Run.Events)
 	}
 	t.Logf("merged: %s, %d events", run.Verdict, len(run.Events))
-	if len(run.Events) != events || len(run.NotExercised) != 0 || run.Oracle.Bought != 20 {
+	if events == 0 || len(run.Events) != events || len(run.NotExercised) != 0 || run.Oracle.Bought != 20 {
 		t.Errorf("merged %d events of %d, not exercised %v, bought %d of 20", len(run.Events), events, run.NotExercised, run.Oracle.Bought)
 	}
 }
