@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"time"
 
 	"github.com/stockbench/stockbench/internal/target/rig"
@@ -186,25 +185,15 @@ func mergeCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 }
 
 // shardDirs expands each directory that holds no results.json but shards' directories
-// into those, in order.
+// into those (Merge puts them in order).
 func shardDirs(dirs []string) []string {
 	var out []string
 	for _, d := range dirs {
-		if _, err := os.Stat(filepath.Join(d, "results.json")); err == nil {
-			out = append(out, d)
-			continue
+		matches, _ := filepath.Glob(filepath.Join(d, "shard-*-of-*"))
+		if _, err := os.Stat(filepath.Join(d, "results.json")); err == nil || len(matches) == 0 {
+			matches = []string{d} // a shard's own, or ReadPart says what is wrong with it
 		}
-		found := false
-		for i := 0; ; i++ {
-			matches, _ := filepath.Glob(filepath.Join(d, "shard-"+strconv.Itoa(i)+"-of-*"))
-			if len(matches) == 0 {
-				break
-			}
-			out, found = append(out, matches...), true
-		}
-		if !found {
-			out = append(out, d) // ReadPart says what is wrong with it
-		}
+		out = append(out, matches...)
 	}
 	return out
 }

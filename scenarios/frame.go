@@ -77,7 +77,7 @@ func runSale(ctx context.Context, s Sale, r Redis, ttl time.Duration, build func
 		})
 	var shardErr error
 	if s.Shard.Sharded() && goneErr == nil {
-		shardErr = finishTogether(ctx, s, r)
+		shardErr = s.Shard.finish(ctx, r.StockAdmin, s.Prefix) // the first shard reads the outcome once all finished
 	}
 
 	// The sale's context may be over; the final reads and the clean-up still need Redis.
@@ -143,18 +143,6 @@ func startTogether(ctx context.Context, s Sale, r Redis) (late time.Duration, er
 		return 0, err
 	}
 	return time.Since(at), nil
-}
-
-// finishTogether marks the shard finished; the first shard waits for the others, and
-// reads the outcome only when all of them finished. A Ctrl-C ends the wait.
-func finishTogether(ctx context.Context, s Sale, r Redis) error {
-	mark, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-	defer cancel()
-	if ended(ctx) {
-		s.Shard.Join = time.Nanosecond // stopped: say what is known, wait for nobody
-		ctx = mark
-	}
-	return s.Shard.finish(ctx, mark, r.StockAdmin, s.Prefix)
 }
 
 // during runs a sale's buyers and workers (run) while the watched servers are watched

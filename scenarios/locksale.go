@@ -354,11 +354,21 @@ func (ls *lockSale) judge(run *results.Run, unfired []string) {
 	want, _ := LockVerdicts(ls.impl.Name).For(ls.Faults)
 	run.Judge(verdict, r.Class(), r.Cell(), findings, unfired, want)
 	run.Log = ls.log
+	fromLedger(run, r, ls.ledger.Started())
+	if ls.apps[0].locker != nil {
+		lost := ls.holds.count()
+		run.LostLocks = &lost
+	}
+	run.Latency = ls.t.latencies(results.Acquire, results.Critical, results.Release, results.Purchase)
+}
+
+// fromLedger fills in run what is read off a flash sale's ledger entries and its oracles'
+// report: sales/s, the sales over time and the tries per buyer.
+func fromLedger(run *results.Run, r oracle.Report, entries []oracle.Entry) {
 	if r.LastSale > 0 {
 		run.SalesPerSec = float64(r.Bought) / r.LastSale.Seconds()
 	}
 	var sold []time.Duration
-	entries := ls.ledger.Started()
 	tries := make([]int32, len(entries))
 	for i, e := range entries {
 		if e.Outcome == oracle.Bought {
@@ -366,11 +376,5 @@ func (ls *lockSale) judge(run *results.Run, unfired []string) {
 		}
 		tries[i] = e.Tries
 	}
-	run.Sales = results.Timeline(sold)
-	run.Tries = results.NewTries(tries)
-	if ls.apps[0].locker != nil {
-		lost := ls.holds.count()
-		run.LostLocks = &lost
-	}
-	run.Latency = ls.t.latencies(results.Acquire, results.Critical, results.Release, results.Purchase)
+	run.Sales, run.Tries = results.Timeline(sold), results.NewTries(tries)
 }

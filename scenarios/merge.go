@@ -74,18 +74,7 @@ func Merge(parts []results.Part) (results.Run, error) {
 	slices.SortStableFunc(run.Events, func(a, b faults.Event) int { return cmp.Compare(a.At, b.At) })
 	want, _ := LockVerdicts(run.Impl).For(plan)
 	run.Judge(r.Verdict(), r.Class(), r.Cell(), r.Findings(), unfiredAll(parts), want)
-	if r.LastSale > 0 {
-		run.SalesPerSec = float64(r.Bought) / r.LastSale.Seconds()
-	}
-	var sold []time.Duration
-	tries := make([]int32, 0, len(ledger.Entries))
-	for _, e := range ledger.Entries {
-		if e.Outcome == oracle.Bought {
-			sold = append(sold, e.Done)
-		}
-		tries = append(tries, e.Tries)
-	}
-	run.Sales, run.Tries = results.Timeline(sold), results.NewTries(tries)
+	fromLedger(&run, r, ledger.Entries)
 	if run.Latency, err = addLatencies(parts); err != nil {
 		return results.Run{}, err
 	}

@@ -186,16 +186,16 @@ func redisClock(ctx context.Context, c redis.UniversalClient) (time.Time, int64,
 	return local, at, nil
 }
 
-// finish marks the shard finished; shard 0 then waits for the others, for at most
-// Join, and says which never finished.
-// The mark is sent on mark's context, which outlives a stopped sale's.
-func (s Shard) finish(ctx, mark context.Context, c redis.UniversalClient, prefix string) error {
+// finish marks the shard finished; shard 0 then waits for the others, for at most Join,
+// and says which never finished. The mark and the counts are read even once ctx has
+// ended (a stopped sale still says how far it got); ctx's end only ends the wait.
+func (s Shard) finish(ctx context.Context, c redis.UniversalClient, prefix string) error {
 	_, _, finished := shardKeys(prefix)
-	keep := s.join() + time.Minute
+	bg := context.WithoutCancel(ctx)
 	pipe := c.Pipeline()
-	pipe.SAdd(mark, finished, s.Index)
-	pipe.PExpire(mark, finished, keep)
-	if _, err := pipe.Exec(mark); err != nil {
+	pipe.SAdd(bg, finished, s.Index)
+	pipe.PExpire(bg, finished, s.join()+time.Minute)
+	if _, err := pipe.Exec(bg); err != nil {
 		return fmt.Errorf("shard %s: mark finished: %w", s, err)
 	}
 	if !s.lead() {
@@ -203,7 +203,7 @@ func (s Shard) finish(ctx, mark context.Context, c redis.UniversalClient, prefix
 	}
 	deadline := time.Now().Add(s.join())
 	for {
-		n, err := c.SCard(ctx, finished).Result()
+		n, err := c.SCard(bg, finished).Result()
 		switch {
 		case err != nil:
 			return fmt.Errorf("shard %s: wait for the others: %w", s, err)
@@ -214,7 +214,7 @@ func (s Shard) finish(ctx, mark context.Context, c redis.UniversalClient, prefix
 		}
 		select {
 		case <-ctx.Done():
-			return ctx.Err()
+			return fmt.Errorf("shard %s: stopped while %d of %d shards had finished: %w", s, n, s.Count, ctx.Err())
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
