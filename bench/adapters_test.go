@@ -103,3 +103,40 @@ func running(marker string) []string {
 	}
 	return procs
 }
+
+// TestMatrixGoesOnPastAnUnfinishedSale: a sale that cannot finish while the shared
+// server still answers (here an adapter that dies mid-sale) is a "?" cell with its
+// reason; the other sales run, the report is written, and the command exits 1 at the end.
+func TestMatrixGoesOnPastAnUnfinishedSale(t *testing.T) {
+	crashes, _ := filepath.Abs("../internal/adapter/testdata/crashes.sh")
+	out := t.TempDir()
+	code, stdout, stderr := stockbench(t, "matrix", "--lock-exec", "crashes=/bin/sh "+crashes, "--locks", "crashes,lua",
+		"--faults", "none,crash-holder", "--queues", "", "--adapter-procs", "2", "--out", out)
+	if code != exitFailed {
+		t.Fatalf("want exit 1 at the end, got %d:\n%s\n%s", code, stdout, stderr)
+	}
+	f := readRun(t, out, "report.html")
+	if len(f.Runs) != 4 || f.Complete {
+		t.Fatalf("want all 4 sales recorded and the run incomplete, got %d runs, complete=%v", len(f.Runs), f.Complete)
+	}
+	for _, r := range f.Runs {
+		if r.Complete == (r.Impl == "crashes") {
+			t.Errorf("%s under %s: complete=%v (%s)", r.Impl, r.FaultPlan(), r.Complete, r.Error)
+		}
+	}
+	if want := "2 of 4 sales did not finish: fault-sale with crashes under crash-holder failed: "; !strings.Contains(f.Incomplete, want) {
+		t.Errorf("the run's reason %q does not start with %q", f.Incomplete, want)
+	}
+	row := ""
+	for _, l := range strings.Split(stdout, "\n") {
+		if strings.HasPrefix(l, "crashes ") {
+			row = l
+		}
+	}
+	if strings.Count(row, "?") != 2 || !strings.Contains(stdout, "INCOMPLETE: 2 of 4 sales did not finish") {
+		t.Errorf("want the unfinished sales as ? cells and the reason printed:\n%s", stdout)
+	}
+	if left := running(crashes); len(left) > 0 {
+		t.Errorf("adapter processes left behind: %v", left)
+	}
+}

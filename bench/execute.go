@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -54,6 +55,7 @@ func execute(ctx context.Context, c *common, jobs []job, args []string, judge ju
 		return code
 	}
 	defer e.stop(stderr)
+	e.again = c.rerun
 
 	id := results.NewID()
 	out := results.NewOutput(c.out, id)
@@ -81,6 +83,12 @@ func execute(ctx context.Context, c *common, jobs []job, args []string, judge ju
 	}
 	fmt.Fprintln(stdout)
 	report.WriteReport(stdout, file.Runs)
+	if lines := rerunLines(file); len(lines) > 0 {
+		fmt.Fprintln(stdout)
+		for _, l := range lines {
+			fmt.Fprintln(stdout, l)
+		}
+	}
 	if !file.Complete {
 		fmt.Fprintf(stdout, "\nINCOMPLETE: %s\n", file.Incomplete)
 		fmt.Fprintln(stderr, "stockbench: incomplete:", file.Incomplete)
@@ -124,6 +132,8 @@ func writeReport(ctx context.Context, out *results.Output, file *results.File, c
 type env struct {
 	shared *target.Target
 	pool   *rig.Pool
+	// again is the command that reruns a job alone, recorded with its run.
+	again func(job) []string
 }
 
 // start starts the shared server and the pool; on failure it reports and returns the
@@ -159,7 +169,7 @@ func start(ctx context.Context, c *common, stderr io.Writer) (*env, int) {
 	if n := useProcs(c.procs, t.Info.Owned); n < runtime.NumCPU() {
 		fmt.Fprintf(stderr, "stockbench: buyers run on %d of %d CPUs, leaving the rest to Redis (--procs to change)\n", n, runtime.NumCPU())
 	}
-	return &env{t, pool}, exitOK
+	return &env{shared: t, pool: pool}, exitOK
 }
 
 // useProcs sets how many CPUs the buyers' goroutines run on and returns it: n when set,
@@ -225,10 +235,14 @@ const sideBySide = 10000
 // the soft gates compare, by their ratios to a reference design run the same way).
 func alone(j job) bool { return j.buyers() > sideBySide || len(j.faults()) == 0 }
 
-// runAll runs the jobs, recording each in file in the jobs' order, until one fails or ctx
-// ends; it returns the exit code so far. Up to parallel fault sales run side by side,
-// each on servers of its own (they mostly sleep through their faults); the others run
-// alone (see alone). A failure stops new sales from starting; those running finish.
+// runAll runs the jobs, recording each in file in the jobs' order, until ctx ends or the
+// shared server stops answering; it returns the exit code. Up to parallel fault sales run
+// side by side, each on servers of its own (they mostly sleep through their faults); the
+// others run alone (see alone). A sale that cannot finish while the shared server still
+// answers (its own servers failed it) is recorded as it ended, a "?" cell with its reason,
+// and the others run: the run is then incomplete and exits 1 at the end. A sale that
+// could not start, or a shared server gone, stops new sales from starting; those running
+// finish.
 func (e *env) runAll(ctx context.Context, jobs []job, parallel int, id string, out *results.Output, file *results.File, stderr io.Writer) int {
 	parallel = max(parallel, 1)
 	if !e.shared.Info.Owned {
@@ -245,7 +259,9 @@ func (e *env) runAll(ctx context.Context, jobs []job, parallel int, id string, o
 		wg     sync.WaitGroup
 		tokens = make(chan struct{}, parallel)
 	)
-	// fail records the first reason the run is incomplete.
+	// fail records the first reason the run stops; unfinished collects the sales that
+	// did not finish while the others went on.
+	var unfinished []string
 	fail := func(c int, why string) {
 		if code == exitOK {
 			code, file.Incomplete = c, why
@@ -283,6 +299,7 @@ func (e *env) runAll(ctx context.Context, jobs []job, parallel int, id string, o
 				}
 			}()
 			run, err := e.runJob(ctx, j, fmt.Sprintf("{stockbench:%s:%d}", id, i), w < parallel, stderr)
+			goOn := err != nil && run.Scenario != "" && len(jobs) > 1 && ctx.Err() == nil && e.answers(ctx)
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil && run.Scenario == "" {
@@ -295,6 +312,9 @@ func (e *env) runAll(ctx context.Context, jobs []job, parallel int, id string, o
 			}
 			if run.Commands != nil && !e.shared.Info.Owned {
 				run.Commands.Shared = true
+			}
+			if e.again != nil {
+				run.Rerun = e.again(j)
 			}
 			ran[i] = &run
 			fmt.Fprintf(stderr, "%s %s (%s) in %s\n", step, run.Cell, run.Verdict, run.Duration.Round(time.Millisecond))
@@ -309,7 +329,13 @@ func (e *env) runAll(ctx context.Context, jobs []job, parallel int, id string, o
 			}
 			switch {
 			case err != nil:
-				fail(exitFailed, fmt.Sprintf("%s with %s failed: %s", run.Subject(), j.design(), oneLine(err.Error())))
+				why := fmt.Sprintf("%s with %s under %s failed: %s", run.Subject(), j.design(), run.FaultPlan(), oneLine(err.Error()))
+				if !goOn {
+					fail(exitFailed, why)
+					break
+				}
+				unfinished = append(unfinished, why)
+				fmt.Fprintln(stderr, "stockbench: did not finish, the other sales go on:", why)
 			case ctx.Err() != nil:
 				fail(exitInterrupted, fmt.Sprintf("interrupted during %s with %s", run.Subject(), j.design()))
 			}
@@ -319,7 +345,26 @@ func (e *env) runAll(ctx context.Context, jobs []job, parallel int, id string, o
 	if code == exitOK && ctx.Err() != nil && len(file.Runs) < len(jobs) {
 		code, file.Incomplete = exitInterrupted, "interrupted before every sale ran"
 	}
+	if len(unfinished) > 0 {
+		slices.Sort(unfinished) // side by side, they end in no particular order
+		why := fmt.Sprintf("%d of %d sales did not finish: %s", len(unfinished), len(jobs), strings.Join(unfinished, "; "))
+		if code == exitOK {
+			code, file.Incomplete = exitFailed, why
+		} else {
+			file.Incomplete += "; " + why
+		}
+	}
 	return code
+}
+
+// answers reports whether the shared server still answers, within 2 s: when it does, a
+// sale that failed was failed by servers of its own, and the next sales can run.
+func (e *env) answers(ctx context.Context) bool {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	c := e.shared.Client(1)
+	defer c.Close()
+	return c.Ping(ctx).Err() == nil
 }
 
 // order is the order the jobs run in: as given one at a time; side by side, the sales

@@ -8,8 +8,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stockbench/stockbench/faults"
+	"github.com/stockbench/stockbench/lockimpl"
 	"github.com/stockbench/stockbench/oracle"
+	"github.com/stockbench/stockbench/queueimpl"
 	"github.com/stockbench/stockbench/results"
+	"github.com/stockbench/stockbench/scenarios"
 )
 
 // savedRun writes a hand-made results.json into dir/name: lua and set-nx-ex on
@@ -187,5 +191,52 @@ func TestPerfCommand(t *testing.T) {
 	}
 	if code, _, stderr := stockbench(t, "perf", "--rounds", "0"); code != 2 || !strings.Contains(stderr, "must be positive") {
 		t.Errorf("--rounds 0: want exit 2 and one line, got %d: %s", code, stderr)
+	}
+}
+
+// TestBaselineCoversTheDefaultMatrix: the committed baseline holds every cell make bench
+// runs (the default matrix and the headline), so that make gate compares each with a
+// run of its own rather than with its documented verdict alone. make baseline after
+// make bench mends it when a design, a fault or a preset joins.
+func TestBaselineCoversTheDefaultMatrix(t *testing.T) {
+	f, err := results.Read(filepath.Join("..", "baseline", "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	have := make(map[string]bool)
+	for i := range f.Runs {
+		r := &f.Runs[i]
+		have[r.Subject()+"/"+r.Impl+"/"+r.FaultPlan()] = true
+	}
+	var want []string
+	for _, s := range scenarios.DefaultMatrix {
+		for _, fp := range strings.Split(plansOf(faults.Locks), ",") {
+			for _, l := range lockimpl.Names() {
+				want = append(want, s+"/"+l+"/"+fp)
+			}
+		}
+	}
+	for _, s := range scenarios.DefaultQueueMatrix {
+		for _, fu := range scenarios.Fulfils {
+			for _, fp := range strings.Split(plansOf(faults.Queues), ",") {
+				for _, q := range queueimpl.Names() {
+					want = append(want, s+" ("+string(fu)+" fulfil)/"+q+"/"+fp)
+				}
+			}
+		}
+	}
+	headline, _ := scenarios.Lookup("headline")
+	for _, l := range scenarios.Headline {
+		want = append(want, "headline/"+l+"/"+headline.Faults.String())
+	}
+	missing := 0
+	for _, k := range want {
+		if !have[k] {
+			missing++
+			t.Errorf("not in the baseline: %s", k)
+		}
+	}
+	if missing > 0 {
+		t.Logf("%d of %d cells missing: run make bench, then make baseline", missing, len(want))
 	}
 }

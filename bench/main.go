@@ -7,6 +7,8 @@
 //	stockbench matrix [flags]                every lock x the default scenarios
 //	stockbench check [FILE]                  a run file's designs, judged by its thresholds
 //	stockbench report DIR [DIR...]           rebuild a report, or compare runs side by side
+//	stockbench replay DIR [--times N]        rerun a run's sales: does each earn its class again?
+//	stockbench shrink DIR                    the smallest sale with a failing sale's class
 //	stockbench merge SHARD_DIR...            join a sharded sale's partial records
 //	stockbench gate --baseline FILE          compare a run with a baseline, for CI
 //
@@ -55,6 +57,10 @@ Usage:
                                         join the shards' records into the sale's: verdict, latencies, report
   stockbench report RUN_DIR [RUN_DIR...]
                                         rebuild a run's report.html, or compare runs side by side
+  stockbench replay RUN_DIR [--times N] [--only TEXT]
+                                        rerun a run's sales from their recorded commands: does each earn its class again?
+  stockbench shrink RUN_DIR [--only TEXT]
+                                        search a failing sale down to the smallest with the same class
   stockbench gate --baseline FILE [--current RUN_DIR]
                                         exit 1, with reasons, if the run regressed from the baseline
   stockbench baseline [--from RUN_DIR]  save a run (the newest by default) as baseline/results.json
@@ -104,6 +110,10 @@ func cli(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return checkCommand(ctx, args[1:], stdout, stderr)
 	case "report":
 		return reportCommand(ctx, args[1:], stdout, stderr)
+	case "replay":
+		return replayCommand(ctx, args[1:], stdout, stderr)
+	case "shrink":
+		return shrinkCommand(ctx, args[1:], stdout, stderr)
 	case "merge":
 		return mergeCommand(ctx, args[1:], stdout, stderr)
 	case "gate":
@@ -117,7 +127,7 @@ func cli(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 	default:
-		err = usageError(fmt.Errorf("unknown command %q (commands: list, run, sweep, matrix, check, merge, report, gate, baseline, perf, version)", args[0]))
+		err = usageError(fmt.Errorf("unknown command %q (commands: list, run, sweep, matrix, check, merge, report, replay, shrink, gate, baseline, perf, version)", args[0]))
 	}
 	return complain(stderr, err)
 }

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/stockbench/stockbench/results"
 )
 
 // browser is the Chromium the report is checked in. The test is skipped without one,
@@ -49,6 +51,16 @@ func TestReportInBrowser(t *testing.T) {
 	for _, p := range problems {
 		t.Error(p)
 	}
+	// The same runs as a matrix of many faults with long names, wider than the window.
+	wide := widen(t, filepath.Dir(dirs[0]))
+	code, stdout, stderr = stockbench(t, "report", wide)
+	if code != 0 {
+		t.Fatalf("report exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	wproblems, _ := checkInBrowser(t, exe, filepath.Join(wide, "report.html"))
+	for _, p := range wproblems {
+		t.Error("wide matrix:", p)
+	}
 	art := filepath.Join("..", "bin", "artefacts")
 	if err := os.MkdirAll(art, 0o755); err == nil {
 		os.WriteFile(filepath.Join(art, "report.jpg"), shot, 0o644)
@@ -65,7 +77,7 @@ func checkInBrowser(t *testing.T, exe, page string) (problems []string, shot []b
 		t.Fatal(err)
 	}
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(exe), chromedp.NoSandbox,
-		chromedp.DisableGPU, chromedp.WindowSize(1300, 900))
+		chromedp.DisableGPU, chromedp.WindowSize(1280, 900))
 	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
 	defer cancel()
 	ctx, cancel := chromedp.NewContext(actx)
@@ -102,6 +114,25 @@ func checkInBrowser(t *testing.T, exe, page string) (problems []string, shot []b
 	imgs := eval(`document.images.length`)
 	decoded := eval(`Array.from(document.images).filter(i => i.complete && i.naturalWidth > 100).length`)
 	cells := eval(`document.querySelectorAll("table.matrix td[class^=v-]:not(.v-none)").length`)
+	// At 1280 px nothing may stick out of the page, and every matrix's last column must be
+	// reachable: it fits, or its box scrolls to it.
+	overflow := eval(`document.documentElement.scrollWidth - window.innerWidth`)
+	unreachable := eval(`Array.from(document.querySelectorAll("table.matrix")).filter(t => {
+		const box = t.parentElement, last = t.rows[0].cells[t.rows[0].cells.length - 1];
+		box.scrollLeft = box.scrollWidth;
+		const fits = last.getBoundingClientRect().right <= box.getBoundingClientRect().right + 1;
+		box.scrollLeft = 0;
+		return !fits || box.getBoundingClientRect().right > window.innerWidth;
+	}).length`)
+	// A harmed lock cell links to its violations' timelines, each drawn at a legible size.
+	harmed := eval(`document.querySelectorAll("table.matrix td.v-OVERSOLD, table.matrix td.v-OVERLAP, table.matrix td.v-LOCKBROKEN").length`)
+	linked := eval(`document.querySelectorAll('table.matrix a[href^="#violations-"]').length`)
+	dangling := eval(`Array.from(document.querySelectorAll('a[href^="#"]')).filter(a => !document.getElementById(a.getAttribute("href").slice(1))).length`)
+	timelines := eval(`document.querySelectorAll("svg.timeline").length`)
+	illegible := eval(`Array.from(document.querySelectorAll("svg.timeline")).filter(s => {
+		const r = s.getBoundingClientRect();
+		return r.width < 600 || r.height < 60 || r.right > window.innerWidth || s.querySelectorAll("rect").length == 0;
+	}).length`)
 	shot, err = chromedp.Run(ctx, chromedp.FullScreenshot(80))
 	if err != nil {
 		t.Fatalf("chromium: screenshot: %v", err)
@@ -119,7 +150,22 @@ func checkInBrowser(t *testing.T, exe, page string) (problems []string, shot []b
 	if cells == 0 {
 		problems = append(problems, "the verdict matrix has no coloured cells")
 	}
-	t.Logf("%s: %d plots, %d decoded, %d coloured matrix cells, screenshot %d bytes", filepath.Base(page), imgs, decoded, cells, len(shot))
+	if overflow > 0 {
+		problems = append(problems, fmt.Sprintf("the page is %d px wider than a 1280 px window", overflow))
+	}
+	if harmed > 0 && (linked == 0 || timelines == 0) {
+		problems = append(problems, fmt.Sprintf("%d harmed cells, %d linked to timelines, %d timelines drawn", harmed, linked, timelines))
+	}
+	if dangling > 0 {
+		problems = append(problems, fmt.Sprintf("%d links lead to no element of the page", dangling))
+	}
+	if illegible > 0 {
+		problems = append(problems, fmt.Sprintf("%d of %d timelines are not drawn legibly within the window", illegible, timelines))
+	}
+	if unreachable > 0 {
+		problems = append(problems, fmt.Sprintf("%d matrices clip their last columns at 1280 px", unreachable))
+	}
+	t.Logf("%s: %d plots, %d decoded, %d coloured matrix cells, %d timelines, screenshot %d bytes", filepath.Base(page), imgs, decoded, cells, timelines, len(shot))
 	return problems, shot
 }
 
@@ -137,4 +183,31 @@ func TestBrowserCheckFails(t *testing.T) {
 			t.Errorf("want a problem naming %q, got:\n%s", want, got)
 		}
 	}
+}
+
+// widen writes, beside the run in dir, a run whose lock matrix has the first run under
+// 14 fault plans with long names (as make bench-infra's are), and returns its directory.
+func widen(t *testing.T, dir string) string {
+	t.Helper()
+	f, err := results.Read(filepath.Join(dir, "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := f.Runs[0]
+	f.Runs = nil
+	for i := range 14 {
+		for _, impl := range []string{"token-watchdog", "redislock"} {
+			r := base
+			r.Impl, r.Params.Faults = impl, fmt.Sprintf("redis-restart:persist=aof-everysec:nth=%d", i+1)
+			f.Runs = append(f.Runs, r)
+		}
+	}
+	wide := filepath.Join(t.TempDir(), "wide")
+	if err := os.MkdirAll(wide, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := results.WriteFile(filepath.Join(wide, "results.json"), f); err != nil {
+		t.Fatal(err)
+	}
+	return wide
 }

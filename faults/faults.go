@@ -35,6 +35,7 @@ const (
 	RedisPause      Kind = "redis-pause"
 	RedisRestart    Kind = "redis-restart"
 	Failover        Kind = "failover"
+	ClockJump       Kind = "clock-jump"
 	NetLatency      Kind = "net-latency"
 	NetTimeout      Kind = "net-timeout"
 	Evict           Kind = "evict"
@@ -105,6 +106,8 @@ type Needs struct {
 	Owned bool
 	// Persist, when set, is the mode the faulted server runs in from its start.
 	Persist Persistence
+	// Clock: the faulted server runs with a wall clock the fault can move.
+	Clock bool
 	// Sentinel: the sale runs on a Sentinel group of containers (a master, a replica and
 	// three sentinels) through the failover client, stock and lock on the master.
 	Sentinel bool
@@ -119,7 +122,7 @@ func (n Needs) Disrupts() bool { return n.Owned || n.Proxy || n.Sentinel || n.Cl
 
 func (n Needs) or(o Needs) Needs {
 	return Needs{n.SeparateStock || o.SeparateStock, n.Replica || o.Replica, n.Proxy || o.Proxy, n.Owned || o.Owned,
-		cmp.Or(n.Persist, o.Persist), n.Sentinel || o.Sentinel, n.Cluster || o.Cluster}
+		cmp.Or(n.Persist, o.Persist), n.Clock || o.Clock, n.Sentinel || o.Sentinel, n.Cluster || o.Cluster}
 }
 
 // Hook is the moment a fault strikes.
@@ -241,6 +244,13 @@ var specs = []Spec{
 		},
 	},
 	{
+		Kind: ClockJump, Applies: Locks, Fires: OnVictim, Needs: Needs{SeparateStock: true, Owned: true, Clock: true},
+		Summary: fmt.Sprintf("the lock server's wall clock jumps %s the TTL forward while the %s holder works: Redis keeps expiries as wall-clock times, so its keys expire early (by=how far)", length, nth),
+		server: func(ctx context.Context, in *Injector, d time.Duration, who string) (string, error) {
+			return fmt.Sprintf("lock server's clock jumped %s forward while %s holds the lock", d, who), in.srv.Lock.JumpClock(ctx, d)
+		},
+	},
+	{
 		Kind: NetLatency, Applies: Locks, Fires: AtStart, Needs: Needs{Proxy: true},
 		Summary: fmt.Sprintf("every response from Redis is delayed %s ± %s (toxiproxy)", DefaultLatency, DefaultJitter),
 		start:   latency,
@@ -263,6 +273,7 @@ var specs = []Spec{
 	},
 	{
 		Kind: SentinelKill, Applies: Locks, Fires: OnVictim, Needs: Needs{Sentinel: true},
+		start:   groupSynced,
 		Summary: fmt.Sprintf("the Sentinel group's master is killed while the %s holder works; the sentinels promote its replica (real Sentinel, containers)", nth),
 		server: func(ctx context.Context, in *Injector, _ time.Duration, who string) (string, error) {
 			detail, err := in.srv.Sentinel.KillMaster(ctx)
@@ -271,6 +282,7 @@ var specs = []Spec{
 	},
 	{
 		Kind: SentinelPartition, Applies: Locks, Fires: OnVictim, Needs: Needs{Sentinel: true},
+		start:   groupSynced,
 		Summary: fmt.Sprintf("the Sentinel group's master is cut off from the sentinels and its replica, not from the buyers, while the %s holder works: a split brain", nth),
 		server: func(ctx context.Context, in *Injector, d time.Duration, who string) (string, error) {
 			detail, err := in.srv.Sentinel.Partition(ctx, d)
@@ -279,6 +291,7 @@ var specs = []Spec{
 	},
 	{
 		Kind: ClusterKill, Applies: Locks, Fires: OnVictim, Needs: Needs{Cluster: true},
+		start:   slotsSynced,
 		Summary: fmt.Sprintf("on a Redis Cluster of containers, the master of the sale's slot is killed while the %s holder works; its replica takes over", nth),
 		server: func(ctx context.Context, in *Injector, _ time.Duration, who string) (string, error) {
 			detail, err := in.srv.Cluster.KillMaster(ctx, in.prefix)
@@ -287,6 +300,7 @@ var specs = []Spec{
 	},
 	{
 		Kind: ClusterMigrate, Applies: Locks, Fires: OnVictim, Needs: Needs{Cluster: true},
+		start:   slotsSynced,
 		Summary: fmt.Sprintf("on a Redis Cluster of containers, the sale's slot (lock and stock) migrates to another master while the %s holder works (ASK, TRYAGAIN, then MOVED)", nth),
 		server: func(ctx context.Context, in *Injector, _ time.Duration, who string) (string, error) {
 			detail, err := in.srv.Cluster.Migrate(ctx, in.prefix)
@@ -314,6 +328,18 @@ var specs = []Spec{
 			return Victim{Until: time.Now().Add(d)}, fmt.Sprintf("stalls %s", d)
 		},
 	},
+}
+
+// groupSynced and slotsSynced make sure, before a fault on a replicated topology can
+// strike, that the replicas have the sale's set-up: the fault then tests what a failover
+// does to the sale, and a stock that vanishes anyway is a finding, not the harness's
+// haste.
+func groupSynced(ctx context.Context, in *Injector, _ Fault) (string, error) {
+	return in.srv.Sentinel.Synced(ctx)
+}
+
+func slotsSynced(ctx context.Context, in *Injector, _ Fault) (string, error) {
+	return in.srv.Cluster.Synced(ctx, in.prefix)
 }
 
 // Specs returns the table, in the order `stockbench list` shows it.

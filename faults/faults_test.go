@@ -111,7 +111,7 @@ func TestKinds(t *testing.T) {
 		a    Applies
 		want []Kind
 	}{
-		{Locks, []Kind{SlowWork, ClientPause, CrashAcquire, CrashHolder, RedisPause, RedisRestart, Failover, NetLatency, NetTimeout, Evict}},
+		{Locks, []Kind{SlowWork, ClientPause, CrashAcquire, CrashHolder, RedisPause, RedisRestart, Failover, ClockJump, NetLatency, NetTimeout, Evict}},
 		{Queues, []Kind{WorkerCrash, WorkerCrashLate, WorkerPause, RedisRestart}},
 	} {
 		if got := Kinds(tt.a); !slices.Equal(tt.want, got) {

@@ -21,16 +21,22 @@ type Server interface {
 	Redirect(addr string)
 	Addr() string
 	Detach(ctx context.Context) error
+	// JumpClock moves the server's wall clock forward by d.
+	JumpClock(ctx context.Context, d time.Duration) error
 }
 
 // Group is a replicated topology a fault acts on as a whole; *target.Sentinel is one.
 type Group interface {
+	// Synced waits until the replica has what the master has written so far.
+	Synced(ctx context.Context) (string, error)
 	KillMaster(ctx context.Context) (string, error)
 	Partition(ctx context.Context, d time.Duration) (string, error)
 }
 
 // Slots is a Redis Cluster a fault acts on by a key's slot; *target.Cluster is one.
 type Slots interface {
+	// Synced waits until the replicas of key's master have what it has written so far.
+	Synced(ctx context.Context, key string) (string, error)
 	KillMaster(ctx context.Context, key string) (string, error)
 	Migrate(ctx context.Context, key string) (string, error)
 }
@@ -59,7 +65,10 @@ type Servers struct {
 
 // Event is something a fault did, for the record.
 type Event struct {
-	At     time.Duration `json:"at_ns"`
+	At time.Duration `json:"at_ns"`
+	// Began, for a fault on a server, is when it struck; At is when it was over (a pause
+	// ended, a restarted server answered). Zero for a fault of one moment.
+	Began  time.Duration `json:"began_ns,omitempty"`
 	Fault  Kind          `json:"fault"`
 	Detail string        `json:"detail"`
 	Err    string        `json:"error,omitempty"`
@@ -218,8 +227,11 @@ func (in *Injector) strikes(k Kind) bool {
 	return n <= eventsEach
 }
 
-func (in *Injector) record(k Kind, detail string, err error) {
-	e := Event{At: time.Since(in.started), Fault: k, Detail: detail}
+func (in *Injector) record(k Kind, detail string, err error) { in.recordSince(k, 0, detail, err) }
+
+// recordSince records what a fault that struck at began did, now that it is over.
+func (in *Injector) recordSince(k Kind, began time.Duration, detail string, err error) {
+	e := Event{At: time.Since(in.started), Began: began, Fault: k, Detail: detail}
 	if err != nil {
 		e.Err = err.Error()
 	}
@@ -370,8 +382,9 @@ func (in *Injector) fire(a armed, who string) *sync.WaitGroup {
 	go func() {
 		defer in.fired.Done()
 		defer wg.Done()
+		began := time.Since(in.started)
 		detail, err := a.spec.server(in.halt, in, a.lasting(in.ttl), who)
-		in.record(a.Kind, detail, err)
+		in.recordSince(a.Kind, began, detail, err)
 		in.mu.Lock()
 		in.inFlight--
 		in.settledAt = time.Now()

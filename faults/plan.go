@@ -31,6 +31,8 @@ type Fault struct {
 	// mean For) or Pareto (shape 1.5, mean For, capped at 20 x For: the long tail of
 	// stop-the-world pauses). Default: Fixed.
 	Dist Dist
+	// By is how far ClockJump moves the clock. Default: DefaultLength times the TTL.
+	By time.Duration
 	// Persist is how the server RedisRestart restarts keeps its data; the sale's server
 	// runs in that mode from the start, so its cost shows in sales/s. Default: PersistNone,
 	// a restart comes back empty.
@@ -77,9 +79,9 @@ func (f Fault) count() int             { return cmpOr(f.Count, DefaultCount) }
 func (f Fault) latency() time.Duration { return cmpOr(f.Latency, DefaultLatency) }
 func (f Fault) jitter() time.Duration  { return cmpOr(f.Jitter, DefaultJitter) }
 
-// lasting returns For, or DefaultLength times ttl.
+// lasting returns For (a clock jump's By), or DefaultLength times ttl.
 func (f Fault) lasting(ttl time.Duration) time.Duration {
-	return cmpOr(f.For, time.Duration(float64(ttl)*DefaultLength))
+	return cmpOr(f.For+f.By, time.Duration(float64(ttl)*DefaultLength))
 }
 
 // cmpOr is v when set (positive), else def.
@@ -98,7 +100,7 @@ func cmpOr[T int | time.Duration](v, def T) T {
 // documents a verdict under one. Nor under a restart that keeps data (persist): what it
 // keeps depends on the mode and the moment.
 func (f Fault) AsDocumented() bool {
-	return f.For == 0 && f.Latency == 0 && f.Jitter == 0 && f.P == 0 && f.Dist == "" && f.Kind != LatencySpike &&
+	return f.For == 0 && f.By == 0 && f.Latency == 0 && f.Jitter == 0 && f.P == 0 && f.Dist == "" && f.Kind != LatencySpike &&
 		(f.Persist == "" || f.Persist == PersistNone)
 }
 
@@ -112,6 +114,7 @@ func (f Fault) String() string {
 	}{
 		{"nth", f.Nth > 0, strconv.Itoa(f.Nth)},
 		{"for", f.For > 0, f.For.String()},
+		{"by", f.By > 0, f.By.String()},
 		{"latency", f.Latency > 0, f.Latency.String()},
 		{"jitter", f.Jitter > 0, f.Jitter.String()},
 		{"count", f.Count > 0, strconv.Itoa(f.Count)},
@@ -231,6 +234,14 @@ func parseFault(s string) (Fault, error) {
 			f.Nth, err = atLeastOne(v)
 		case "for":
 			f.For, err = positive(v)
+			if err == nil && f.Kind == ClockJump {
+				err = fmt.Errorf("a clock jump lasts no time: by= says how far it goes")
+			}
+		case "by":
+			f.By, err = positive(v)
+			if err == nil && f.Kind != ClockJump {
+				err = fmt.Errorf("only %s goes by an amount", ClockJump)
+			}
 		case "latency":
 			f.Latency, err = positive(v)
 		case "jitter":
@@ -253,7 +264,7 @@ func parseFault(s string) (Fault, error) {
 				err = fmt.Errorf("only %s restarts a server", RedisRestart)
 			}
 		default:
-			err = fmt.Errorf("unknown setting (settings: nth, for, latency, jitter, count, p, dist, persist)")
+			err = fmt.Errorf("unknown setting (settings: nth, for, by, latency, jitter, count, p, dist, persist)")
 		}
 		if err != nil {
 			return f, fmt.Errorf("fault %s: %s=%s: %w", f.Kind, k, v, err)

@@ -86,6 +86,16 @@ type Renewer interface {
 	Renewals() (total, afterRelease int)
 }
 
+// Extender is a lease that renews itself and knows until when Redis promised it: the
+// send of the last renewal Redis confirmed, plus the TTL that renewal set. The zero time
+// means none was confirmed yet. A sale reads it to tell a lock that broke its promise
+// from a holder that outlived its lease; a lease that renews without it is judged by
+// its acquire alone, which can only call fewer locks broken.
+type Extender interface {
+	Lease
+	PromisedUntil() time.Time
+}
+
 // HalfLocker is a design whose acquire takes two commands. HalfLock sends only the first,
 // for key, and reports whether it succeeded: what a holder that crashed between the two
 // leaves behind.

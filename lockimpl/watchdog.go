@@ -68,11 +68,14 @@ type watchdogLease struct {
 	// released is set when Release begins; renewals counted after it are a bug.
 	released            atomic.Bool
 	renewals, afterward atomic.Int64
+	// promised is the send of the last confirmed renewal plus the TTL.
+	promised atomic.Pointer[time.Time]
 }
 
 var (
-	_ Freezer = (*watchdogLease)(nil)
-	_ Renewer = (*watchdogLease)(nil)
+	_ Freezer  = (*watchdogLease)(nil)
+	_ Renewer  = (*watchdogLease)(nil)
+	_ Extender = (*watchdogLease)(nil)
 )
 
 // watch renews every ttl/3 until stopped or the lock is found lost.
@@ -85,9 +88,14 @@ func (l *watchdogLease) watch(ctx context.Context) {
 			l.afterward.Add(1)
 		}
 		l.renewals.Add(1)
+		sent := time.Now()
 		rctx, cancel := context.WithTimeout(context.Background(), l.ttl)
 		held, err := l.renew(rctx)
 		cancel()
+		if held && err == nil {
+			until := sent.Add(l.ttl)
+			l.promised.Store(&until)
+		}
 		return err != nil || held // not held: lost, nothing left to renew
 	})
 }
@@ -108,6 +116,13 @@ func (l *watchdogLease) Freeze(until time.Time) {
 		return
 	}
 	l.frozen.Store(until.UnixNano())
+}
+
+func (l *watchdogLease) PromisedUntil() time.Time {
+	if p := l.promised.Load(); p != nil {
+		return *p
+	}
+	return time.Time{}
 }
 
 func (l *watchdogLease) Renewals() (int, int) {

@@ -54,13 +54,36 @@ type Report struct {
 	// Witness is what the stock store saw of the holders, when they marked a witness;
 	// for a merged sale Overlaps is its count.
 	Witness *Witness `json:"witness,omitempty"`
+	// LockBroken counts the overlaps in which both holders were surely inside their
+	// leases (see [Hold.Sure]): the lock broke its promise (the server lost the key, a
+	// release or a renewal touched another owner's lock, a clock jumped). The rest of
+	// Overlaps are holders who outlived their lease. Zero for a merged sale.
+	LockBroken int `json:"lock_broken"`
+	// Violations are the worst few overlaps with their holds, for the timelines.
+	Violations []Violation `json:"violations,omitempty"`
+	// ExpiredAtRelease counts releases that found the lock already gone: a lease the
+	// holder outlived, an early warning even where nothing was oversold.
+	ExpiredAtRelease int `json:"expired_at_release,omitempty"`
+	// Zombie is set when the lock was alive at the end though its last holder had
+	// released it cleanly and no holder died with it: a release that did not delete, or
+	// a renewal that outlived its unlock (class STUCK).
+	Zombie bool `json:"zombie_lock,omitempty"`
+
+	// StockGone is set when the server answered after the sale but its stock counter was
+	// gone: the sale's data vanished under it (class LOST).
+	StockGone bool `json:"stock_gone,omitempty"`
 
 	// SellOut is when the counter reached zero, measured from the start; zero when it
 	// never did.
 	SellOut time.Duration `json:"sell_out_ns"`
 	// GaveUpWithStock counts buyers who gave up before the sell-out (all who gave up when
-	// there was none): the lock kept them from stock that was there.
+	// there was none): contention outlasted their patience. A figure, not a finding: a
+	// busy lock sells its stock all the same (see Unsold).
 	GaveUpWithStock int `json:"gave_up_with_stock"`
+	// Unsold is the stock left on the shelf at the end while buyers gave up: the lock
+	// kept them from stock that was there for good, which is STUCK. Zero when nobody gave
+	// up, or when the final state is unknown.
+	Unsold int64 `json:"unsold,omitempty"`
 	// LastSale is when the last confirmed purchase finished.
 	LastSale time.Duration `json:"last_sale_ns"`
 
@@ -114,15 +137,21 @@ func Check(l *Ledger, f *Final) Report {
 	}
 	r.Oversold = max(0, int64(r.Bought)-l.InitialStock)
 	if f != nil {
-		r.FinalStock, r.OrdersRecorded = f.Stock, f.Orders
-		r.NegativeStock = f.Stock < 0
-		r.LostUpdates = int64(r.Bought) - (l.InitialStock - f.Stock)
+		r.FinalStock, r.OrdersRecorded, r.StockGone = f.Stock, f.Orders, f.StockGone
+		if !f.StockGone {
+			r.NegativeStock = f.Stock < 0
+			r.LostUpdates = int64(r.Bought) - (l.InitialStock - f.Stock)
+			if r.GaveUp > 0 {
+				r.Unsold = max(0, f.Stock)
+			}
+		}
 		r.OrderMismatch = f.Orders - int64(r.Bought)
 		r.StaleRejected = f.StaleRejected
 		r.LockTTL = f.LockTTL
 		r.Stuck = f.LockTTL < 0 || f.LockTTL > f.Horizon
 		r.RenewalsAfterRelease = f.RenewalsAfterRelease
 		r.Witness = f.Witness
+		r.Zombie = !r.Stuck && f.Errors == 0 && r.Crashed == 0 && zombie(l.Holds, f.LockTTL)
 		if f.OrderIDs != nil {
 			r.MissingOrders, r.DuplicateOrders, r.PhantomOrders = orderSets(l.Entries, f.OrderIDs)
 		}
@@ -130,6 +159,8 @@ func Check(l *Ledger, f *Final) Report {
 	switch {
 	case l.Hosts <= 1:
 		r.Overlaps, r.LongestOverlap = overlaps(started)
+		r.LockBroken, r.Violations = lockOverlaps(l.Holds)
+		r.ExpiredAtRelease = expiredAtRelease(l.Holds)
 	case r.Witness != nil:
 		r.Overlaps = int(r.Witness.Overlaps)
 	}
@@ -202,6 +233,9 @@ func (r Report) Findings() []string {
 	if r.NegativeStock {
 		f = append(f, fmt.Sprintf("NEGATIVE %d", r.FinalStock))
 	}
+	if r.StockGone {
+		f = append(f, "STOCK-GONE")
+	}
 	if r.LostUpdates != 0 {
 		f = append(f, fmt.Sprintf("LOST-UPDATE %d", r.LostUpdates))
 	}
@@ -216,29 +250,49 @@ func (r Report) Findings() []string {
 			f = append(f, fmt.Sprintf("ORDERS-%s %d", o.name, o.n))
 		}
 	}
-	if r.Overlaps > 0 {
-		f = append(f, fmt.Sprintf("OVERLAP %d", r.Overlaps))
+	if r.LockBroken > 0 {
+		f = append(f, fmt.Sprintf("LOCK-BROKEN %d", r.LockBroken))
+	}
+	if n := r.Overlaps - r.LockBroken; n > 0 {
+		f = append(f, fmt.Sprintf("OVERLAP %d", n))
 	}
 	if r.Stuck {
 		f = append(f, "STUCK")
 	}
-	if r.GaveUpWithStock > 0 {
-		f = append(f, fmt.Sprintf("GAVE-UP %d", r.GaveUpWithStock))
+	if r.Zombie {
+		f = append(f, fmt.Sprintf("ZOMBIE-LOCK %s", r.LockTTL.Round(time.Millisecond)))
+	}
+	if r.Unsold > 0 {
+		f = append(f, fmt.Sprintf("UNSOLD %d (GAVE-UP %d)", r.Unsold, r.GaveUp))
 	}
 	if r.RenewalsAfterRelease > 0 {
 		f = append(f, fmt.Sprintf("RENEWED-AFTER-RELEASE %d", r.RenewalsAfterRelease))
+	}
+	if r.ExpiredAtRelease > 0 {
+		f = append(f, fmt.Sprintf("EXPIRED-AT-RELEASE %d", r.ExpiredAtRelease))
 	}
 	return f
 }
 
 // Cell is the verdict as one matrix cell: the class with its number, as in
-// "OVERSOLD 3", "LOST 5", "OVERLAP 12", "STUCK" or "SAFE".
+// "OVERSOLD 3", "LOST 5", "OVERLAP 12", "STUCK" or "SAFE". Damage done through a broken
+// lock says so ("OVERSOLD 3 BROKEN"), for a lock's promise broken and a lease outlived
+// read the same in the class alone.
 func (r Report) Cell() string {
+	broken := ""
+	if r.LockBroken > 0 {
+		broken = " BROKEN"
+	}
 	switch c := r.Class(); c {
 	case ClassOversold:
-		return fmt.Sprintf("%s %d", c, r.Oversold)
+		return fmt.Sprintf("%s %d%s", c, r.Oversold, broken)
 	case ClassLost:
-		return fmt.Sprintf("%s %d", c, max(abs(r.LostUpdates), abs(r.OrderMismatch), int64(r.MissingOrders+r.DuplicateOrders+r.PhantomOrders)))
+		if r.StockGone {
+			return fmt.Sprintf("%s STOCK", c)
+		}
+		return fmt.Sprintf("%s %d%s", c, max(abs(r.LostUpdates), abs(r.OrderMismatch), int64(r.MissingOrders+r.DuplicateOrders+r.PhantomOrders)), broken)
+	case ClassBroken:
+		return fmt.Sprintf("%s %d", c, r.LockBroken)
 	case ClassOverlap:
 		return fmt.Sprintf("%s %d", c, r.Overlaps)
 	default:

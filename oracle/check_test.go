@@ -61,23 +61,41 @@ func TestCheck(t *testing.T) {
 			check:   []string{"Overlaps"},
 		},
 		{
-			// A buyer who gave up before the sell-out was kept from stock that was there;
-			// one who gave up after it was not.
-			name: "gave up with stock", stock: 1,
-			entries:  []Entry{{Outcome: GaveUp, Done: 5 * ms}, bought(6, 10, 0), {Outcome: GaveUp, Done: 50 * ms}},
-			final:    Final{Stock: 0, Orders: 1},
-			want:     Report{GaveUp: 2, GaveUpWithStock: 1, SellOut: 11 * ms},
-			check:    []string{"GaveUp", "GaveUpWithStock", "SellOut"},
-			findings: []string{"GAVE-UP 1"},
+			// A buyer who gave up before the sell-out met contention: counted, but the
+			// stock sold out all the same, so it is no finding (SAFE, not STUCK).
+			name: "gave up, sold out", stock: 1,
+			entries: []Entry{{Outcome: GaveUp, Done: 5 * ms}, bought(6, 10, 0), {Outcome: GaveUp, Done: 50 * ms}},
+			final:   Final{Stock: 0, Orders: 1},
+			want:    Report{GaveUp: 2, GaveUpWithStock: 1, SellOut: 11 * ms, Unsold: 0},
+			check:   []string{"GaveUp", "GaveUpWithStock", "SellOut", "Unsold"},
 		},
 		{
-			// No sell-out: everyone who gave up did so with stock left.
+			// No sell-out: buyers gave up and stock stayed on the shelf: STUCK.
 			name: "never sold out", stock: 5,
 			entries:  []Entry{{Outcome: GaveUp, Done: 5 * ms}, bought(6, 10, 4), {Outcome: GaveUp, Done: 50 * ms}},
 			final:    Final{Stock: 4, Orders: 1},
-			want:     Report{GaveUpWithStock: 2, SellOut: 0},
-			check:    []string{"GaveUpWithStock", "SellOut"},
-			findings: []string{"GAVE-UP 2"},
+			want:     Report{GaveUpWithStock: 2, SellOut: 0, Unsold: 4},
+			check:    []string{"GaveUpWithStock", "SellOut", "Unsold"},
+			findings: []string{"UNSOLD 4 (GAVE-UP 2)"},
+		},
+		{
+			// Stock left but nobody gave up (fewer buyers than units): nothing kept
+			// anyone out.
+			name: "more stock than buyers", stock: 5,
+			entries: []Entry{bought(0, 10, 4), bought(10, 20, 3)},
+			final:   Final{Stock: 3, Orders: 2},
+			want:    Report{Unsold: 0},
+			check:   []string{"Unsold"},
+		},
+		{
+			// The server answered but the stock counter was gone: the data vanished (a
+			// failover lost it), LOST, not an unreadable state.
+			name: "stock gone", stock: 5,
+			entries:  []Entry{bought(0, 10, 4), {Outcome: GaveUp, Done: 50 * ms}},
+			final:    Final{StockGone: true, Orders: 0},
+			want:     Report{StockGone: true, LostUpdates: 0, Unsold: 0, OrderMismatch: -1},
+			check:    []string{"StockGone", "LostUpdates", "Unsold", "OrderMismatch"},
+			findings: []string{"STOCK-GONE", "ORDERS -1"},
 		},
 		{
 			// An order Redis recorded that no buyer was told about shows as a mismatch;
@@ -148,6 +166,16 @@ func TestStuckAndClass(t *testing.T) {
 		// Lost updates without an oversell.
 		{"lost", &Ledger{InitialStock: 5, Entries: []Entry{bought(0, 10, 4), bought(10, 12, 4)}},
 			Final{Stock: 4, Orders: 2}, ClassLost, "LOST 1"},
+		// Contention past the retry timeout, the stock sold out all the same (a busy
+		// lock, the Redlock-with-watchdog report): SAFE, whatever gave up.
+		{"gave up, sold out", &Ledger{InitialStock: 1, Entries: []Entry{{Outcome: GaveUp, Done: 5 * ms}, bought(6, 10, 0)}},
+			Final{Stock: 0, Orders: 1}, ClassSafe, "SAFE"},
+		// Buyers gave up and stock stayed: the lock kept them from it.
+		{"gave up, unsold", &Ledger{InitialStock: 2, Entries: []Entry{{Outcome: GaveUp, Done: 5 * ms}, bought(6, 10, 1)}},
+			Final{Stock: 1, Orders: 1}, ClassStuck, "STUCK"},
+		// The stock counter vanished (a failover lost it): LOST, not UNKNOWN.
+		{"stock gone", &Ledger{InitialStock: 2, Entries: []Entry{bought(6, 10, 1)}},
+			Final{StockGone: true, Orders: 1}, ClassLost, "LOST STOCK"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

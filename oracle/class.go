@@ -14,8 +14,15 @@ const (
 	ClassDuplicated Class = "DUPLICATED"
 	// ClassReordered: a task handed out before one that was waiting ahead of it.
 	ClassReordered Class = "REORDERED"
-	ClassOverlap   Class = "OVERLAP" // two holders at once, stock intact
-	ClassStuck     Class = "STUCK"   // a lock left held for good, or buyers kept from stock
+	// ClassBroken: two holders at once while both were surely inside their leases, the
+	// lock's promise broken (stock intact).
+	ClassBroken  Class = "LOCK-BROKEN"
+	ClassOverlap Class = "OVERLAP" // two holders at once, one past its lease, stock intact
+	// ClassStuck: a lock left alive with no live holder (no TTL, or one past any buyer's
+	// wait, or a zombie: alive after its last holder released it), or stock left on the shelf at the end while buyers gave up. Buyers who gave
+	// up while others held the lock and the stock sold out anyway are contention, a
+	// figure (gave_up), not STUCK.
+	ClassStuck Class = "STUCK"
 	// ClassNotExercised: nothing was found, but a fault of the plan never struck (its
 	// victim never came, or the design has no part it acts on), so the sale says nothing
 	// about the design under it.
@@ -39,11 +46,13 @@ func (r Report) Class() Class {
 	switch {
 	case r.Oversold > 0 || r.NegativeStock:
 		return ClassOversold
-	case r.LostUpdates != 0 || r.OrderMismatch != 0 || r.MissingOrders+r.DuplicateOrders+r.PhantomOrders > 0:
+	case r.StockGone || r.LostUpdates != 0 || r.OrderMismatch != 0 || r.MissingOrders+r.DuplicateOrders+r.PhantomOrders > 0:
 		return ClassLost
+	case r.LockBroken > 0:
+		return ClassBroken
 	case r.Overlaps > 0:
 		return ClassOverlap
-	case r.Stuck || r.GaveUpWithStock > 0:
+	case r.Stuck || r.Zombie || r.Unsold > 0:
 		return ClassStuck
 	case r.FinalUnknown:
 		return ClassUnknown
@@ -53,7 +62,7 @@ func (r Report) Class() Class {
 
 // severity ranks the classes a sale can earn, least severe first. NOT-EXERCISED ranks
 // with SAFE: nothing was found. UNKNOWN is not ranked: it is no verdict at all.
-var severity = []Class{ClassSafe, ClassStuck, ClassOverlap, ClassReordered, ClassDuplicated, ClassLost, ClassOversold}
+var severity = []Class{ClassSafe, ClassStuck, ClassOverlap, ClassBroken, ClassReordered, ClassDuplicated, ClassLost, ClassOversold}
 
 // Rank places c in the order of severity (SAFE and NOT-EXERCISED 0, OVERSOLD highest);
 // false for UNKNOWN and anything else that is no class of finding.

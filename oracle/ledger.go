@@ -67,6 +67,10 @@ type Ledger struct {
 	// different hosts cannot be compared for overlap (the witness counts those).
 	// Default: 0, one clock.
 	Hosts int
+	// Holds is every hold of the lock in detail, in no order, for the lease-aware checks
+	// and the violations' timelines; empty for a design without a lock and for a merged
+	// sale, whose clocks do not compare.
+	Holds []Hold
 }
 
 // Started is the entries of the buyers who started.
@@ -81,6 +85,10 @@ func NewLedger(buyers int, initialStock int64) *Ledger {
 type Final struct {
 	// Stock is the stock counter's final value.
 	Stock int64
+	// StockGone is set when the server answered but held no stock counter: the sale's
+	// data vanished (a failover or restart lost the key), which is a finding, not an
+	// unreadable state. Stock is then meaningless.
+	StockGone bool
 	// Orders is the number of orders recorded in Redis.
 	Orders int64
 	// StaleRejected is how many reads and writes the stock store refused for a stale
@@ -93,6 +101,9 @@ type Final struct {
 	Horizon time.Duration
 	// RenewalsAfterRelease counts lease renewals sent after the lease's release began.
 	RenewalsAfterRelease int
+	// Errors is how many errors buyers met: a lock left alive at the end may then be
+	// one whose acquire's reply was lost, so it is no evidence of a zombie.
+	Errors int
 	// Witness is what the stock store saw of the holders, when they marked a witness.
 	Witness *Witness
 	// OrderIDs, when read, is the order list itself (the buyers' indices, as the ledger

@@ -3,6 +3,7 @@ package oracle
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -25,6 +26,11 @@ type Enqueued struct {
 	ID string
 	// Accepted is set when the enqueue succeeded.
 	Accepted bool
+	// InDoubt is set when the enqueue failed in a way that leaves it unknown whether
+	// Redis took it: the connection broke or timed out after the command went out (a
+	// server killed between persisting the write and replying). Such an order may be
+	// applied, and that is no phantom.
+	InDoubt bool
 	// Done is when the enqueue returned.
 	Done time.Duration
 }
@@ -69,8 +75,14 @@ type QueueReport struct {
 	// Lost counts accepted orders neither fulfilled nor refused; LostIDs names a few.
 	Lost    int      `json:"lost"`
 	LostIDs []string `json:"lost_ids,omitempty"`
-	// Phantom counts effects of orders no buyer saw accepted.
+	// Phantom counts effects of orders nobody placed: no buyer saw them accepted, nor
+	// sent them without hearing back. An order applied more often than it was placed
+	// (zero times), so class DUPLICATED, not LOST.
 	Phantom int `json:"phantom"`
+	// InDoubtApplied counts orders applied whose enqueue failed without an answer
+	// (Enqueued.InDoubt): Redis took them but the reply was lost. What a server killed
+	// between its write and its reply does; a finding to read, not a failure.
+	InDoubtApplied int `json:"in_doubt_applied,omitempty"`
 	// DuplicatedEffects counts applications beyond one per order, refusals included.
 	DuplicatedEffects int `json:"duplicated_effects"`
 	// Deliveries counts takes; Redeliveries those of a task taken before.
@@ -84,6 +96,8 @@ type QueueReport struct {
 	// leased (QueueLedger.Lease): what a lease queue promises never to do. A finding, not
 	// a class: its damage, if any, shows as DUPLICATED.
 	LeaseOverlaps int `json:"lease_overlaps,omitempty"`
+	// Tasks are the worst few tasks mishandled, with their deliveries, for the timelines.
+	Tasks []TaskViolation `json:"task_violations,omitempty"`
 
 	InitialStock int64 `json:"initial_stock"`
 	// FinalUnknown is set when Redis could not be read after the sale: what was applied,
@@ -117,16 +131,26 @@ func CheckQueue(l *QueueLedger, f *QueueFinal, ordered bool) QueueReport {
 func (r *QueueReport) judgeEffects(l *QueueLedger, f *QueueFinal) {
 	r.FinalStock = f.Stock
 	accepted := make(map[string]bool, len(l.Orders))
+	inDoubt := make(map[string]bool)
 	for _, o := range l.Orders {
-		if o.Accepted {
+		switch {
+		case o.Accepted:
 			accepted[o.ID] = true
+		case o.InDoubt:
+			inDoubt[o.ID] = true
 		}
 	}
 	done := make(map[string]int)
 	for _, ids := range [][]string{f.Effects, f.Refused} {
 		for _, id := range ids {
 			done[id]++
-			if !accepted[id] {
+			switch {
+			case accepted[id]:
+			case inDoubt[id]:
+				if done[id] == 1 {
+					r.InDoubtApplied++
+				}
+			default:
 				r.Phantom++
 			}
 		}
@@ -145,6 +169,7 @@ func (r *QueueReport) judgeEffects(l *QueueLedger, f *QueueFinal) {
 	}
 	r.Oversold = max(0, int64(r.Fulfilled)-l.InitialStock)
 	r.NegativeStock = f.Stock < 0
+	r.Tasks = taskViolations(l, f, accepted)
 }
 
 // deliveries reads the workers' takes alone: how many crashed, how many were
@@ -178,25 +203,34 @@ func deliveries(l *QueueLedger, ordered bool) (crashed, redelivered, outOfOrderN
 // crashed never did). Bounds are taken on the safe side, so a count is never a clock's
 // doing.
 func leaseOverlaps(l *QueueLedger) int {
-	if l.Lease <= 0 {
-		return 0
-	}
 	n := 0
 	for _, takes := range byTask(l.Takes) {
-		for j, b := range takes {
-			for _, a := range takes[:j] {
-				held := a.Begin + l.Lease
-				if a.Result != TakeCrashed && a.Fulfilled > 0 {
-					held = min(held, a.Fulfilled)
-				}
-				if b.End < held {
-					n++
-					break
-				}
+		for j := range takes {
+			if underLease(takes, j, l.Lease) {
+				n++
 			}
 		}
 	}
 	return n
+}
+
+// underLease reports whether delivery j of a task (its takes in order) came while an
+// earlier one was surely still leased.
+func underLease(takes []Take, j int, lease time.Duration) bool {
+	if lease <= 0 {
+		return false
+	}
+	b := takes[j]
+	for _, a := range takes[:j] {
+		held := a.Begin + lease
+		if a.Result != TakeCrashed && a.Fulfilled > 0 {
+			held = min(held, a.Fulfilled)
+		}
+		if b.End < held {
+			return true
+		}
+	}
+	return false
 }
 
 // Recoveries are, for each delivery that ended with its worker dead holding the task,
@@ -263,9 +297,9 @@ func (r QueueReport) Class() Class {
 	switch {
 	case r.Oversold > 0 || r.NegativeStock:
 		return ClassOversold
-	case r.Lost > 0 || r.Phantom > 0:
+	case r.Lost > 0:
 		return ClassLost
-	case r.DuplicatedEffects > 0:
+	case r.DuplicatedEffects > 0 || r.Phantom > 0:
 		return ClassDuplicated
 	case r.OutOfOrder > 0:
 		return ClassReordered
@@ -281,9 +315,9 @@ func (r QueueReport) Cell() string {
 	case ClassOversold:
 		return fmt.Sprintf("%s %d", c, r.Oversold)
 	case ClassLost:
-		return fmt.Sprintf("%s %d", c, r.Lost+r.Phantom)
+		return fmt.Sprintf("%s %d", c, r.Lost)
 	case ClassDuplicated:
-		return fmt.Sprintf("%s %d", c, r.DuplicatedEffects)
+		return fmt.Sprintf("%s %d", c, r.DuplicatedEffects+r.Phantom)
 	case ClassReordered:
 		return fmt.Sprintf("%s %d", c, r.OutOfOrder)
 	default:
@@ -306,6 +340,7 @@ func (r QueueReport) Findings() []string {
 	add(r.DuplicatedEffects > 0, "DUPLICATED %d", r.DuplicatedEffects)
 	add(r.OutOfOrder > 0, "REORDERED %d", r.OutOfOrder)
 	add(r.LeaseOverlaps > 0, "LEASE-OVERLAP %d", r.LeaseOverlaps)
+	add(r.InDoubtApplied > 0, "IN-DOUBT-APPLIED %d", r.InDoubtApplied)
 	return f
 }
 
@@ -319,4 +354,71 @@ func (r QueueReport) Verdict() string {
 		return "UNKNOWN"
 	}
 	return "SAFE"
+}
+
+// TaskViolation is one task the queue mishandled, with every delivery of it, for the
+// timelines: DUPLICATED (its order applied more than once), LOST (accepted, taken, and
+// never applied nor refused) or a delivery under a live lease (class "", the finding
+// LEASE-OVERLAP).
+type TaskViolation struct {
+	Class Class  `json:"class"`
+	Task  string `json:"task"`
+	// Applied is how often its order was applied or refused.
+	Applied int    `json:"applied"`
+	Takes   []Take `json:"takes"`
+}
+
+// taskViolations picks the worst few tasks: duplicated ones first, then lost ones that
+// a worker had taken, then deliveries under a live lease.
+func taskViolations(l *QueueLedger, f *QueueFinal, accepted map[string]bool) []TaskViolation {
+	if f == nil {
+		return nil
+	}
+	done := make(map[string]int)
+	for _, ids := range [][]string{f.Effects, f.Refused} {
+		for _, id := range ids {
+			done[id]++
+		}
+	}
+	var out []TaskViolation
+	tasks := byTask(l.Takes)
+	ids := slices.Sorted(maps.Keys(tasks))
+	for _, pass := range []func(id string, takes []Take) Class{
+		func(id string, _ []Take) Class { return pick(done[id] > 1, ClassDuplicated) },
+		func(id string, _ []Take) Class { return pick(accepted[id] && done[id] == 0, ClassLost) },
+		func(_ string, takes []Take) Class { return pick(leased(takes, l.Lease), "") },
+	} {
+		for _, id := range ids {
+			if len(out) == maxViolations {
+				return out
+			}
+			if slices.ContainsFunc(out, func(v TaskViolation) bool { return v.Task == id }) {
+				continue
+			}
+			if c := pass(id, tasks[id]); c != noClass {
+				out = append(out, TaskViolation{Class: c, Task: id, Applied: done[id], Takes: tasks[id]})
+			}
+		}
+	}
+	return out
+}
+
+// noClass marks a task a pass does not pick.
+const noClass Class = "-"
+
+func pick(ok bool, c Class) Class {
+	if ok {
+		return c
+	}
+	return noClass
+}
+
+// leased reports whether any delivery of a task came under a live lease.
+func leased(takes []Take, lease time.Duration) bool {
+	for j := range takes {
+		if underLease(takes, j, lease) {
+			return true
+		}
+	}
+	return false
 }

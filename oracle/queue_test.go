@@ -81,6 +81,27 @@ func TestCheckQueue(t *testing.T) {
 			check: func(r QueueReport) bool { return r.NegativeStock },
 		},
 		{
+			// Order 2's enqueue failed without an answer (the server died between its
+			// write and its reply) and was applied: in doubt, no phantom, SAFE.
+			name: "applied in doubt",
+			l: &QueueLedger{InitialStock: 3, Orders: append(orders(2), Enqueued{ID: "2", InDoubt: true}),
+				Takes: []Take{take("0", 0, 0, 1), take("1", 1, 2, 3), take("2", 2, 4, 5)}},
+			f: &QueueFinal{Stock: 0, Effects: []string{"0", "1", "2"}}, cell: "SAFE",
+			check: func(r QueueReport) bool {
+				return r.InDoubtApplied == 1 && r.Phantom == 0 && r.Accepted == 2 && r.Verdict() == "IN-DOUBT-APPLIED 1"
+			},
+		},
+		{
+			// Order 2 was refused outright (Redis answered with an error), yet applied:
+			// nobody placed it, a phantom, which is an order applied more often than
+			// placed (DUPLICATED), not a lost one.
+			name: "phantom",
+			l: &QueueLedger{InitialStock: 3, Orders: append(orders(2), Enqueued{ID: "2"}),
+				Takes: []Take{take("0", 0, 0, 1), take("1", 1, 2, 3), take("2", 2, 4, 5)}},
+			f: &QueueFinal{Stock: 0, Effects: []string{"0", "1", "2"}}, cell: "DUPLICATED 1",
+			check: func(r QueueReport) bool { return r.Phantom == 1 && r.Lost == 0 && r.InDoubtApplied == 0 },
+		},
+		{
 			// Redis could not be read after the sale: nothing is known lost, however
 			// many orders were accepted.
 			name: "final unknown",
@@ -145,5 +166,37 @@ func TestRecoveries(t *testing.T) {
 	after, lost := Recoveries(l)
 	if len(after) != 1 || after[0] != ms(300) || lost != 1 {
 		t.Errorf("want [300ms] and 1 never redelivered, got %v and %d", after, lost)
+	}
+}
+
+// The tasks a queue mishandled are kept with their deliveries for the timelines: those
+// applied twice first, then those lost after a worker took them, then deliveries under a
+// live lease; at most three.
+func TestTaskViolations(t *testing.T) {
+	crashed := take("1", 1, 2, 3)
+	crashed.Result = TakeCrashed
+	l := &QueueLedger{InitialStock: 9, Orders: orders(6), Lease: 100 * time.Millisecond, Takes: []Take{
+		take("0", 0, 0, 1), take("0", 0, 50, 51), // applied twice, the second under the first's lease
+		crashed,                                // taken, then never applied
+		take("2", 2, 4, 5), take("2", 2, 6, 7), // a delivery under a live lease, applied once
+		take("3", 3, 8, 9), take("4", 4, 10, 11), take("5", 5, 12, 13),
+	}}
+	l.Takes[3].Fulfilled = 60 * time.Millisecond // the first delivery of "2" still at work
+	r := CheckQueue(l, &QueueFinal{Stock: 5, Effects: []string{"0", "0", "2", "3", "4", "5"}}, false)
+	want := []struct {
+		class Class
+		task  string
+		n     int
+	}{{ClassDuplicated, "0", 2}, {ClassLost, "1", 1}, {"", "2", 2}}
+	if len(r.Tasks) != len(want) {
+		t.Fatalf("want %d task violations, got %+v", len(want), r.Tasks)
+	}
+	for i, w := range want {
+		if v := r.Tasks[i]; v.Class != w.class || v.Task != w.task || len(v.Takes) != w.n {
+			t.Errorf("violation %d: want %q of task %s with %d deliveries, got %+v", i, w.class, w.task, w.n, v)
+		}
+	}
+	if CheckQueue(l, nil, false).Tasks != nil {
+		t.Error("want no task violations without the final state")
 	}
 }

@@ -28,11 +28,13 @@ func (r *Run) Damage(c oracle.Class) int64 {
 	case oracle.ClassOversold:
 		return o.Oversold + b2i(o.NegativeStock)
 	case oracle.ClassLost:
-		return abs(o.LostUpdates) + abs(o.OrderMismatch)
+		return abs(o.LostUpdates) + abs(o.OrderMismatch) + b2i(o.StockGone)
+	case oracle.ClassBroken:
+		return int64(o.LockBroken)
 	case oracle.ClassOverlap:
 		return int64(o.Overlaps)
 	case oracle.ClassStuck:
-		return int64(o.GaveUpWithStock) + b2i(o.Stuck)
+		return o.Unsold + b2i(o.Stuck) + b2i(o.Zombie)
 	}
 	return 0
 }

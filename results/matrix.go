@@ -40,7 +40,7 @@ func Matrices(runs []Run) []Matrix {
 func (m Matrix) Run(lock, faults string) *Run { return m.cells[[2]string{lock, faults}] }
 
 // Cell is the verdict of lock under faults, marked "!" when it is not what the lock
-// documents, and "-" when that sale did not run.
+// documents, "~" when its reruns did not all earn it, and "-" when that sale did not run.
 func (m Matrix) Cell(lock, faults string) string {
 	r, ok := m.cells[[2]string{lock, faults}]
 	if !ok {
@@ -50,6 +50,9 @@ func (m Matrix) Cell(lock, faults string) string {
 	if r.AsExpected != nil && !*r.AsExpected {
 		c += "!"
 	}
+	if !r.Repeats.Steady() {
+		c += "~"
+	}
 	if !r.Complete {
 		c += "?"
 	}
@@ -57,12 +60,15 @@ func (m Matrix) Cell(lock, faults string) string {
 }
 
 // MatrixLegend explains the marks in a matrix.
-const MatrixLegend = "Cells: SAFE, OVERLAP n (two holders at once, stock intact), STUCK (a lock left for good, " +
-	"or buyers kept from stock), LOST n (lost updates; for a queue, orders never fulfilled nor refused), " +
-	"DUPLICATED n (an order applied more than once), REORDERED n (a task handed out ahead of one waiting longer), " +
-	"OVERSOLD n (orders beyond the stock), NOT-EXERCISED (nothing found, but a fault never struck: its victim never came, " +
+const MatrixLegend = "Cells: SAFE, OVERLAP n (two holders at once, one past its lease, stock intact), " +
+	"LOCK-BROKEN n (two holders at once, both inside their leases: the lock broke its promise, stock intact), " +
+	"STUCK (a lock left for good or alive with no holder, " +
+	"or stock left on the shelf while buyers gave up), LOST n (lost updates; for a queue, orders never fulfilled nor refused), " +
+	"DUPLICATED n (an order applied more than once, or applied though nobody placed it), REORDERED n (a task handed out ahead of one waiting longer), " +
+	"OVERSOLD n (orders beyond the stock); BROKEN after a number: through a broken lock, not an outlived lease; NOT-EXERCISED (nothing found, but a fault never struck: its victim never came, " +
 	"or the design has no part it acts on), UNKNOWN (Redis could not be read after the sale). " +
 	"! = not the verdict the design documents for that fault; " +
+	"~ = not every rerun (stockbench replay) earned this class; " +
 	"? = the sale did not finish."
 
 // Surprises lists, one line each, the runs whose verdict is not what their

@@ -20,6 +20,9 @@ type Output struct {
 // written to, so a run stopped before it measured anything leaves no empty directory.
 func NewOutput(base, id string) *Output { return &Output{Dir: filepath.Join(base, id)} }
 
+// Reopen is the run directory dir, which exists: Progress rewrites its results.json.
+func Reopen(dir string) *Output { return &Output{Dir: dir, made: true} }
+
 // Create makes the run directory base/id now; it fails if it already exists.
 func Create(base, id string) (*Output, error) {
 	o := NewOutput(base, id)

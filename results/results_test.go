@@ -254,3 +254,14 @@ func TestOutputProgress(t *testing.T) {
 		t.Error("Create must refuse an existing run directory")
 	}
 }
+
+// A cell whose reruns did not all earn its class says so.
+func TestMatrixMarksUnsteadyCells(t *testing.T) {
+	steady, unsteady := Run{Scenario: "s", Impl: "a", Cell: "SAFE", Complete: true}, Run{Scenario: "s", Impl: "b", Cell: "OVERSOLD 1", Complete: true}
+	steady.Repeats = &Repeats{Times: 3, Same: 3}
+	unsteady.Repeats = &Repeats{Times: 10, Same: 7}
+	m := Matrices([]Run{steady, unsteady})[0]
+	if got := m.Cell("a", "none") + " | " + m.Cell("b", "none"); got != "SAFE | OVERSOLD 1~" {
+		t.Errorf("want the unsteady cell marked ~, got %q", got)
+	}
+}

@@ -83,12 +83,28 @@ type Run struct {
 	// Log is the last of what the design's own processes wrote to stderr (a process
 	// adapter's), kept for when they misbehave.
 	Log string `json:"log,omitempty"`
+	// Rerun is the command line, after "stockbench", that runs the sale again alone as
+	// it ran (stockbench replay runs it); empty for a shard's sale.
+	Rerun []string `json:"rerun,omitempty"`
+	// Repeats is how often reruns of the sale earned its class, once replay has rerun it.
+	Repeats *Repeats `json:"repeats,omitempty"`
 
 	// SalesPerSec is confirmed orders over the time to the last confirmed order.
 	SalesPerSec float64            `json:"sales_per_sec"`
 	Latency     map[string]Latency `json:"latency"`
 	Commands    *Commands          `json:"redis_commands,omitempty"`
 }
+
+// Repeats is what reruns of a sale earned: Times reruns, Same of them its class, and
+// the classes they earned with how often.
+type Repeats struct {
+	Times   int                  `json:"times"`
+	Same    int                  `json:"same"`
+	Classes map[oracle.Class]int `json:"classes"`
+}
+
+// Steady reports whether every rerun earned the sale's class.
+func (r *Repeats) Steady() bool { return r == nil || r.Same == r.Times }
 
 // Params are the settings a scenario ran with; durations as Go duration strings.
 type Params struct {

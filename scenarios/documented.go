@@ -54,12 +54,15 @@ var (
 	lost       = []oracle.Class{oracle.ClassLost}
 	duplicated = []oracle.Class{oracle.ClassDuplicated}
 	noOversell = []oracle.Class{oracle.ClassSafe, oracle.ClassOverlap, oracle.ClassStuck}
+	// fenced: a fault that takes the key from under a live holder lets a second one in
+	// inside the first one's lease, the lock broken, but the fence refuses the stale write.
+	fenced = append(slices.Clone(noOversell), oracle.ClassBroken)
 	// Redlock's: no second holder, though split votes may keep everyone out; or a
 	// second holder, who may or may not get to write before the sale stalls.
 	safeOrStuck  = []oracle.Class{oracle.ClassSafe, oracle.ClassStuck}
 	secondHolder = []oracle.Class{oracle.ClassOversold, oracle.ClassLost, oracle.ClassOverlap}
 	// aRace is a verdict that a race decides: a second holder gets in, or nobody does.
-	aRace = []oracle.Class{oracle.ClassSafe, oracle.ClassStuck, oracle.ClassOversold, oracle.ClassLost, oracle.ClassOverlap}
+	aRace = []oracle.Class{oracle.ClassSafe, oracle.ClassStuck, oracle.ClassOversold, oracle.ClassLost, oracle.ClassOverlap, oracle.ClassBroken}
 	// racy is a queue race's verdict: it fires in most runs, but not in all.
 	racy = []oracle.Class{oracle.ClassDuplicated, oracle.ClassSafe}
 	// notExercised: the design has no part the fault acts on, so it never strikes.
@@ -95,15 +98,28 @@ func (v Verdicts) withNone(want []oracle.Class) Verdicts {
 }
 
 // ttlLock is what a lock that relies on its TTL alone earns: safe while holders are alive
-// and quick, an oversell whenever the lock is lost under a holder that then writes.
+// and quick, an oversell whenever the lock is lost under a holder that then writes: a
+// clock jump on its server expires it early, renewed or not (a watchdog's PEXPIRE finds
+// it gone; token-wait's replica deletes it when the master's expiry reaches it).
 var ttlLock = everywhere(oversold).withNone(safe).with(safe, faults.CrashAcquire, faults.CrashHolder, faults.NetLatency)
 
 var lockVerdicts = map[string]Verdicts{
-	"none": everywhere(oversold),
+	// No lock: lost updates for sure. Whether they oversell depends on how many buyers
+	// read the same stock before it runs out: alone, always; beside other sales under a
+	// fault that slows the server (evict's writer shares it), the buyers run closer to one
+	// at a time, and once lost 9 updates among 30 sales (LOST, not OVERSOLD).
+	"none": everywhere([]oracle.Class{oracle.ClassOversold, oracle.ClassLost}).withNone(oversold),
 	// The steal race oversells with no fault at all. A holder that dies leaves its
 	// 56-year lock, which nobody steals (its TTL is not negative): the sale stops there,
-	// oversold or not by then.
-	"seed-setnx":   everywhere(oversold).with([]oracle.Class{oracle.ClassOversold, oracle.ClassLost, oracle.ClassStuck}, faults.CrashHolder),
+	// oversold or not by then. A buyer that dies between SETNX and EXPIRE leaves a lock
+	// with no TTL, which every poller then steals at once: two holders for sure, but the
+	// dying buyer has to win the lock first, and under the matrix's side-by-side load it
+	// sometimes wins it only after the stock is gone, when the thieves read 0 and write
+	// nothing (OVERLAP 20 in one fresh clone's make bench; OVERSOLD in 12 runs alone). So
+	// what the design guarantees there is the family of a second holder.
+	// The thieves steal from each other inside their leases: a broken lock.
+	"seed-setnx": everywhere(oversold).with([]oracle.Class{oracle.ClassOversold, oracle.ClassLost, oracle.ClassStuck}, faults.CrashHolder).
+		with(append(slices.Clone(secondHolder), oracle.ClassBroken), faults.CrashAcquire),
 	"setnx-expire": ttlLock.with(stuck, faults.CrashAcquire),
 	"set-nx-ex":    ttlLock,
 	"token":        ttlLock,
@@ -117,7 +133,7 @@ var lockVerdicts = map[string]Verdicts{
 	"token-wait": ttlLock.with([]oracle.Class{oracle.ClassSafe, oracle.ClassOversold, oracle.ClassStuck}, faults.RedisRestart).
 		with([]oracle.Class{oracle.ClassStuck, oracle.ClassNotExercised}, faults.Failover),
 	"token-watchdog": ttlLock.with(safe, faults.SlowWork),
-	"fencing":        everywhere(noOversell),
+	"fencing":        everywhere(noOversell).with(fenced, faults.RedisRestart, faults.Failover, faults.Evict, faults.ClockJump),
 	// Slow work and a pause stretch a purchase's think, between its read and its write:
 	// EXEC then fails if the stock moved, and the purchase tries again.
 	"watch": everywhere(safe).with(notExercised, faults.CrashAcquire, faults.CrashHolder),
@@ -131,8 +147,8 @@ var lockVerdicts = map[string]Verdicts{
 	// a bare majority, which depends on the race for the other servers; a pause past the
 	// TTL outlives the lock on all five. Under more contention or latency Redlock
 	// livelocks: everyone holds a minority and lets go. The faults on one server
-	// (restart, failover, eviction) and on the network are therefore a race: SAFE and
-	// OVERSOLD were both seen under evict and failover.
+	// (restart, failover, eviction, a clock jump: Kleppmann's case) and on the network
+	// are therefore a race: SAFE and OVERSOLD were both seen under evict and failover.
 	"redlock": everywhere(aRace).withNone(safeOrStuck).
 		with(safeOrStuck, faults.CrashAcquire, faults.CrashHolder).
 		with(secondHolder, faults.SlowWork, faults.ClientPause, faults.RedisPause),

@@ -1,8 +1,10 @@
 package scenarios
 
 import (
+	"cmp"
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -17,6 +19,11 @@ import (
 // handing work over never blocks.
 type executor struct {
 	q chan work
+	// quitting, once set, has the goroutines leave the queue as it is (see abandon);
+	// gone is closed once they have.
+	quitting   atomic.Bool
+	gone       chan struct{}
+	goroutines int
 	// turn is a waiting buyer's step, run on the executor's goroutine: its try, or the
 	// look at the stock after a failed one (check).
 	turn func(buyer int, check bool)
@@ -47,8 +54,10 @@ var calls = sync.Pool{New: func() any { return &call{done: make(chan struct{}, 1
 // newExecutor starts n goroutines for callers that have at most room pieces of work out
 // at once; turn takes a waiting buyer's turns, if the sale has any.
 func newExecutor(n, room int, turn func(int, bool), delay func() time.Duration) *executor {
-	x := &executor{q: make(chan work, room), turn: turn, delay: delay}
-	for range max(n, 1) {
+	// Room for a wake-up per goroutine besides the buyers' work (see abandon).
+	n = max(n, 1)
+	x := &executor{q: make(chan work, room+n), turn: turn, delay: delay, gone: make(chan struct{}), goroutines: n}
+	for range n {
 		x.wg.Go(x.serve)
 	}
 	return x
@@ -56,6 +65,9 @@ func newExecutor(n, room int, turn func(int, bool), delay func() time.Duration) 
 
 func (x *executor) serve() {
 	for w := range x.q {
+		if x.quitting.Load() {
+			return
+		}
 		if x.delay != nil {
 			if d := x.delay(); d > 0 {
 				time.Sleep(d) // the connection is held up as a slow round trip would hold it
@@ -76,8 +88,23 @@ func (x *executor) serve() {
 
 // stop ends the executor's goroutines once every buyer is done.
 func (x *executor) stop() {
-	close(x.q)
+	if !x.quitting.Load() {
+		close(x.q)
+	}
 	x.wg.Wait()
+}
+
+// abandon ends the executor's goroutines at once, leaving the work queued for them
+// undone, and returns when they have ended: a sale stopped with millions of buyers in
+// line settles them in one pass (see lockSale.cutOff) rather than a turn each. A call
+// queued meanwhile returns its context's error. Nothing may be queued for a turn after.
+func (x *executor) abandon() {
+	x.quitting.Store(true)
+	for range x.goroutines {
+		x.q <- work{buyer: -1} // wakes a goroutine waiting on an empty queue
+	}
+	x.wg.Wait()
+	close(x.gone)
 }
 
 // wake queues buyer's turn to try.
@@ -101,7 +128,16 @@ func (x *executor) timed(ctx context.Context, fn func()) (time.Duration, error) 
 	c := calls.Get().(*call)
 	c.ctx, c.fn, c.queued = ctx, fn, time.Now()
 	x.q <- work{c: c}
-	<-c.done
+	select {
+	case <-c.done:
+	case <-x.gone:
+		// Abandoned: a call that ran before the goroutines left has said so by now.
+		select {
+		case <-c.done:
+		default:
+			return 0, cmp.Or(ctx.Err(), context.Canceled) // c stays with the abandoned queue
+		}
+	}
 	ran, waited := c.ran, c.waited
 	c.ctx, c.fn, c.waited = nil, nil, 0
 	calls.Put(c)

@@ -74,8 +74,36 @@ func TestDocumentedVerdicts(t *testing.T) {
 				if !slices.Contains(wants[i], run.Class) {
 					t.Errorf("want %v, got %s (%s); events %+v", wants[i], run.Cell, run.Verdict, run.Events)
 				}
+				brokenOrOutlived(t, impl.Name, plan, run.Oracle)
 			})
 		}
+	}
+}
+
+// brokenOrOutlived asserts whose fault an overlap was. A lock whose key a fault takes
+// from under a live holder (a failover to a replica that missed it, an eviction, a clock
+// that jumps past its expiry) lets a
+// second holder in while the first is surely inside its lease: LOCK-BROKEN. Slow work, a
+// paused holder or a paused server keep the key until its TTL has run out under the
+// holder: an outlived lease, never a broken lock, but for the designs that break their
+// promise by themselves (none grants everyone; seed-setnx's steal race).
+func brokenOrOutlived(t *testing.T, design string, plan faults.Plan, o oracle.Report) {
+	t.Helper()
+	if design == "none" || design == "seed-setnx" || len(plan) != 1 {
+		return
+	}
+	switch plan[0].Kind {
+	case faults.Failover, faults.Evict, faults.ClockJump:
+		if o.Overlaps > 0 && o.LockBroken == 0 {
+			t.Errorf("the key lost under a live holder: want LOCK-BROKEN, got %d overlaps none broken: %+v", o.Overlaps, o.Violations)
+		}
+	case faults.SlowWork, faults.ClientPause, faults.RedisPause:
+		if o.LockBroken > 0 {
+			t.Errorf("a lease outlived: want no LOCK-BROKEN, got %d: %+v", o.LockBroken, o.Violations)
+		}
+	}
+	if o.Overlaps > 0 && (len(o.Violations) == 0 || o.Violations[0].Second.Enter < o.Violations[0].First.Enter) {
+		t.Errorf("want the worst overlaps with their holds, got %+v", o.Violations)
 	}
 }
 

@@ -18,6 +18,16 @@ type hold struct {
 	work   time.Duration // thinking, and working slowly under a fault
 	paused time.Duration // stopped by a fault, the process and its renewals with it
 	died   time.Time     // when a fault killed it, if one did
+	// read and wrote are when its stock read and write were answered, if they were.
+	read, wrote time.Time
+}
+
+// offset is t on the ledger's clock that starts at t0; zero for a moment that never came.
+func offset(t, t0 time.Time) time.Duration {
+	if t.IsZero() {
+		return 0
+	}
+	return t.Sub(t0)
 }
 
 // onHold runs a holder's call on its instance's executor and counts the wait for a

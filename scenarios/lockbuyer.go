@@ -74,6 +74,7 @@ func (ls *lockSale) arrive(ctx context.Context, i int, due time.Time) {
 	ls.buying.Add(1)
 	a := ls.app(i)
 	if a.purchaser == nil && ls.inj.CrashesAcquiring(ls.id(i)) {
+		ls.owned[i] = true
 		go func() {
 			defer ls.buying.Done()
 			ls.crashAcquiring(ctx, a, i, due)
@@ -106,6 +107,10 @@ type tryer interface {
 // A slow-work or client-pause victim of a lock-free design works that much longer between
 // its read and its write on its first try, as a holder would under the lock.
 func (ls *lockSale) turn(a *app, i int) {
+	if ls.over.Load() {
+		ls.drop(i)
+		return
+	}
 	ctx, e := ls.ctx, &ls.ledger.Entries[i]
 	start := ls.t0.Add(e.Start)
 	if err := ctx.Err(); err != nil {
@@ -120,6 +125,7 @@ func (ls *lockSale) turn(a *app, i int) {
 	var lease lockimpl.Lease
 	var left int64
 	var err error
+	var sent time.Time
 	if a.purchaser != nil {
 		think := ls.Think.Draw(ls.Seed, ls.id(i))
 		if first {
@@ -127,11 +133,13 @@ func (ls *lockSale) turn(a *app, i int) {
 		}
 		left, err = a.purchaser.(tryer).Try(ctx, ls.stock, strconv.Itoa(ls.id(i)), think)
 	} else {
+		sent = time.Now()
 		lease, err = a.locker.TryLock(ctx, ls.lockKey, ls.TTL)
 	}
 	switch {
 	case err == nil && lease != nil:
-		go ls.holder(ctx, a, i, start, lease)
+		ls.owned[i] = true
+		go ls.holder(ctx, a, i, start, sent, lease)
 		return
 	case !errors.Is(err, lockimpl.ErrNotAcquired):
 		ls.done(ctx, i, start, left, err)
@@ -144,6 +152,10 @@ func (ls *lockSale) turn(a *app, i int) {
 // it leaves once the stock is gone or its patience has run out, and otherwise sleeps
 // among the waiters until its next try.
 func (ls *lockSale) check(a *app, i int) {
+	if ls.over.Load() {
+		ls.drop(i)
+		return
+	}
 	ctx, e := ls.ctx, &ls.ledger.Entries[i]
 	start := ls.t0.Add(e.Start)
 	if stop, err := ls.soldOut(ctx, a); err != nil || stop {
@@ -157,6 +169,14 @@ func (ls *lockSale) check(a *app, i int) {
 		return
 	}
 	a.w.sleep(i, now+min(patience, ls.Retry.Backoff()))
+}
+
+// drop settles waiting buyer i as cut off by the sale's end: settle's work, less what
+// a buyer who never got the lock does not need (its latency, a clock read of its own).
+func (ls *lockSale) drop(i int) {
+	e := &ls.ledger.Entries[i]
+	e.Outcome, e.Done = oracle.Interrupted, time.Duration(ls.overAt.Load())
+	ls.leave(ls.ctx, i)
 }
 
 // done settles buyer i, who is then no longer buying, and lets the next one in.
@@ -211,8 +231,9 @@ func (ls *lockSale) buyQueued(ctx context.Context, a *app, i int, start time.Tim
 	ls.settle(ctx, i, start, left, err)
 }
 
-// holder is buyer i from the moment it got the lock: the critical section and the release.
-func (ls *lockSale) holder(ctx context.Context, a *app, i int, start time.Time, lease lockimpl.Lease) {
+// holder is buyer i from the moment it got the lock, with the acquire sent at sent: the
+// critical section and the release.
+func (ls *lockSale) holder(ctx context.Context, a *app, i int, start, sent time.Time, lease lockimpl.Lease) {
 	defer ls.leave(ctx, i)
 	e := &ls.ledger.Entries[i]
 	held := time.Now()
@@ -226,17 +247,44 @@ func (ls *lockSale) holder(ctx context.Context, a *app, i int, start time.Time, 
 
 	leave := time.Now()
 	e.Leave = leave.Sub(ls.t0)
+	rec := oracle.Hold{Buyer: ls.id(i), Sent: sent.Sub(ls.t0), Enter: e.Enter, Read: offset(h.read, ls.t0),
+		Wrote: offset(h.wrote, ls.t0), Leave: e.Leave, Lease: promised(sent, ls.TTL, lease).Sub(ls.t0)}
 	if errors.Is(err, errCrashed) {
 		// Dead: the lock stays where it is, and the hold ended when the holder died, not
 		// when its process (an adapter's) had been replaced, which may take longer than a TTL.
 		e.Leave = h.died.Sub(ls.t0)
+		rec.Leave, rec.Died = e.Leave, true
+		ls.record(rec)
 		ls.settle(ctx, i, start, 0, err)
 		return
 	}
 	ls.measure(i, results.Critical, leave.Sub(held))
-	lost := ls.release(ctx, h, i, lease, leave)
+	lost, ok := ls.release(ctx, h, i, lease, leave)
+	if ok {
+		rec.Released, rec.Expired = time.Since(ls.t0), lost
+	}
+	ls.record(rec)
 	ls.holds.judge(lease, leave.Sub(held), ls.TTL, lost, h)
 	ls.settle(ctx, i, start, left, err)
+}
+
+// promised is when lease's lock was surely still held by Redis's promise: the acquire's
+// send plus the TTL, later when a renewal Redis confirmed was sent later.
+func promised(sent time.Time, ttl time.Duration, lease lockimpl.Lease) time.Time {
+	until := sent.Add(ttl)
+	if x, ok := lease.(lockimpl.Extender); ok {
+		if u := x.PromisedUntil(); u.After(until) {
+			until = u
+		}
+	}
+	return until
+}
+
+// record keeps a hold's detail in the ledger.
+func (ls *lockSale) record(h oracle.Hold) {
+	ls.holdsMu.Lock()
+	ls.ledger.Holds = append(ls.ledger.Holds, h)
+	ls.holdsMu.Unlock()
 }
 
 // crashAcquiring is the CrashAcquire victim: it sends the first of a two-command acquire
@@ -274,7 +322,7 @@ func (ls *lockSale) crashAcquiring(ctx context.Context, a *app, i int, start tim
 // would outlive it. A stopped run gives it a second, for its server may be what stopped
 // it. A lock found lost is not an error of the run; the oracles judge it, and release
 // reports it.
-func (ls *lockSale) release(ctx context.Context, h *hold, i int, lease lockimpl.Lease, leave time.Time) (lost bool) {
+func (ls *lockSale) release(ctx context.Context, h *hold, i int, lease lockimpl.Lease, leave time.Time) (lost, answered bool) {
 	bg := context.WithoutCancel(ctx)
 	if ended(ctx) {
 		var cancel context.CancelFunc
@@ -293,8 +341,9 @@ func (ls *lockSale) release(ctx context.Context, h *hold, i int, lease lockimpl.
 		ls.measure(i, results.Release, time.Since(leave))
 	default:
 		ls.t.failed(err)
+		return false, false
 	}
-	return errors.Is(err, lockimpl.ErrNotHeld)
+	return errors.Is(err, lockimpl.ErrNotHeld), true
 }
 
 // errCrashed ends a buyer that a fault killed.
@@ -312,7 +361,9 @@ func (ls *lockSale) critical(ctx context.Context, h *hold, i int, id string, lea
 				return 0, err
 			}
 		}
-		return onHold(ctx, h, func() (int64, error) { return a.script.Purchase(ctx, ls.stock, id, 0) })
+		n, err := onHold(ctx, h, func() (int64, error) { return a.script.Purchase(ctx, ls.stock, id, 0) })
+		h.wrote = time.Now()
+		return n, err
 	}
 	fenced, isFenced := lease.(lockimpl.Fenced)
 	var n int64
@@ -325,6 +376,7 @@ func (ls *lockSale) critical(ctx context.Context, h *hold, i int, id string, lea
 	if err != nil {
 		return 0, fmt.Errorf("flash-sale: read stock: %w", err)
 	}
+	h.read = time.Now()
 	if v := ls.inj.Held(ls.id(i)); v != (faults.Victim{}) {
 		if err := ls.suffer(ctx, h, lease, v); err != nil {
 			return 0, err
@@ -353,6 +405,7 @@ func (ls *lockSale) critical(ctx context.Context, h *hold, i int, id string, lea
 	if err != nil {
 		return 0, fmt.Errorf("flash-sale: write stock: %w", err)
 	}
+	h.wrote = time.Now()
 	return n - 1, nil
 }
 

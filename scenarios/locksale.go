@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -39,12 +40,21 @@ type lockSale struct {
 	ctx    context.Context
 	giveUp []time.Duration
 	buying sync.WaitGroup
+	// over is set, and overAt holds when (from t0), once ctx has ended: a waiting buyer's
+	// turn then only notes that it was cut off (see drop), so that tens of millions of
+	// them end within the 2 s a signal is promised.
+	over   atomic.Bool
+	overAt atomic.Int64
+	// owned marks the buyers a goroutine of their own settles, for cutOff; written before
+	// that goroutine starts, by the executor or the arrivals.
+	owned []bool
 
 	log string // what the design's processes logged
 
 	renewersMu sync.Mutex
 	renewers   []lockimpl.Renewer // read at the end: a leaked renewal comes late
 	holds      holds
+	holdsMu    sync.Mutex // guards ledger.Holds
 }
 
 // app is one application instance of a running sale: its buyers' clients, the design
@@ -184,11 +194,16 @@ func (ls *lockSale) cleanUp(ctx context.Context) error {
 func (ls *lockSale) run(ctx context.Context, t *tally) {
 	ls.t, ls.ctx = t, ctx
 	ls.t0 = time.Now()
+	defer context.AfterFunc(ctx, func() {
+		ls.overAt.Store(int64(time.Since(ls.t0)))
+		ls.over.Store(true)
+	})()
 	if ls.oneCall {
 		ls.runQueued(ctx)
 		return
 	}
 	ls.giveUp = make([]time.Duration, ls.buyers())
+	ls.owned = make([]bool, ls.buyers())
 	room := ls.buyers()/len(ls.apps) + 1
 	stop := make(chan struct{})
 	var sleepers sync.WaitGroup
@@ -222,7 +237,40 @@ func (ls *lockSale) run(ctx context.Context, t *tally) {
 		}
 	})
 	ls.interrupt(min(arrived, next))
-	ls.buying.Wait()
+	done := make(chan struct{})
+	go func() {
+		ls.buying.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		if ls.Serve == 0 {
+			ls.cutOff()
+		}
+		<-done
+	}
+}
+
+// cutOff settles in one pass every buyer still waiting for the lock when the sale was
+// stopped, once the executors have left their queues: tens of millions of turns, each
+// only to say it was cut off, took seconds past a signal. The buyers a goroutine of
+// their own settles (holders, a crashing acquirer) are left to it. Not with Serve, where
+// a leaving holder lets the next queued buyer in.
+func (ls *lockSale) cutOff() {
+	for _, a := range ls.apps {
+		a.x.abandon() // after it, no executor touches an entry
+	}
+	at := time.Since(ls.t0) // overAt may not be stored yet: ctx's AfterFunc runs on its own
+	started := ls.ledger.Started()
+	n := 0
+	for i := range started {
+		if e := &started[i]; !ls.owned[i] && e.Outcome == oracle.Pending {
+			e.Outcome, e.Done = oracle.Interrupted, at
+			n++
+		}
+	}
+	ls.buying.Add(-n)
 }
 
 // interrupt notes that the buyers from the ith on never started.
@@ -253,7 +301,10 @@ func (ls *lockSale) readFinal(ctx context.Context) error {
 	}
 	c := ls.r.StockAdmin
 	stock, err := c.Get(ctx, ls.stock.Key).Int64()
-	if err != nil {
+	// A server that answers without the stock lost it (a failover promoted a replica
+	// that never had it): a finding for the oracles, not an unreadable state.
+	gone := errors.Is(err, redis.Nil)
+	if err != nil && !gone {
 		return fmt.Errorf("flash-sale: read final stock: %w", err)
 	}
 	orders, err := c.LLen(ctx, ls.stock.Orders).Result()
@@ -269,9 +320,10 @@ func (ls *lockSale) readFinal(ctx context.Context) error {
 		return err
 	}
 	ls.final = &oracle.Final{
-		Stock: stock, Orders: orders, StaleRejected: stale, LockTTL: ttl,
+		Stock: stock, StockGone: gone, Orders: orders, StaleRejected: stale, LockTTL: ttl,
 		Horizon: ls.Retry.Timeout, RenewalsAfterRelease: ls.renewalsAfterRelease(),
 	}
+	ls.final.Errors, _ = ls.t.errors()
 	if ls.witnessed() {
 		if ls.final.Witness, err = readWitness(ctx, c, ls.Prefix); err != nil {
 			ls.final = nil
@@ -369,12 +421,13 @@ func fromLedger(run *results.Run, r oracle.Report, entries []oracle.Entry) {
 		run.SalesPerSec = float64(r.Bought) / r.LastSale.Seconds()
 	}
 	var sold []time.Duration
-	tries := make([]int32, len(entries))
-	for i, e := range entries {
+	var tries results.TryCounts
+	for i := range entries {
+		e := &entries[i]
 		if e.Outcome == oracle.Bought {
 			sold = append(sold, e.Done)
 		}
-		tries[i] = e.Tries
+		tries.Add(e.Tries)
 	}
-	run.Sales, run.Tries = results.Timeline(sold), results.NewTries(tries)
+	run.Sales, run.Tries = results.Timeline(sold), tries.Tries()
 }

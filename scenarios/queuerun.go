@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/stockbench/stockbench/faults"
 	"github.com/stockbench/stockbench/internal/wait"
 	"github.com/stockbench/stockbench/oracle"
@@ -144,7 +146,7 @@ func (qs *queueRun) enqueue(ctx context.Context, i int) {
 	o := queueimpl.Order{ID: strconv.Itoa(i), Seq: int64(i)}
 	err := qs.q.Enqueue(ctx, o)
 	done := time.Since(qs.t0)
-	qs.ledger.Orders[i] = oracle.Enqueued{ID: o.ID, Accepted: err == nil, Done: done}
+	qs.ledger.Orders[i] = oracle.Enqueued{ID: o.ID, Accepted: err == nil, InDoubt: inDoubt(err), Done: done}
 	switch {
 	case err == nil:
 		qs.enqueued[i].Store(int64(done))
@@ -258,4 +260,12 @@ func (qs *queueRun) judge(run *results.Run, unfired []string) {
 			run.Latency[results.Recovery.String()] = l
 		}
 	}
+}
+
+// inDoubt reports whether a failed command may have run all the same: anything but an
+// error reply from Redis (which refuses the command whole) leaves that open, as when the
+// server dies between writing and replying.
+func inDoubt(err error) bool {
+	var reply redis.Error
+	return err != nil && !errors.As(err, &reply)
 }

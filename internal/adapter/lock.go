@@ -275,6 +275,8 @@ func (r renewing) Freeze(until time.Time) {
 
 func (r renewing) Renewals() (int, int) { return r.Lease.(lockimpl.Renewer).Renewals() }
 
+func (r renewing) PromisedUntil() time.Time { return r.Lease.(lockimpl.Extender).PromisedUntil() }
+
 // fenced is a lease that came with a fencing token.
 type fenced struct{ *lease }
 

@@ -167,7 +167,14 @@ func (p *proc) send(ctx context.Context, req request, withID bool) (reply, error
 		}
 		return reply{}, p.err()
 	}
-	deadline := time.NewTimer(callDeadline)
+	// hello has helloDeadline, as PROTOCOL.md promises (an interpreter's start and its
+	// imports come first): the call's 5 s cut off Python adapters starting on a loaded
+	// machine.
+	limit := callDeadline
+	if req.Op == "hello" {
+		limit = helloDeadline
+	}
+	deadline := time.NewTimer(limit)
 	defer deadline.Stop()
 	for {
 		select {
@@ -185,10 +192,10 @@ func (p *proc) send(ctx context.Context, req request, withID bool) (reply, error
 			return reply{}, ctx.Err()
 		case <-deadline.C:
 			if p.paused.Load() {
-				deadline.Reset(callDeadline)
+				deadline.Reset(limit)
 				continue
 			}
-			p.fail(fmt.Errorf("did not answer %s within %s", req.Op, callDeadline))
+			p.fail(fmt.Errorf("did not answer %s within %s", req.Op, limit))
 			return reply{}, p.err()
 		}
 	}

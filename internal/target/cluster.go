@@ -276,3 +276,17 @@ func (c *Cluster) Migrate(ctx context.Context, key string) (string, error) {
 	return fmt.Sprintf("slot %d (the sale's keys) migrated to another master: %d keys moved in %s", slot, moved,
 		time.Since(began).Round(time.Millisecond)), nil
 }
+
+// Synced waits until the replicas of the master of key's slot have everything it has
+// written so far (the sale's set-up): see Sentinel.Synced.
+func (c *Cluster) Synced(ctx context.Context, key string) (string, error) {
+	slot, m, err := c.slot(ctx, key)
+	if err != nil {
+		return "", err
+	}
+	off, err := replicasHave(ctx, m.addr("6379"), 10*time.Second)
+	if err != nil {
+		return "", fmt.Errorf("cluster: %w", err)
+	}
+	return fmt.Sprintf("the replica of slot %d's master had the sale's set-up (replication offset %d) before the fault", slot, off), nil
+}

@@ -7,6 +7,7 @@ import (
 	"net/netip"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -46,6 +47,9 @@ type Container struct {
 	// Network, when set, is the Docker network the container joins instead of the
 	// default bridge. Default: the default bridge.
 	Network string
+	// Clock starts the server with a wall clock Target.JumpClock can move. Default: the
+	// host's clock.
+	Clock bool
 }
 
 var _ Provider = Container{}
@@ -91,6 +95,14 @@ func (c Container) Start(ctx context.Context) (*Target, error) {
 	if c.Network != "" {
 		opts = append(opts, network.WithNetworkName(nil, c.Network))
 	}
+	if c.Clock {
+		shimPath, err := clockShim()
+		if err != nil {
+			return nil, fmt.Errorf("container: %w", err)
+		}
+		opts = append(opts, testcontainers.WithFiles(testcontainers.ContainerFile{HostFilePath: shimPath, ContainerFilePath: containerShim, FileMode: 0o755}),
+			testcontainers.WithEnv(map[string]string{"LD_PRELOAD": containerShim, "STOCKCLOCK_FILE": containerClock}))
+	}
 	// Not cut off by ctx: a create request abandoned halfway can still make a container
 	// the daemon then starts with nobody to remove it. It is removed below instead.
 	ctr, err := testcontainers.Run(context.WithoutCancel(ctx), image, opts...)
@@ -119,6 +131,7 @@ func (c Container) Start(ctx context.Context) (*Target, error) {
 	t := newTarget(Info{Kind: KindContainer, Addr: addr, Owned: true, ContainerID: ctr.GetContainerID(),
 		Detail: fmt.Sprintf("%s (container %s, %s)", image, ctr.GetContainerID()[:12], via)},
 		redis.UniversalOptions{Addrs: []string{addr}}, stop, ctl)
+	t.clock = c.Clock
 	if err := t.ready(ctx, 10*time.Second); err != nil {
 		t.Close(context.WithoutCancel(ctx))
 		return nil, fmt.Errorf("container: %w", err)
@@ -142,6 +155,10 @@ func (c *containerCtl) docker(ctx context.Context, act func(cli *testcontainers.
 	return act(cli, c.ctr.GetContainerID())
 }
 
+func (c *containerCtl) setClock(ctx context.Context, offset time.Duration) error {
+	return c.ctr.CopyToContainer(ctx, []byte(strconv.FormatInt(int64(offset), 10)), containerClock, 0o644)
+}
+
 func (c *containerCtl) pause(ctx context.Context) error {
 	return c.docker(ctx, func(cli *testcontainers.DockerClient, id string) error {
 		_, err := cli.ContainerPause(ctx, id, client.ContainerPauseOptions{})
@@ -156,11 +173,38 @@ func (c *containerCtl) resume(ctx context.Context) error {
 	})
 }
 
+// kill kills the container's server. With a local engine it sends SIGKILL to the
+// server's process itself, which lands at once: the engine's kill took 50 ms to seconds
+// on a loaded machine, long enough for a queue sale's workers to drain the queue the
+// kill was meant to empty. It then waits until the engine has seen the exit, so that a
+// start that follows starts it again.
 func (c *containerCtl) kill(ctx context.Context) error {
+	if pid := c.localPID(ctx); pid > 0 {
+		if p, err := os.FindProcess(pid); err == nil && p.Kill() == nil {
+			return await(ctx, 30*time.Second, "the engine to see the server killed", func(ctx context.Context) (bool, error) {
+				st, err := c.ctr.State(ctx)
+				return err == nil && !st.Running, nil
+			})
+		}
+	}
 	return c.docker(ctx, func(cli *testcontainers.DockerClient, id string) error {
 		_, err := cli.ContainerKill(ctx, id, client.ContainerKillOptions{Signal: "KILL"})
 		return err
 	})
+}
+
+// localPID is the host's pid of the container's server when the engine runs on this
+// machine and the process is this container's redis-server; 0 otherwise.
+func (c *containerCtl) localPID(ctx context.Context) int {
+	st, err := c.ctr.State(ctx)
+	if err != nil || !st.Running || st.Pid <= 0 {
+		return 0
+	}
+	cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", st.Pid))
+	if err != nil || !strings.Contains(string(cmdline), "redis-server") {
+		return 0
+	}
+	return st.Pid
 }
 
 func (c *containerCtl) start(ctx context.Context) (string, error) {

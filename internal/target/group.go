@@ -59,8 +59,14 @@ func (s *group) start(ctx context.Context, args []string, conf *string) (*node, 
 		testcontainers.WithCmd(args...),
 		testcontainers.WithLabels(ownLabels()),
 		network.WithNetworkName(nil, s.net.Name()),
-		// NET_ADMIN: a partition is a blackhole route inside the container itself.
-		testcontainers.WithHostConfigModifier(func(hc *container.HostConfig) { hc.CapAdd = []string{"NET_ADMIN"} }),
+		// NET_ADMIN: a partition is a blackhole route inside the container itself. No port
+		// is published: the nodes are reached at their addresses on the group's network,
+		// and a host port drawn for each of a dozen containers once collided with one in
+		// use ("bind: address already in use").
+		testcontainers.WithHostConfigModifier(func(hc *container.HostConfig) {
+			hc.CapAdd = []string{"NET_ADMIN"}
+			hc.PublishAllPorts, hc.PortBindings = false, nil
+		}),
 		testcontainers.WithWaitStrategy(wait.ForLog("Ready to accept connections").WithStartupTimeout(30 * time.Second)),
 	}
 	if conf != nil {

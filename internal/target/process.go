@@ -25,6 +25,9 @@ type Process struct {
 	Binary string
 	// Args are extra server arguments, such as "--maxmemory", "10mb".
 	Args []string
+	// Clock starts the server with a wall clock Target.JumpClock can move. Default: the
+	// host's clock.
+	Clock bool
 }
 
 var _ Provider = Process{}
@@ -65,6 +68,12 @@ func (p Process) startOnce(ctx context.Context, path string) (*Target, error) {
 		return nil, fmt.Errorf("process: temp dir: %w", err)
 	}
 	s := &server{path: path, dir: dir, port: port, extra: p.Args}
+	if p.Clock {
+		if s.shim, err = clockShim(); err != nil {
+			os.RemoveAll(dir)
+			return nil, fmt.Errorf("process: %w", err)
+		}
+	}
 	if err := s.launch(); err != nil {
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("process: %w", err)
@@ -72,6 +81,7 @@ func (p Process) startOnce(ctx context.Context, path string) (*Target, error) {
 	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
 	t := newTarget(Info{Kind: KindProcess, Addr: addr, Detail: fmt.Sprintf("%s (pid %d)", path, s.pid()),
 		Owned: true, PID: s.pid()}, redis.UniversalOptions{Addrs: []string{addr}}, s.shutdown, s)
+	t.clock = p.Clock
 	if err := s.waitReady(ctx, t); err != nil {
 		t.Close(context.Background())
 		return nil, err
@@ -85,6 +95,7 @@ type server struct {
 	path, dir string
 	port      int
 	extra     []string
+	shim      string // the clock shim to preload, for a movable clock
 
 	mu     sync.Mutex
 	cmd    *exec.Cmd
@@ -101,6 +112,9 @@ func (s *server) launch() error {
 	}, s.extra...)
 	cmd := exec.Command(s.path, args...)
 	cmd.SysProcAttr = childAttrs()
+	if s.shim != "" {
+		cmd.Env = append(os.Environ(), clockEnv(s.shim, s.clockFile())...)
+	}
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("start %s: %w", s.path, err)
 	}
@@ -113,6 +127,13 @@ func (s *server) launch() error {
 }
 
 func (s *server) logPath() string { return filepath.Join(s.dir, "redis.log") }
+
+// clockFile is where the clock shim reads the server's clock offset.
+func (s *server) clockFile() string { return filepath.Join(s.dir, "clock") }
+
+func (s *server) setClock(_ context.Context, offset time.Duration) error {
+	return writeOffset(s.clockFile(), offset)
+}
 
 func (s *server) current() (*exec.Cmd, chan struct{}) {
 	s.mu.Lock()

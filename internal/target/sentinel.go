@@ -195,3 +195,14 @@ func (s *Sentinel) awaitPromotion(ctx context.Context) error {
 		return agree == len(s.sentinels), nil
 	})
 }
+
+// Synced waits until the replica has everything the master has written so far (the
+// sale's set-up), so that a fault striking next tests the failover, not a replica that
+// had yet to hear of the sale.
+func (s *Sentinel) Synced(ctx context.Context) (string, error) {
+	off, err := replicasHave(ctx, s.master.addr("6379"), 10*time.Second)
+	if err != nil {
+		return "", fmt.Errorf("sentinel: %w", err)
+	}
+	return fmt.Sprintf("the replica had the sale's set-up (replication offset %d) before the fault", off), nil
+}

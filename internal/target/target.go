@@ -5,6 +5,7 @@ package target
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"sync/atomic"
@@ -70,6 +71,10 @@ type Target struct {
 	up atomic.Pointer[chan struct{}]
 	// dead is set by Kill and cleared by Restart.
 	dead atomic.Bool
+	// clock is set for a server started with a movable clock (WithClock); offset is how
+	// far JumpClock has moved it.
+	clock  bool
+	offset time.Duration
 }
 
 // Dead reports whether a fault killed the server for good.
@@ -91,7 +96,21 @@ func newTarget(info Info, opts redis.UniversalOptions, stop func(context.Context
 			select {
 			case <-*t.up.Load():
 			case <-ctx.Done():
-				return nil, ctx.Err()
+				// The dial's own timeout may run out before a restart is over (2 to 5 s
+				// in containers on a loaded machine): a failed dial would set go-redis's
+				// pool backing off for a second after the server is back, and the victim
+				// of the restart would write before anyone else got in. Wait on.
+				if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+					return nil, ctx.Err()
+				}
+				select {
+				case <-*t.up.Load():
+				case <-time.After(restartWait):
+					return nil, ctx.Err()
+				}
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), t.opts.DialTimeout)
+				defer cancel()
 			}
 			var d net.Dialer
 			c, err := d.DialContext(ctx, network, t.Addr())
@@ -103,6 +122,9 @@ func newTarget(info Info, opts redis.UniversalOptions, stop func(context.Context
 	}
 	return t
 }
+
+// restartWait is the longest a dial waits for a restarting server past its own timeout.
+const restartWait = 30 * time.Second
 
 // Addr is the address clients dial now.
 func (t *Target) Addr() string { return *t.addr.Load() }

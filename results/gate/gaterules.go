@@ -10,9 +10,12 @@ import (
 	"github.com/stockbench/stockbench/results"
 )
 
-// severity orders the classes as oracle lists them, most severe first.
-var severity = []oracle.Class{oracle.ClassOversold, oracle.ClassLost, oracle.ClassDuplicated,
-	oracle.ClassReordered, oracle.ClassOverlap, oracle.ClassStuck}
+// severity orders the classes of harm, most severe first.
+var severity = func() []oracle.Class {
+	c := oracle.Classes()[1:] // SAFE is no harm
+	slices.Reverse(c)
+	return c
+}()
 
 // allows reports whether the documented classes admit harm of class c: one of them is
 // at least as severe (an oversold lock also overlaps).

@@ -18,6 +18,7 @@ const (
 	Duplicated  Metric = "duplicated"
 	Reordered   Metric = "reordered"
 	Overlaps    Metric = "overlaps"
+	BrokenLocks Metric = "broken_locks"
 	Stuck       Metric = "stuck"
 	GaveUp      Metric = "gave_up"
 	Errors      Metric = "errors"
@@ -74,11 +75,17 @@ var measures = []measure{
 		}
 		return float64(r.Oracle.Overlaps), true
 	}},
-	{Stuck, "1 when a lock was left held for good (locks)", false, true, func(r *results.Run) (float64, bool) {
+	{BrokenLocks, "overlaps while both holders were surely inside their leases: the lock broke its promise (locks)", false, false, func(r *results.Run) (float64, bool) {
 		if r.Queue != nil {
 			return 0, false
 		}
-		return b2f(r.Oracle.Stuck), true
+		return float64(r.Oracle.LockBroken), true
+	}},
+	{Stuck, "1 when a lock was left held for good, or alive after its last holder released it (locks)", false, true, func(r *results.Run) (float64, bool) {
+		if r.Queue != nil {
+			return 0, false
+		}
+		return b2f(r.Oracle.Stuck || r.Oracle.Zombie), true
 	}},
 	{GaveUp, "buyers who gave up while stock remained (locks)", false, false, func(r *results.Run) (float64, bool) {
 		if r.Queue != nil {

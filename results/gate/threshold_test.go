@@ -120,3 +120,20 @@ func TestMatches(t *testing.T) {
 		}
 	}
 }
+
+// broken_locks reads the overlaps in which both holders were inside their leases: a
+// gate can allow a lease outlived and refuse a lock broken.
+func TestBrokenLocksThreshold(t *testing.T) {
+	r := gateRun{impl: "mine", faults: "failover", sales: 100, n: 30}.run()
+	r.Oracle.Overlaps, r.Oracle.LockBroken = 5, 2
+	th := mustThresholds(t, map[string][]string{"mine": {"overlaps <= 5", "broken_locks == 0"}})
+	var got []string
+	for _, c := range Check(&results.File{Runs: []results.Run{r}}, th) {
+		if !c.Held {
+			got = append(got, c.String())
+		}
+	}
+	if want := "flash-sale mine failover: broken_locks == 0: got 2"; len(got) != 1 || got[0] != want {
+		t.Errorf("want only %q broken, got %q", want, got)
+	}
+}

@@ -37,8 +37,10 @@ type htmlCell struct {
 
 type htmlMatrix struct {
 	Scenario string
-	Faults   []string
-	Rows     []struct {
+	// Faults are the column heads, with a break allowed after each ':' and '+' so that
+	// a long plan wraps at its settings rather than widening the matrix.
+	Faults []template.HTML
+	Rows   []struct {
 		Name  string
 		Cells []htmlCell
 	}
@@ -77,6 +79,8 @@ type htmlPage struct {
 	Columns              []string
 	Designs              []htmlDesign
 	Sections             []htmlSection
+	// Violations are the timelines of each run's worst violations.
+	Violations []htmlViolations
 	// Pareto is the Pareto view, shown on top.
 	Pareto *htmlFigure
 }
@@ -133,6 +137,7 @@ func WriteHTML(dir string, sources []Source, runs []results.Run, figs []Figure) 
 		page.Columns = append(page.Columns, c.head)
 	}
 	page.Designs = designsOf(runs)
+	page.Violations = violationsOf(runs)
 	for _, f := range figs {
 		hf := htmlFigure{Name: f.Name, Title: f.Title, Note: f.Note, Reading: f.Reading}
 		if f.Note == "" {
@@ -185,7 +190,12 @@ func sourceOf(s Source) htmlSource {
 }
 
 func matrixOf(m results.Matrix) htmlMatrix {
-	hm := htmlMatrix{Scenario: m.Scenario, Faults: m.Faults}
+	hm := htmlMatrix{Scenario: m.Scenario}
+	for _, f := range m.Faults {
+		h := template.HTMLEscapeString(f)
+		h = strings.NewReplacer(":", ":<wbr>", "+", "+<wbr>").Replace(h)
+		hm.Faults = append(hm.Faults, template.HTML(h))
+	}
 	for _, l := range m.Locks {
 		row := struct {
 			Name  string
@@ -197,13 +207,25 @@ func matrixOf(m results.Matrix) htmlMatrix {
 				c.Class = classOf(r)
 				c.Title = strings.Join(r.Findings, "; ")
 				c.Surprise = r.AsExpected != nil && !*r.AsExpected
-				c.Href = violationFile(r)
+				c.Href = evidenceOf(r)
 			}
 			row.Cells = append(row.Cells, c)
 		}
 		hm.Rows = append(hm.Rows, row)
 	}
 	return hm
+}
+
+// evidenceOf is where a run's cell links: porcupine's drawing of a history that could not
+// be linearized, else the timelines of its violations, else nowhere.
+func evidenceOf(r *results.Run) string {
+	if f := violationFile(r); f != "" {
+		return f
+	}
+	if len(r.Oracle.Violations) > 0 {
+		return "#" + violationAnchor(r)
+	}
+	return ""
 }
 
 // classOf is the run's verdict class as a CSS class name part.
@@ -228,7 +250,7 @@ func designsOf(runs []results.Run) []htmlDesign {
 			row[j] = htmlCell{Text: c.cell(r)}
 		}
 		row[0].Class, row[2].Class = "name", "v-"+classOf(r)
-		row[2].Text, row[2].Title, row[2].Href = r.Cell, strings.Join(r.Findings, "; "), violationFile(r)
+		row[2].Text, row[2].Title, row[2].Href = r.Cell, strings.Join(r.Findings, "; "), evidenceOf(r)
 		if !r.Complete {
 			row[2].Text += " (incomplete)"
 		}

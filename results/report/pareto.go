@@ -8,6 +8,7 @@ import (
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 
 	"github.com/stockbench/stockbench/oracle"
@@ -56,33 +57,32 @@ func ParetoPlot(title string, runs []results.Run) (*plot.Plot, error) {
 	p.Y.Label.Text = "damage per 10,000 sales (95% interval)"
 	p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
 	p.Add(plotter.NewGrid())
-	s, err := plotter.NewScatter(pts)
-	if err != nil {
-		return nil, fmt.Errorf("report: pareto: %w", err)
-	}
-	s.GlyphStyle.Radius = vg.Points(4)
-	bars, err := plotter.NewYErrorBars(pts)
-	if err != nil {
-		return nil, fmt.Errorf("report: pareto: %w", err)
-	}
-	p.Add(s, bars)
-	// Each label on its own, alternately above and below its point: designs of like speed
-	// and damage would otherwise print over each other.
+	// One colour and shape per design, named in a legend: labels beside the points
+	// printed over each other (designs of like speed and damage) and over the bars.
+	top := 0.0
 	for i, pt := range pts {
-		l, err := plotter.NewLabels(plotter.XYLabels{XYs: plotter.XYs{{X: pt.sales, Y: pt.per10k}}, Labels: []string{pt.name}})
+		one := pts[i : i+1]
+		s, err := plotter.NewScatter(one)
 		if err != nil {
 			return nil, fmt.Errorf("report: pareto: %w", err)
 		}
-		l.TextStyle[0].XAlign = -0.5
-		l.Offset.Y = vg.Points(6)
-		if i%2 == 1 {
-			l.Offset.Y = vg.Points(-16)
+		s.GlyphStyle.Radius = vg.Points(4)
+		s.GlyphStyle.Color, s.GlyphStyle.Shape = plotutil.Color(i), plotutil.Shape(i)
+		bars, err := plotter.NewYErrorBars(one)
+		if err != nil {
+			return nil, fmt.Errorf("report: pareto: %w", err)
 		}
-		p.Add(l)
+		bars.LineStyle.Color = plotutil.Color(i)
+		p.Add(s, bars)
+		p.Legend.Add(pt.name, s)
+		top = max(top, pt.hi)
 	}
+	p.Legend.Top = true
 	p.Y.Min = 0
+	// Headroom above the highest bar for the legend, a line per design.
+	p.Y.Max = max(top, 1) * (1.2 + 0.08*float64(len(pts)))
 	logRange(&p.X)
-	p.X.Min, p.X.Max = p.X.Min/2, p.X.Max*2 // room for the labels
+	p.X.Min, p.X.Max = p.X.Min/2, p.X.Max*2
 	return p, nil
 }
 

@@ -38,7 +38,12 @@ var columns = []column{
 		}
 		return fmt.Sprint(r.Oracle.FinalStock)
 	}},
-	{"OVERLAPS", func(r *results.Run) string { return fmt.Sprint(r.Oracle.Overlaps) }},
+	{"OVERLAPS", func(r *results.Run) string {
+		if b := r.Oracle.LockBroken; b > 0 {
+			return fmt.Sprintf("%d (%d broken)", r.Oracle.Overlaps, b)
+		}
+		return fmt.Sprint(r.Oracle.Overlaps)
+	}},
 	{"GAVE UP*", func(r *results.Run) string { return fmt.Sprint(r.Oracle.GaveUpWithStock) }},
 	{"SELL-OUT", func(r *results.Run) string {
 		if r.Oracle.SellOut == 0 {
@@ -65,7 +70,8 @@ var columns = []column{
 }
 
 // Legend explains the columns that need it.
-const Legend = "GAVE UP* = buyers whose retry timeout passed while stock remained. " +
+const Legend = "OVERLAPS = holds that began while another was open; (n broken) = those in which both holders were surely inside their leases. " +
+	"GAVE UP* = buyers whose retry timeout passed while stock remained. " +
 	"P50/P99/P99.9 = whole purchase, from the buyer's start to its confirmed order (for a queue: the order's arrival to its fulfilment). " +
 	"DMG/10K = units oversold or updates lost (for a queue: orders lost or applied twice) per 10,000 sales, with its 95% interval. " +
 	"CMDS/SALE = commands Redis ran (INFO commandstats delta) per confirmed order."

@@ -69,13 +69,17 @@ func (p *Pool) get(ctx context.Context, n int, what string) ([]*target.Target, e
 	return got, nil
 }
 
-// fresh starts one server with args after the usual ones, for one sale only: it does not
-// go back to the pool.
-func (p *Pool) fresh(ctx context.Context, args []string, what string) (*target.Target, error) {
+// fresh starts one server with args after the usual ones, and with a movable clock when
+// clock is set, for one sale only: it does not go back to the pool.
+func (p *Pool) fresh(ctx context.Context, args []string, clock bool, what string) (*target.Target, error) {
 	if p.more == nil {
 		return nil, fmt.Errorf("%s: the harness must start servers itself for this, not use an external one", what)
 	}
-	t, err := target.WithArgs(p.more, args...).Start(ctx)
+	provider := target.WithArgs(p.more, args...)
+	if clock {
+		provider = target.WithClock(provider)
+	}
+	t, err := provider.Start(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}

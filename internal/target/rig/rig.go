@@ -103,9 +103,14 @@ func (r *Rig) assemble(ctx context.Context, shared *target.Target, nodes int, ne
 		faulted++
 	}
 	var spent []*target.Target
-	if needs.Persist != "" {
-		// A server that keeps data on disk keeps it past the sale: it is not pooled.
-		t, err := r.pool.fresh(ctx, needs.Persist.Args(), fmt.Sprintf("a lock server with persistence %s", needs.Persist))
+	if needs.Persist != "" || needs.Clock {
+		// A server that keeps data on disk keeps it past the sale, and one whose clock a
+		// fault moved keeps that: it is not pooled.
+		what := fmt.Sprintf("a lock server with persistence %s", needs.Persist)
+		if needs.Clock {
+			what = "a lock server with a movable clock"
+		}
+		t, err := r.pool.fresh(ctx, needs.Persist.Args(), needs.Clock, what)
 		if err != nil {
 			return err
 		}

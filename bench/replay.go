@@ -1,0 +1,124 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/stockbench/stockbench/oracle"
+	"github.com/stockbench/stockbench/results"
+	"github.com/stockbench/stockbench/results/report"
+)
+
+// replayCommand is `stockbench replay RUN_DIR`: every sale of a run (or those --only
+// names) run again --times times, each from the command its record holds, and whether
+// each rerun earned the recorded class. The seed fixes the schedule, the victims and the
+// draws, but real Redis adds timing: the answer is a rate, written back into the run's
+// record and report, where a cell that did not repeat is marked.
+func replayCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("replay", "replay RUN_DIR [--times N] [--only TEXT]")
+	c := &common{sideBySide: true, parallel: defaultParallel}
+	c.bind(fs)
+	times := fs.Int("times", 1, "how many times to rerun each sale")
+	only := fs.String("only", "", "rerun only the sales whose scenario/design/fault contains this `text`, as fault-sale/token/failover")
+	dirs, help, err := parseWithArgs(fs, args, stdout)
+	if help || err != nil {
+		return complain(stderr, err)
+	}
+	if len(dirs) != 1 {
+		return complain(stderr, usageError(errors.New("replay: name one run directory (results/runs/ID)")))
+	}
+	if *times < 1 {
+		return complain(stderr, usageError(fmt.Errorf("replay: --times must be positive, got %d", *times)))
+	}
+	orig, err := readResults(dirs[0])
+	if err != nil {
+		return complain(stderr, usageError(err))
+	}
+	var picked []int
+	var jobs []job
+	for i, r := range orig.Runs {
+		if !strings.Contains(cellKey(r), *only) {
+			continue
+		}
+		if len(r.Rerun) == 0 {
+			return complain(stderr, usageError(fmt.Errorf("replay: %s has no recorded command (a shard's sale, or a record older than replay)", cellKey(r))))
+		}
+		_, js, _, err := runJobs(r.Rerun[1:], io.Discard)
+		if err != nil {
+			return complain(stderr, usageError(fmt.Errorf("replay: %s: its command %q: %w", cellKey(r), shellLine(r.Rerun), err)))
+		}
+		picked = append(picked, i)
+		for range *times {
+			jobs = append(jobs, js...)
+		}
+	}
+	if len(picked) == 0 {
+		return complain(stderr, usageError(fmt.Errorf("replay: no sale of %s matches --only %q", dirs[0], *only)))
+	}
+	judge := func(f *results.File) ([]string, int) {
+		return tally(orig, picked, f.Runs), exitOK
+	}
+	code := execute(ctx, c, jobs, append([]string{"replay"}, args...), judge, stdout, stderr)
+	if code == exitUsage {
+		return code
+	}
+	// The tallies are in orig now: its record and report say how steady each cell is.
+	dir := resultsDir(dirs[0])
+	out := results.Reopen(dir)
+	if err := out.Progress(orig); err != nil {
+		return complain(stderr, fmt.Errorf("replay: write %s: %w", dir, err))
+	}
+	if err := report.Write(context.WithoutCancel(ctx), out, orig); err != nil {
+		fmt.Fprintf(stderr, "stockbench: replay: report: %s\n", oneLine(err.Error()))
+		return max(code, exitFailed)
+	}
+	fmt.Fprintf(stdout, "replay: repeats written into %s\n", filepath.Join(dir, "results.json"))
+	return code
+}
+
+// cellKey names a run as --only matches it: scenario/design/fault plan.
+func cellKey(r results.Run) string {
+	return r.Subject() + "/" + r.Impl + "/" + r.FaultPlan()
+}
+
+// tally counts, for each picked run of orig, the classes its reruns earned, keeps them
+// in orig, and returns a line for each, then the summary.
+func tally(orig *results.File, picked []int, reruns []results.Run) []string {
+	var lines []string
+	steady := 0
+	for _, i := range picked {
+		r := &orig.Runs[i]
+		rep := &results.Repeats{Classes: map[oracle.Class]int{}}
+		for _, x := range reruns {
+			if cellKey(x) != cellKey(*r) || !x.Complete {
+				continue
+			}
+			rep.Times++
+			rep.Classes[x.Class]++
+			if x.Class == r.Class {
+				rep.Same++
+			}
+		}
+		r.Repeats = rep
+		if rep.Steady() {
+			steady++
+		}
+		var got []string
+		for _, c := range slices.Sorted(maps.Keys(rep.Classes)) {
+			got = append(got, fmt.Sprintf("%s %d", c, rep.Classes[c]))
+		}
+		mark := ""
+		if !rep.Steady() {
+			mark = "  <- did not repeat"
+		}
+		lines = append(lines, fmt.Sprintf("%s: recorded %s; %d of %d reruns the same (%s)%s",
+			cellKey(*r), r.Class, rep.Same, rep.Times, strings.Join(got, ", "), mark))
+	}
+	return append(lines, fmt.Sprintf("%d of %d sales earned their recorded class on every rerun", steady, len(picked)))
+}

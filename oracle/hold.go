@@ -1,0 +1,139 @@
+package oracle
+
+import (
+	"cmp"
+	"slices"
+	"time"
+)
+
+// Hold is one lock hold as its holder saw it, on the ledger's clock: what the
+// lease-aware overlap check reads, and what a violation's timeline draws.
+type Hold struct {
+	Buyer int `json:"buyer"`
+	// Sent is when the acquire that won the lock was sent; Enter when its reply came.
+	Sent  time.Duration `json:"sent_ns"`
+	Enter time.Duration `json:"enter_ns"`
+	// Read and Wrote are when the holder's stock read and stock write were answered;
+	// zero when it did not get that far (an atomic critical section only writes).
+	Read  time.Duration `json:"read_ns,omitempty"`
+	Wrote time.Duration `json:"wrote_ns,omitempty"`
+	// Leave is when the release began, or when a fault killed the holder.
+	Leave time.Duration `json:"leave_ns"`
+	// Released is when the release was answered; zero when there was none (the holder
+	// died) or it failed.
+	Released time.Duration `json:"released_ns,omitempty"`
+	// Lease is when the lock's promise ran out: Sent plus the TTL, or the send of the
+	// last renewal Redis confirmed plus the TTL. Redis counts a TTL from when the command
+	// reached it, after the send, so the lock was held at least this long.
+	Lease time.Duration `json:"lease_ns"`
+	// Expired is set when the release found the lock no longer the holder's.
+	Expired bool `json:"expired,omitempty"`
+	// Died is set when a fault killed the holder holding the lock.
+	Died bool `json:"died,omitempty"`
+}
+
+// Margin is how long before its lease's end a hold stops being surely inside it: a
+// millisecond for the resolution of Redis's clock, and 0.2% of the lease for the rate of
+// the server's clock against the harness's (NTP slews a clock by at most 0.05%).
+func (h Hold) Margin() time.Duration { return time.Millisecond + (h.Lease-h.Sent)/500 }
+
+// Sure is when the hold stops being surely inside its lease: the lease's end less the
+// margin, or the release, whichever comes first. A hold whose acquire answered after
+// that was never surely inside it (Sure is then at most Enter).
+func (h Hold) Sure() time.Duration { return min(h.Leave, h.Lease-h.Margin()) }
+
+// inLease reports whether h was surely inside its lease at t.
+func (h Hold) inLease(t time.Duration) bool { return h.Enter <= t && t < h.Sure() }
+
+// Violation is two holds of the lock at once: a broken lock when both were surely
+// inside their leases when the second began, else an overlap where the first holder had
+// outlived its lease.
+type Violation struct {
+	Class  Class `json:"class"`
+	First  Hold  `json:"first"`
+	Second Hold  `json:"second"`
+	// At is when the two began to overlap (the second's Enter); For how long they did.
+	At  time.Duration `json:"at_ns"`
+	For time.Duration `json:"for_ns"`
+}
+
+// maxViolations is how many violations a report keeps for its timelines, the worst first.
+const maxViolations = 3
+
+// lockOverlaps sweeps the holds in order of entry: a hold that enters while an earlier
+// one is open overlaps it; when the earlier one was also surely inside its lease, and so
+// was the new one, the lock broke its promise. It returns the broken count and the worst
+// few violations: broken ones first, then the longest.
+func lockOverlaps(holds []Hold) (broken int, worst []Violation) {
+	hs := slices.Clone(holds)
+	slices.SortFunc(hs, func(a, b Hold) int { return cmp.Compare(a.Enter, b.Enter) })
+	open, sure := -1, -1 // the earlier holds that leave last, and that stay surely inside last
+	for i, h := range hs {
+		var v *Violation
+		switch {
+		case sure >= 0 && hs[sure].inLease(h.Enter) && h.inLease(h.Enter):
+			broken++
+			v = &Violation{Class: ClassBroken, First: hs[sure], Second: h}
+		case open >= 0 && h.Enter < hs[open].Leave:
+			v = &Violation{Class: ClassOverlap, First: hs[open], Second: h}
+		}
+		if v != nil {
+			v.At, v.For = h.Enter, min(v.First.Leave, h.Leave)-h.Enter
+			worst = keepWorst(worst, *v)
+		}
+		if open < 0 || h.Leave > hs[open].Leave {
+			open = i
+		}
+		if sure < 0 || h.Sure() > hs[sure].Sure() {
+			sure = i
+		}
+	}
+	return broken, worst
+}
+
+// keepWorst adds v to the few kept, broken locks before overlaps and longer before
+// shorter, earlier before later.
+func keepWorst(kept []Violation, v Violation) []Violation {
+	worse := func(a, b Violation) int {
+		return cmp.Or(cmp.Compare(b2i(b.Class == ClassBroken), b2i(a.Class == ClassBroken)),
+			cmp.Compare(b.For, a.For), cmp.Compare(a.At, b.At))
+	}
+	kept = append(kept, v)
+	slices.SortStableFunc(kept, worse)
+	return kept[:min(len(kept), maxViolations)]
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// expiredAtRelease counts the releases that found their lock already gone.
+func expiredAtRelease(holds []Hold) (n int) {
+	for _, h := range holds {
+		if h.Expired {
+			n++
+		}
+	}
+	return n
+}
+
+// zombie reports whether a lock left alive at the end has no holder to answer for it:
+// the last hold released it cleanly, and no holder died with it.
+func zombie(holds []Hold, lockTTL time.Duration) bool {
+	if lockTTL <= 0 || len(holds) == 0 {
+		return false
+	}
+	last := holds[0]
+	for _, h := range holds {
+		if h.Died {
+			return false
+		}
+		if h.Enter > last.Enter {
+			last = h
+		}
+	}
+	return last.Released > 0 && !last.Expired
+}
