@@ -23,7 +23,7 @@ FUZZ_TARGETS := faults:FuzzParse scenarios:FuzzParseThink scenarios:FuzzSaleSett
 	internal/designfile:FuzzDecode bench:FuzzRunFlags
 
 build:
-	$(GO) build -o $(BIN) ./bench
+	$(GO) build -o $(BIN) ./cmd/stockbench
 
 # The designs the headline sale (200,000 buyers with a pause rate) compares; default:
 # those a reader compares first (scenarios.Headline).

@@ -1,21 +1,7 @@
-// Command stockbench puts Redis locks under a flash sale and reports whether they oversell
-// and what they cost. It composes the library packages: internal/target for Redis,
-// scenarios for the sale, results for the output.
-//
-//	stockbench list                          implementations and scenarios
-//	stockbench run --lock NAME [flags]       one scenario with one lock
-//	stockbench matrix [flags]                every lock x the default scenarios
-//	stockbench check [FILE]                  a run file's designs, judged by its thresholds
-//	stockbench report DIR [DIR...]           rebuild a report, or compare runs side by side
-//	stockbench replay DIR [--times N]        rerun a run's sales: does each earn its class again?
-//	stockbench shrink DIR                    the smallest sale with a failing sale's class
-//	stockbench merge SHARD_DIR...            join a sharded sale's partial records
-//	stockbench gate --baseline FILE          compare a run with a baseline, for CI
-//
-// Exit codes: 0 done; 1 a run failed (Redis died, say), a gate found a regression or a
-// check a broken threshold; 2 bad input or no Redis; 130 interrupted. Interrupted and
-// failed runs still write what they measured.
-package main
+// Package bench is stockbench's harness: it starts the servers a list of sales needs,
+// runs the sales on rigs of them, writes the run record, and behind Main, the stockbench
+// command's subcommands (run, matrix, check, gate, ...), which cmd/stockbench calls.
+package bench
 
 import (
 	"context"
@@ -76,7 +62,10 @@ type quietRedis struct{}
 
 func (quietRedis) Printf(context.Context, string, ...any) {}
 
-func main() {
+// Main runs the stockbench command with os.Args and returns its exit code: passwords on
+// the command line or in STOCKBENCH_REDIS_URL are hidden from every output, and Ctrl-C or
+// SIGTERM stops the run (a second one kills at once).
+func Main() int {
 	redis.SetLogger(quietRedis{})
 	// Passwords are known before anything can print them: every output hides them.
 	for _, a := range append(os.Args[1:], os.Getenv("STOCKBENCH_REDIS_URL")) {
@@ -87,7 +76,7 @@ func main() {
 		<-ctx.Done()
 		stop() // a second Ctrl-C kills at once
 	}()
-	os.Exit(cli(ctx, os.Args[1:], redacting{os.Stdout}, redacting{os.Stderr}))
+	return cli(ctx, os.Args[1:], redacting{os.Stdout}, redacting{os.Stderr})
 }
 
 // cli runs one command line and returns the exit code.

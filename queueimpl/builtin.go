@@ -36,11 +36,4 @@ func init() {
 		Ordered:   true,
 		New:       func(e Env) Queue { return Stream{Client: e.Client, Keys: e.Keys, Visibility: e.Visibility} },
 	})
-	Register(Impl{
-		Name:      "asynq",
-		Summary:   "hibiken/asynq: its client's enqueue, an asynq.Server of concurrency 1 per worker, its 30 s lease kept by heartbeats, its recoverer",
-		Guarantee: "at least once, eventually: a dead worker's task comes back after its 30 s lease",
-		New:       func(e Env) Queue { return &Asynq{Client: e.Client} },
-		Own:       true,
-	})
 }

@@ -1,4 +1,4 @@
-package queueimpl
+package queueimpl_test
 
 import (
 	"context"
@@ -8,25 +8,27 @@ import (
 	"time"
 
 	"github.com/stockbench/stockbench/internal/target/redistest"
+	"github.com/stockbench/stockbench/queueimpl"
+	_ "github.com/stockbench/stockbench/queueimpl/asynq"
 )
 
 func TestMain(m *testing.M) { redistest.Main(m) }
 
 // build makes impl on the package's Redis under keys of the test's own.
-func build(t *testing.T, impl Impl, visibility time.Duration) (Queue, Keys) {
+func build(t *testing.T, impl queueimpl.Impl, visibility time.Duration) (queueimpl.Queue, queueimpl.Keys) {
 	t.Helper()
 	c := redistest.Shared(t).Client(8)
 	t.Cleanup(func() { c.Close() })
-	k := NewKeys(fmt.Sprintf("{test:%s}", t.Name()))
+	k := queueimpl.NewKeys(fmt.Sprintf("{test:%s}", t.Name()))
 	c.Del(context.Background(), k.All()...)
-	q := impl.New(Env{Client: c, Keys: k, Visibility: visibility})
-	if s, ok := q.(Starter); ok {
-		if err := s.Start(context.Background(), Sale{Keys: k, Visibility: visibility, Conns: 8}); err != nil {
+	q := impl.New(queueimpl.Env{Client: c, Keys: k, Visibility: visibility})
+	if s, ok := q.(queueimpl.Starter); ok {
+		if err := s.Start(context.Background(), queueimpl.Sale{Keys: k, Visibility: visibility, Conns: 8}); err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { s.Stop() })
 	}
-	if s, ok := q.(Setupper); ok {
+	if s, ok := q.(queueimpl.Setupper); ok {
 		if err := s.Setup(context.Background()); err != nil {
 			t.Fatal(err)
 		}
@@ -38,11 +40,11 @@ func build(t *testing.T, impl Impl, visibility time.Duration) (Queue, Keys) {
 // design promises it, and an empty queue says so within the wait.
 func TestQueues(t *testing.T) {
 	ctx := context.Background()
-	for _, impl := range All() {
+	for _, impl := range queueimpl.All() {
 		t.Run(impl.Name, func(t *testing.T) {
 			q, _ := build(t, impl, time.Second)
 			for i := range 3 {
-				if err := q.Enqueue(ctx, Order{ID: fmt.Sprint(i), Seq: int64(i)}); err != nil {
+				if err := q.Enqueue(ctx, queueimpl.Order{ID: fmt.Sprint(i), Seq: int64(i)}); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -62,7 +64,7 @@ func TestQueues(t *testing.T) {
 				}
 			}
 			began := time.Now()
-			if _, err := q.Dequeue(ctx, "w1", 100*time.Millisecond); !errors.Is(err, ErrEmpty) {
+			if _, err := q.Dequeue(ctx, "w1", 100*time.Millisecond); !errors.Is(err, queueimpl.ErrEmpty) {
 				t.Errorf("empty queue: want ErrEmpty, got %v", err)
 			}
 			if waited := time.Since(began); waited > 600*time.Millisecond {
@@ -81,15 +83,15 @@ func TestRedelivery(t *testing.T) {
 	ctx := context.Background()
 	for _, name := range []string{"reliable-list", "stream"} {
 		t.Run(name, func(t *testing.T) {
-			impl, _ := Lookup(name)
+			impl, _ := queueimpl.Lookup(name)
 			q, _ := build(t, impl, 100*time.Millisecond)
-			q.Enqueue(ctx, Order{ID: "a", Seq: 1})
-			q.Enqueue(ctx, Order{ID: "b", Seq: 2})
+			q.Enqueue(ctx, queueimpl.Order{ID: "a", Seq: 1})
+			q.Enqueue(ctx, queueimpl.Order{ID: "b", Seq: 2})
 			a, _ := q.Dequeue(ctx, "dies", 100*time.Millisecond) // never acked
 			b, _ := q.Dequeue(ctx, "lives", 100*time.Millisecond)
 			b.Ack(ctx)
 			time.Sleep(200 * time.Millisecond)
-			if r, ok := q.(Reaper); ok {
+			if r, ok := q.(queueimpl.Reaper); ok {
 				if n, err := r.Reap(ctx); err != nil || n != 1 {
 					t.Fatalf("reap: want 1 requeued, got %d, %v", n, err)
 				}
@@ -99,7 +101,7 @@ func TestRedelivery(t *testing.T) {
 				t.Fatalf("want %s again, got %v, %v", a.Order().ID, again, err)
 			}
 			again.Ack(ctx)
-			if _, err := q.Dequeue(ctx, "lives", 100*time.Millisecond); !errors.Is(err, ErrEmpty) {
+			if _, err := q.Dequeue(ctx, "lives", 100*time.Millisecond); !errors.Is(err, queueimpl.ErrEmpty) {
 				t.Errorf("after both acks: want ErrEmpty, got %v", err)
 			}
 		})
@@ -110,21 +112,21 @@ func TestRedelivery(t *testing.T) {
 // what asynq wrote goes with the sale.
 func TestAsynqLease(t *testing.T) {
 	ctx := context.Background()
-	impl, _ := Lookup("asynq")
+	impl, _ := queueimpl.Lookup("asynq")
 	q, _ := build(t, impl, 50*time.Millisecond)
-	q.Enqueue(ctx, Order{ID: "a", Seq: 1})
+	q.Enqueue(ctx, queueimpl.Order{ID: "a", Seq: 1})
 	task, err := q.Dequeue(ctx, "dies", 500*time.Millisecond)
 	if err != nil {
 		t.Fatal(err)
 	}
 	task.(interface{ Freeze(time.Time) }).Freeze(time.Time{})
-	if _, err := q.Dequeue(ctx, "lives", 300*time.Millisecond); !errors.Is(err, ErrEmpty) {
+	if _, err := q.Dequeue(ctx, "lives", 300*time.Millisecond); !errors.Is(err, queueimpl.ErrEmpty) {
 		t.Errorf("want the dead worker's task still leased, got %v", err)
 	}
 	if n, err := q.Len(ctx); err != nil || n != 1 {
 		t.Errorf("Len: want the leased task, got %d, %v", n, err)
 	}
-	q.(Starter).Stop()
+	q.(queueimpl.Starter).Stop()
 	c := redistest.Shared(t).Client(1)
 	defer c.Close()
 	if keys := c.Keys(ctx, "asynq:{test*").Val(); len(keys) > 0 {
@@ -137,12 +139,12 @@ func TestAtMostOnce(t *testing.T) {
 	ctx := context.Background()
 	for _, name := range []string{"list", "zpopmin"} {
 		t.Run(name, func(t *testing.T) {
-			impl, _ := Lookup(name)
+			impl, _ := queueimpl.Lookup(name)
 			q, _ := build(t, impl, 50*time.Millisecond)
-			q.Enqueue(ctx, Order{ID: "a", Seq: 1})
+			q.Enqueue(ctx, queueimpl.Order{ID: "a", Seq: 1})
 			q.Dequeue(ctx, "dies", 100*time.Millisecond)
 			time.Sleep(100 * time.Millisecond)
-			if _, err := q.Dequeue(ctx, "lives", 100*time.Millisecond); !errors.Is(err, ErrEmpty) {
+			if _, err := q.Dequeue(ctx, "lives", 100*time.Millisecond); !errors.Is(err, queueimpl.ErrEmpty) {
 				t.Errorf("want the task gone, got %v", err)
 			}
 		})
@@ -152,10 +154,10 @@ func TestAtMostOnce(t *testing.T) {
 // TestZPopMinPriority: lowest Seq first, whatever the order of arrival.
 func TestZPopMinPriority(t *testing.T) {
 	ctx := context.Background()
-	impl, _ := Lookup("zpopmin")
+	impl, _ := queueimpl.Lookup("zpopmin")
 	q, _ := build(t, impl, time.Second)
 	for _, seq := range []int64{5, 1, 3} {
-		q.Enqueue(ctx, Order{ID: fmt.Sprint(seq), Seq: seq})
+		q.Enqueue(ctx, queueimpl.Order{ID: fmt.Sprint(seq), Seq: seq})
 	}
 	for _, want := range []string{"1", "3", "5"} {
 		task, err := q.Dequeue(ctx, "w", 100*time.Millisecond)

@@ -13,6 +13,7 @@ import (
 	"github.com/stockbench/stockbench/lockimpl"
 	"github.com/stockbench/stockbench/oracle"
 	"github.com/stockbench/stockbench/queueimpl"
+	_ "github.com/stockbench/stockbench/queueimpl/asynq"
 	"github.com/stockbench/stockbench/results"
 	"github.com/stockbench/stockbench/scenarios"
 )

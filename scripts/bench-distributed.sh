@@ -18,7 +18,7 @@ say() { echo "bench-distributed: $*" >&2; }
 redis_image=$(scripts/redis-image.sh)
 if [ -z "$redis_image" ]; then say "needs a Docker engine: the shards are containers"; exit 2; fi
 image=$(scripts/stockbench-image.sh)
-${GO:-go} build -o bin/stockbench ./bench
+${GO:-go} build -o bin/stockbench ./cmd/stockbench
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 

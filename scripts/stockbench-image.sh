@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 tag=${STOCKBENCH_IMAGE:-stockbench/stockbench:local}
 ctx=$(mktemp -d)
 trap 'rm -rf "$ctx"' EXIT
-CGO_ENABLED=0 ${GO:-go} build -o "$ctx/stockbench" ./bench
+CGO_ENABLED=0 ${GO:-go} build -o "$ctx/stockbench" ./cmd/stockbench
 cp deploy/Dockerfile "$ctx/Dockerfile"
 if ! docker build -q -t "$tag" --label org.stockbench.image=stockbench "$ctx" >"$ctx/build.log" 2>&1; then
   cat "$ctx/build.log" >&2

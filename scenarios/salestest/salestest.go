@@ -17,6 +17,11 @@
 //
 // With -short only the faults that need no server of their own run (the holder's or the
 // worker's own: slow work, pauses and crashes), beside the sale with no fault.
+//
+// The kit compiles the container engine's client even when you only call [UseRedis]:
+// [StartRedis] starts Redis in a container as the command does, and which function a
+// test calls cannot change what Go compiles. It never compiles asynq or the report's
+// plotting (TestImportBudget in package scenarios holds it to that).
 package salestest
 
 import (

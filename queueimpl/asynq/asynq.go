@@ -1,4 +1,8 @@
-package queueimpl
+// Package asynq puts hibiken/asynq, a queue library many Go teams run, under a sale as
+// the queue design "asynq": importing it registers the design. It lives apart from
+// package queueimpl so that what imports the Queue interface does not
+// compile asynq, protobuf and cron.
+package asynq
 
 import (
 	"context"
@@ -10,7 +14,9 @@ import (
 	"time"
 
 	"github.com/hibiken/asynq"
+
 	"github.com/redis/go-redis/v9"
+	"github.com/stockbench/stockbench/queueimpl"
 )
 
 // Asynq is hibiken/asynq, a queue library many Go teams run, with its own enqueue, its
@@ -35,8 +41,8 @@ type Asynq struct {
 }
 
 var (
-	_ Queue   = (*Asynq)(nil)
-	_ Starter = (*Asynq)(nil)
+	_ queueimpl.Queue   = (*Asynq)(nil)
+	_ queueimpl.Starter = (*Asynq)(nil)
 )
 
 // asynqWorker is one worker's asynq server and the tasks its handler hands over.
@@ -79,16 +85,26 @@ func (c *cut) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessP
 
 // asynqTask is a task a handler holds until its worker acks it or dies.
 type asynqTask struct {
-	o    Order
+	o    queueimpl.Order
 	w    *asynqWorker
 	done chan error
 }
 
 // asynqType is the type the sale's tasks carry.
+func init() {
+	queueimpl.Register(queueimpl.Impl{
+		Name:      "asynq",
+		Summary:   "hibiken/asynq: its client's enqueue, an asynq.Server of concurrency 1 per worker, its 30 s lease kept by heartbeats, its recoverer",
+		Guarantee: "at least once, eventually: a dead worker's task comes back after its 30 s lease",
+		New:       func(e queueimpl.Env) queueimpl.Queue { return &Asynq{Client: e.Client} },
+		Own:       true,
+	})
+}
+
 const asynqType = "stockbench:order"
 
-// Start implements [Starter]: the queue is named after the sale's keys.
-func (q *Asynq) Start(_ context.Context, s Sale) error {
+// Start implements [queueimpl.Starter]: the queue is named after the sale's keys.
+func (q *Asynq) Start(_ context.Context, s queueimpl.Sale) error {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	// asynq puts the name in its own hash tag: the sale's braces go.
@@ -99,7 +115,7 @@ func (q *Asynq) Start(_ context.Context, s Sale) error {
 	return nil
 }
 
-// Stop implements [Starter]: it shuts every live worker's server down and deletes the
+// Stop implements [queueimpl.Starter]: it shuts every live worker's server down and deletes the
 // queue's keys.
 func (q *Asynq) Stop() string {
 	q.mu.Lock()
@@ -142,8 +158,8 @@ func (q *Asynq) forget(ctx context.Context) {
 	q.Client.SRem(ctx, "asynq:queues", q.qname)
 }
 
-// Enqueue implements [Queue].
-func (q *Asynq) Enqueue(ctx context.Context, o Order) error {
+// Enqueue implements [queueimpl.Queue].
+func (q *Asynq) Enqueue(ctx context.Context, o queueimpl.Order) error {
 	t := asynq.NewTask(asynqType, []byte(o.Entry()))
 	if _, err := q.enq.EnqueueContext(ctx, t, asynq.Queue(q.qname), asynq.TaskID(o.ID), asynq.MaxRetry(0)); err != nil {
 		return fmt.Errorf("asynq: enqueue: %w", err)
@@ -151,9 +167,9 @@ func (q *Asynq) Enqueue(ctx context.Context, o Order) error {
 	return nil
 }
 
-// Dequeue implements [Queue]: the worker's server, started on its first call, hands
+// Dequeue implements [queueimpl.Queue]: the worker's server, started on its first call, hands
 // over the next task its handler took.
-func (q *Asynq) Dequeue(ctx context.Context, worker string, wait time.Duration) (Task, error) {
+func (q *Asynq) Dequeue(ctx context.Context, worker string, wait time.Duration) (queueimpl.Task, error) {
 	w, err := q.worker(worker)
 	if err != nil {
 		return nil, err
@@ -164,7 +180,7 @@ func (q *Asynq) Dequeue(ctx context.Context, worker string, wait time.Duration) 
 	case t := <-w.tasks:
 		return t, nil
 	case <-timer.C:
-		return nil, ErrEmpty
+		return nil, queueimpl.ErrEmpty
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
@@ -199,7 +215,7 @@ func (q *Asynq) worker(name string) (*asynqWorker, error) {
 // handle is the server's handler: it hands the task to the worker and holds it until
 // the worker acks (or dies, or the server shuts down).
 func (w *asynqWorker) handle(ctx context.Context, t *asynq.Task) error {
-	o, err := ParseEntry(string(t.Payload()))
+	o, err := queueimpl.ParseEntry(string(t.Payload()))
 	if err != nil {
 		return err
 	}
@@ -231,9 +247,9 @@ func another(c redis.UniversalClient) redis.UniversalClient {
 	return c
 }
 
-func (t *asynqTask) Order() Order { return t.o }
+func (t *asynqTask) Order() queueimpl.Order { return t.o }
 
-// Ack implements [Task]: the handler returns nil, and asynq marks the task done.
+// Ack implements [queueimpl.Task]: the handler returns nil, and asynq marks the task done.
 func (t *asynqTask) Ack(context.Context) error {
 	t.done <- nil
 	return nil
@@ -259,7 +275,7 @@ func (t *asynqTask) Freeze(until time.Time) {
 	}()
 }
 
-// Len implements [Queue]: the tasks waiting, taken and not done, or due again.
+// Len implements [queueimpl.Queue]: the tasks waiting, taken and not done, or due again.
 func (q *Asynq) Len(context.Context) (int64, error) {
 	info, err := q.insp.GetQueueInfo(q.qname)
 	if errors.Is(err, asynq.ErrQueueNotFound) {

@@ -1,0 +1,59 @@
+package scenarios_test
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// TestImportBudget holds what a program that runs sales compiles to stated budgets:
+// heavy library designs (asynq with protobuf and cron) live in subpackages the command
+// registers, and the sale never reaches the container engine's client or the report's
+// plotting. go-redis alone brings 189 packages, most of them the standard library's
+// networking and crypto, so the whole count cannot go below that; what is ours to keep
+// small is what comes on top.
+func TestImportBudget(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command to list the imports with")
+	}
+	for _, b := range []struct {
+		pkg              string
+		all, nonStandard int
+		never            []string
+	}{
+		{"github.com/stockbench/stockbench/scenarios", 215, 40,
+			[]string{"github.com/hibiken/asynq", "google.golang.org/protobuf", "github.com/testcontainers", "github.com/docker", "gonum.org", "github.com/chromedp"}},
+		{"github.com/stockbench/stockbench/queueimpl", 200, 30,
+			[]string{"github.com/hibiken/asynq", "google.golang.org/protobuf"}},
+		// The kit starts Redis as the command does, in a container when an engine answers:
+		// it compiles the engine's client (see package salestest), not asynq or plotting.
+		{"github.com/stockbench/stockbench/scenarios/salestest", 450, 230,
+			[]string{"github.com/hibiken/asynq", "gonum.org", "github.com/chromedp"}},
+	} {
+		t.Run(b.pkg[strings.LastIndex(b.pkg, "/")+1:], func(t *testing.T) {
+			all := list(t, "{{.ImportPath}}", b.pkg)
+			nonStd := list(t, "{{if not .Standard}}{{.ImportPath}}{{end}}", b.pkg)
+			if len(all) > b.all || len(nonStd) > b.nonStandard {
+				t.Errorf("%s compiles %d packages (budget %d), %d outside the standard library (budget %d)",
+					b.pkg, len(all), b.all, len(nonStd), b.nonStandard)
+			}
+			for _, p := range nonStd {
+				for _, never := range b.never {
+					if strings.HasPrefix(p, never) {
+						t.Errorf("%s imports %s", b.pkg, p)
+					}
+				}
+			}
+			t.Logf("%s: %d packages, %d outside the standard library", b.pkg, len(all), len(nonStd))
+		})
+	}
+}
+
+func list(t *testing.T, format, pkg string) []string {
+	t.Helper()
+	out, err := exec.Command("go", "list", "-deps", "-f", format, pkg).Output()
+	if err != nil {
+		t.Fatalf("go list %s: %v", pkg, err)
+	}
+	return strings.Fields(string(out))
+}
