@@ -1,3 +1,4 @@
+#!/usr/bin/env php
 <?php
 // The seed article's flash-sale lock (seed_lock in protocol.php), as PHP runs it with
 // phpredis, behind the adapter protocol (adapters/PROTOCOL.md). Release is a bare DEL,

@@ -1,3 +1,4 @@
+#!/usr/bin/env php
 <?php
 // The seed article's sorted-set queue, as PHP runs it with phpredis, behind the adapter
 // protocol (adapters/PROTOCOL.md): ZADD to enqueue; to take, hold the seed lock

@@ -38,16 +38,21 @@ var (
 	python = []string{"/usr/bin/python3", "-c", "import redis"}
 )
 
-// earns runs impl under every lock fault the design named documented documents, and
-// checks that a sale under a fault an adapter's connections never see is refused.
-func earns(t *testing.T, impl lockimpl.Impl, documented string) {
+// earns runs impl under every lock fault the design named documented documents (or
+// under only those given), and checks that a sale under a fault an adapter's connections
+// never see is refused.
+func earns(t *testing.T, impl lockimpl.Impl, documented string, only ...faults.Kind) {
 	pool := redistest.Pool(t)
 	sale, err := scenarios.Lookup("fault-sale")
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := scenarios.LockVerdicts(documented)
-	for _, k := range append([]faults.Kind{""}, faults.Kinds(faults.Locks)...) {
+	kinds := only
+	if len(kinds) == 0 {
+		kinds = append([]faults.Kind{""}, faults.Kinds(faults.Locks)...)
+	}
+	for _, k := range kinds {
 		var plan faults.Plan
 		if k != "" {
 			plan = faults.Plan{{Kind: k}}

@@ -1,0 +1,47 @@
+"""redis-py's own redis.lock.Lock behind the adapter protocol (adapters/PROTOCOL.md).
+
+A real library's lock, as a Python service would hold it: SET key token NX PX timeout,
+and a release that deletes the key only while it still holds the token (a Lua script).
+Each try is one attempt (acquire(blocking=False)), so that the harness's retry loop paces
+every design alike: with redis-py's defaults, blocking=True and blocking_timeout=None, a
+buyer would wait for the lock for ever, polling every 0.1 s. thread_local=True (the
+default) keeps the token in a thread-local; one process serves one request at a time
+here, so it changes nothing, as it changes nothing in a worker process of a WSGI server.
+"""
+import sys
+
+from redis.exceptions import LockError, RedisError
+
+from .protocol import hello, ready, requests, say
+
+
+def main():
+    first, client = hello()
+    if client is None:
+        return 1
+    ready(["lock"])
+
+    leases, serial = {}, 0
+    for req in requests():
+        rid, op = req.get("id", 0), req.get("op")
+        try:
+            if op == "try":
+                lock = client.lock(req["key"], timeout=req["ttl_ms"] / 1000.0)
+                if not lock.acquire(blocking=False):
+                    say({"id": rid, "granted": False})
+                    continue
+                serial += 1
+                leases["l%d" % serial] = lock
+                say({"id": rid, "granted": True, "lease": "l%d" % serial})
+            elif op == "release":
+                lock = leases.pop(req["lease"], None)
+                try:
+                    lock.release()
+                    say({"id": rid, "released": True})
+                except (LockError, AttributeError):  # not held any more, or no such lease
+                    say({"id": rid, "released": False})
+            else:
+                say({"id": rid, "error": "unknown op %s" % op})
+        except RedisError as e:
+            say({"id": rid, "error": str(e)})
+    return 0
