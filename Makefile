@@ -19,8 +19,8 @@ REDIS_ENV = img=$$(scripts/redis-image.sh) && export STOCKBENCH_REDIS_IMAGE=$${i
 FUZZTIME ?= 30s
 # Every fuzz target, as package:function. Their seed corpora run in make test.
 FUZZ_TARGETS := faults:FuzzParse scenarios:FuzzParseThink scenarios:FuzzSaleSettings \
-	internal/target:FuzzRedisURL results:FuzzDecode results/gate:FuzzGateRules results/gate:FuzzThreshold \
-	internal/designfile:FuzzDecode bench:FuzzRunFlags
+	internal/servers:FuzzRedisURL results:FuzzDecode results/gate:FuzzGateRules results/gate:FuzzThreshold \
+	internal/designs/designfile:FuzzDecode bench:FuzzRunFlags
 
 build:
 	$(GO) build -o $(BIN) ./cmd/stockbench

@@ -31,7 +31,7 @@ func TestLockExec(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d:\n%s\n%s", code, stdout, stderr)
 	}
-	// Its verdicts are internal/adapter's to assert; here, that the command ran it.
+	// Its verdicts are internal/designs/adapter's to assert; here, that the command ran it.
 	f := readRun(t, out, "summary.md")
 	if len(f.Runs) != 2 || f.Runs[0].Impl != "php-seed" || !f.Complete || f.Runs[0].Errors > 0 || f.Runs[0].Oracle.Bought < 30 {
 		t.Errorf("want php-seed's two sales complete, selling the stock, got %d runs: %+v", len(f.Runs), f.Runs)
@@ -64,7 +64,7 @@ func TestLockExec(t *testing.T) {
 func TestLockExecBadInput(t *testing.T) {
 	needPHP(t)
 	seed, _ := filepath.Abs("../adapters/php/seed-lock.php")
-	exits, _ := filepath.Abs("../internal/adapter/testdata/exits.sh")
+	exits, _ := filepath.Abs("../internal/designs/adapter/testdata/exits.sh")
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -108,7 +108,7 @@ func running(marker string) []string {
 // server still answers (here an adapter that dies mid-sale) is a "?" cell with its
 // reason; the other sales run, the report is written, and the command exits 1 at the end.
 func TestMatrixGoesOnPastAnUnfinishedSale(t *testing.T) {
-	crashes, _ := filepath.Abs("../internal/adapter/testdata/crashes.sh")
+	crashes, _ := filepath.Abs("../internal/designs/adapter/testdata/crashes.sh")
 	out := t.TempDir()
 	code, stdout, stderr := stockbench(t, "matrix", "--lock-exec", "crashes=/bin/sh "+crashes, "--locks", "crashes,lua",
 		"--faults", "none,crash-holder", "--queues", "", "--adapter-procs", "2", "--out", out)

@@ -16,8 +16,8 @@ import (
 	"strings"
 
 	"github.com/stockbench/stockbench/faults"
-	"github.com/stockbench/stockbench/internal/adapter"
-	"github.com/stockbench/stockbench/internal/designfile"
+	"github.com/stockbench/stockbench/internal/designs/adapter"
+	"github.com/stockbench/stockbench/internal/designs/designfile"
 	"github.com/stockbench/stockbench/lockimpl"
 	"github.com/stockbench/stockbench/queueimpl"
 	"github.com/stockbench/stockbench/results"

@@ -12,8 +12,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/stockbench/stockbench/internal/adapter"
-	"github.com/stockbench/stockbench/internal/designfile"
+	"github.com/stockbench/stockbench/internal/designs/adapter"
+	"github.com/stockbench/stockbench/internal/designs/designfile"
 	"github.com/stockbench/stockbench/lockimpl"
 	"github.com/stockbench/stockbench/queueimpl"
 )

@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/stockbench/stockbench/internal/redact"
-	"github.com/stockbench/stockbench/internal/target"
-	"github.com/stockbench/stockbench/internal/target/rig"
+	"github.com/stockbench/stockbench/internal/servers"
+	"github.com/stockbench/stockbench/internal/servers/rig"
 	"github.com/stockbench/stockbench/results"
 	"github.com/stockbench/stockbench/results/report"
 	"github.com/stockbench/stockbench/scenarios"
@@ -130,7 +130,7 @@ func writeReport(ctx context.Context, out *results.Output, file *results.File, c
 // env is the Redis a run uses: the shared server and a pool for the servers some sales
 // need beside it.
 type env struct {
-	shared *target.Target
+	shared *servers.Target
 	pool   *rig.Pool
 	// again is the command that reruns a job alone, recorded with its run.
 	again func(job) []string

@@ -8,7 +8,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/stockbench/stockbench/internal/target/redistest"
+	"github.com/stockbench/stockbench/internal/servers/redistest"
 )
 
 // TestExternal: pointed at a user's own Redis, or Redis Cluster, by URL, the harness runs

@@ -10,13 +10,13 @@ import (
 	"strings"
 	"time"
 
-	"github.com/stockbench/stockbench/internal/target"
+	"github.com/stockbench/stockbench/internal/servers"
 	"github.com/stockbench/stockbench/scenarios"
 )
 
 // common are the flags every running command takes.
 type common struct {
-	redis target.Config
+	redis servers.Config
 	out   string
 	procs int
 	// parallel is how many fault sales run side by side; only matrix, which sets
@@ -34,12 +34,12 @@ type common struct {
 }
 
 func (c *common) bind(fs *flag.FlagSet) {
-	c.redis.Mode = target.Kind(envOr("STOCKBENCH_REDIS", string(target.ModeAuto)))
+	c.redis.Mode = servers.Kind(envOr("STOCKBENCH_REDIS", string(servers.ModeAuto)))
 	fs.Func("redis", "where Redis comes from, its `mode`: auto, container, process or external (default auto; env STOCKBENCH_REDIS)",
-		func(s string) error { c.redis.Mode = target.Kind(s); return nil })
+		func(s string) error { c.redis.Mode = servers.Kind(s); return nil })
 	fs.StringVar(&c.redis.URL, "redis-url", os.Getenv("STOCKBENCH_REDIS_URL"), "your own Redis, as redis://[user:pass@]host:port[/db]; only keys under the run's prefix are touched (env STOCKBENCH_REDIS_URL)")
 	fs.BoolVar(&c.redis.Cluster, "redis-cluster", false, "--redis-url is a Redis Cluster (more seeds as ?addr=host:port)")
-	fs.StringVar(&c.redis.Image, "redis-image", envOr("STOCKBENCH_REDIS_IMAGE", target.DefaultImage), "image for the container target (env STOCKBENCH_REDIS_IMAGE)")
+	fs.StringVar(&c.redis.Image, "redis-image", envOr("STOCKBENCH_REDIS_IMAGE", servers.DefaultImage), "image for the container target (env STOCKBENCH_REDIS_IMAGE)")
 	fs.StringVar(&c.redis.Binary, "redis-server", envOr("STOCKBENCH_REDIS_SERVER", "redis-server"), "redis-server binary for the process target (env STOCKBENCH_REDIS_SERVER)")
 	fs.StringVar(&c.out, "out", "results/runs", "directory that receives the run directory")
 	if c.sideBySide {
@@ -60,10 +60,10 @@ func (c *common) bindSales(fs *flag.FlagSet) *saleFlags {
 
 // external reports whether the run is on the user's own Redis: nothing is started, and
 // keys carry a lease (scenarios.DefaultKeyLease).
-func (c *common) external() bool { return c.redis.URL != "" || c.redis.Mode == target.KindExternal }
+func (c *common) external() bool { return c.redis.URL != "" || c.redis.Mode == servers.KindExternal }
 
 // provider is the Redis the flags describe, or a usage error that names the flags.
-func (c *common) provider() (target.Provider, error) {
+func (c *common) provider() (servers.Provider, error) {
 	p, err := c.redis.Provider()
 	if err != nil {
 		return nil, usageError(fmt.Errorf("--redis, --redis-url: %w", err))

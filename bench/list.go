@@ -8,7 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/stockbench/stockbench/faults"
-	"github.com/stockbench/stockbench/internal/adapter"
+	"github.com/stockbench/stockbench/internal/designs/adapter"
 	"github.com/stockbench/stockbench/lockimpl"
 	"github.com/stockbench/stockbench/oracle"
 	"github.com/stockbench/stockbench/queueimpl"

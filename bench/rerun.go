@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/stockbench/stockbench/internal/redact"
-	"github.com/stockbench/stockbench/internal/target"
+	"github.com/stockbench/stockbench/internal/servers"
 	"github.com/stockbench/stockbench/results"
 	"github.com/stockbench/stockbench/scenarios"
 )
@@ -79,7 +79,7 @@ func (c *common) redisArgs() []string {
 		if c.redis.Cluster {
 			args = append(args, "--redis-cluster")
 		}
-	case c.redis.Mode != "" && c.redis.Mode != target.ModeAuto:
+	case c.redis.Mode != "" && c.redis.Mode != servers.ModeAuto:
 		args = append(args, "--redis", string(c.redis.Mode))
 	}
 	return args

@@ -13,7 +13,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/stockbench/stockbench/internal/target"
+	"github.com/stockbench/stockbench/internal/servers"
 )
 
 // TestPasswordNeverShown feeds a password through every path a --redis-url takes, bad
@@ -81,11 +81,11 @@ func TestPasswordNeverShown(t *testing.T) {
 }
 
 // passwordServer is a redis-server process that asks for pw.
-func passwordServer(t *testing.T, pw string) *target.Target {
+func passwordServer(t *testing.T, pw string) *servers.Target {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	srv, err := target.Process{}.Start(ctx)
+	srv, err := servers.Process{}.Start(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,7 @@ import (
 	"regexp"
 	"time"
 
-	"github.com/stockbench/stockbench/internal/target/rig"
+	"github.com/stockbench/stockbench/internal/servers/rig"
 	"github.com/stockbench/stockbench/results"
 	"github.com/stockbench/stockbench/results/report"
 	"github.com/stockbench/stockbench/scenarios"

@@ -17,7 +17,9 @@ const (
 	// (save 1 1): a kill loses what changed since the last snapshot.
 	PersistRDB Persistence = "rdb"
 	// PersistAOFEverysec appends every write to the AOF and fsyncs it once a second: a
-	// kill loses about the last second of writes.
+	// host failure loses about the last second of writes, and even a kill of the process
+	// can lose up to 2 s of acknowledged ones, which Redis holds back from the kernel
+	// while a slow background fsync is still running.
 	PersistAOFEverysec Persistence = "aof-everysec"
 	// PersistAOFAlways fsyncs the AOF before every reply: a kill loses no write a client
 	// was told succeeded.

@@ -11,8 +11,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/stockbench/stockbench/internal/target/redistest"
-	"github.com/stockbench/stockbench/internal/target/rig"
+	"github.com/stockbench/stockbench/internal/servers/redistest"
+	"github.com/stockbench/stockbench/internal/servers/rig"
 )
 
 func TestMain(m *testing.M) { redistest.Main(m) }

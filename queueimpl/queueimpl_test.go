@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stockbench/stockbench/internal/target/redistest"
+	"github.com/stockbench/stockbench/internal/servers/redistest"
 	"github.com/stockbench/stockbench/queueimpl"
 	_ "github.com/stockbench/stockbench/queueimpl/asynq"
 )

@@ -57,3 +57,30 @@ func list(t *testing.T, format, pkg string) []string {
 	}
 	return strings.Fields(string(out))
 }
+
+// TestInternalLayers: the packages directly under internal/ are leaves, importing nothing
+// of the project, so that any layer may use them; the servers and the designs written
+// outside Go sit in internal/servers and internal/designs.
+func TestInternalLayers(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command to list the imports with")
+	}
+	const mod = "github.com/stockbench/stockbench/"
+	leaves := list(t, "{{.ImportPath}}", mod+"internal/...")
+	checked := 0
+	for _, leaf := range leaves {
+		rest := strings.TrimPrefix(leaf, mod+"internal/")
+		if strings.Contains(rest, "/") || rest == "servers" || rest == "designs" { // the layers
+			continue
+		}
+		checked++
+		for _, dep := range list(t, "{{.ImportPath}}", leaf) {
+			if dep != leaf && strings.HasPrefix(dep, mod) {
+				t.Errorf("%s is directly under internal/, a leaf, but imports %s: move it to the layer it belongs to", leaf, dep)
+			}
+		}
+	}
+	if checked == 0 {
+		t.Fatal("no package directly under internal/")
+	}
+}

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stockbench/stockbench/internal/target/redistest"
+	"github.com/stockbench/stockbench/internal/servers/redistest"
 	"github.com/stockbench/stockbench/lockimpl"
 )
 

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/stockbench/stockbench/faults"
-	"github.com/stockbench/stockbench/internal/target/redistest"
-	"github.com/stockbench/stockbench/internal/target/rig"
+	"github.com/stockbench/stockbench/internal/servers/redistest"
+	"github.com/stockbench/stockbench/internal/servers/rig"
 	"github.com/stockbench/stockbench/lockimpl"
 	"github.com/stockbench/stockbench/oracle"
 	"github.com/stockbench/stockbench/queueimpl"
@@ -18,9 +18,12 @@ import (
 // A restart gives back what the server's persistence mode kept. A queue that keeps its
 // tasks until they are acked (stream) loses the accepted orders a restart wipes when
 // nothing is kept or the last snapshot predates them, and none when every write reaches
-// the AOF before its reply. A kill -9 of the server loses no write that reached the
-// kernel, so everysec loses none either here: its second of loss needs the host itself
-// to fail. A lock written to an AOF survives the restart: the token lock, which
+// the AOF before its reply. everysec may lose some or none: a kill -9 loses no write that
+// reached the kernel, but while its background fsync is still running (a slow disk, a
+// loaded machine) Redis holds the AOF buffer back for up to 2 s and replies all the same
+// (flushAppendOnlyFile's postponed flush), so acknowledged orders can die with the
+// process (LOST 60 on a loaded CI machine). A lock written to an AOF survives the
+// restart: the token lock, which
 // oversells when the restart comes back empty (its lock broken under a holder inside its
 // lease), does not when it comes back from the AOF
 // (a process restarts well inside the lock's TTL). Buyers wait out that TTL: a holder
@@ -38,12 +41,12 @@ func TestRestartKeepsWhatItsModeKept(t *testing.T) {
 	}
 	for _, tt := range []struct {
 		mode faults.Persistence
-		lost bool
+		lost *bool // nil: either, as the disk's speed decides
 	}{
-		{faults.PersistNone, true},
-		{faults.PersistRDB, true},
-		{faults.PersistAOFEverysec, false},
-		{faults.PersistAOFAlways, false},
+		{faults.PersistNone, &yes},
+		{faults.PersistRDB, &yes},
+		{faults.PersistAOFEverysec, nil},
+		{faults.PersistAOFAlways, &no},
 	} {
 		t.Run(fmt.Sprintf("stream/%s", tt.mode), func(t *testing.T) {
 			plan := faults.Plan{{Kind: faults.RedisRestart, Persist: tt.mode}}
@@ -53,8 +56,9 @@ func TestRestartKeepsWhatItsModeKept(t *testing.T) {
 				return s.Run(ctx, Redis(c), stream)
 			})
 			restarted(t, r)
-			if q := r.Queue; (q.Lost > 0) != tt.lost || q.Oversold > 0 || q.DuplicatedEffects > 0 {
-				t.Errorf("want accepted orders lost: %v; got %s: %+v", tt.lost, r.Verdict, q)
+			q := r.Queue
+			if tt.lost != nil && (q.Lost > 0) != *tt.lost || q.Oversold > 0 || q.DuplicatedEffects > 0 {
+				t.Errorf("want accepted orders lost: %v, nothing oversold or applied twice; got %s: %+v", lostWant(tt.lost), r.Verdict, q)
 			}
 		})
 	}
@@ -94,6 +98,15 @@ func TestRestartKeepsWhatItsModeKept(t *testing.T) {
 			}
 		})
 	}
+}
+
+var yes, no = true, false
+
+func lostWant(b *bool) string {
+	if b == nil {
+		return "either"
+	}
+	return fmt.Sprint(*b)
 }
 
 // restarted fails t unless the restart struck and came back.

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/stockbench/stockbench/faults"
-	"github.com/stockbench/stockbench/internal/target/redistest"
+	"github.com/stockbench/stockbench/internal/servers/redistest"
 	"github.com/stockbench/stockbench/lockimpl"
 	"github.com/stockbench/stockbench/oracle"
 	"github.com/stockbench/stockbench/results"

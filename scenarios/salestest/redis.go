@@ -9,8 +9,8 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/stockbench/stockbench/faults"
-	"github.com/stockbench/stockbench/internal/target"
-	"github.com/stockbench/stockbench/internal/target/rig"
+	"github.com/stockbench/stockbench/internal/servers"
+	"github.com/stockbench/stockbench/internal/servers/rig"
 	"github.com/stockbench/stockbench/scenarios"
 )
 
@@ -19,7 +19,7 @@ import (
 // further servers the faults need started beside it on demand; or the user's own server,
 // on which only the faults that need no server of their own run.
 type Redis struct {
-	shared *target.Target
+	shared *servers.Target
 	pool   *rig.Pool
 }
 
@@ -30,8 +30,8 @@ type Redis struct {
 // It fails tb when no server can be had.
 func StartRedis(tb testing.TB) *Redis {
 	tb.Helper()
-	return start(tb, target.Config{
-		Mode:   target.Kind(os.Getenv("STOCKBENCH_REDIS")),
+	return start(tb, servers.Config{
+		Mode:   servers.Kind(os.Getenv("STOCKBENCH_REDIS")),
 		URL:    os.Getenv("STOCKBENCH_REDIS_URL"),
 		Image:  os.Getenv("STOCKBENCH_REDIS_IMAGE"),
 		Binary: os.Getenv("STOCKBENCH_REDIS_SERVER"),
@@ -44,10 +44,10 @@ func StartRedis(tb testing.TB) *Redis {
 // are skipped.
 func UseRedis(tb testing.TB, url string) *Redis {
 	tb.Helper()
-	return start(tb, target.Config{URL: url})
+	return start(tb, servers.Config{URL: url})
 }
 
-func start(tb testing.TB, cfg target.Config) *Redis {
+func start(tb testing.TB, cfg servers.Config) *Redis {
 	tb.Helper()
 	// go-redis logs every refused dial, and the kit dials servers while they start; the
 	// errors that matter reach the test as failures.
@@ -93,23 +93,23 @@ func (r *Redis) Client(conns int) redis.UniversalClient { return r.shared.Client
 func (r *Redis) Owned() bool { return r.shared.Info.Owned }
 
 // servers are one sale's servers, from the rig.
-type servers struct {
+type saleServers struct {
 	clients scenarios.Redis
 	close   func()
 }
 
 // rig assembles the servers a sale with nodes lock servers (replicated or not) under plan needs, beside the
 // shared one, with buyer clients of conns connections.
-func (r *Redis) rig(ctx context.Context, nodes int, replicated bool, plan faults.Plan, conns int) (servers, error) {
+func (r *Redis) rig(ctx context.Context, nodes int, replicated bool, plan faults.Plan, conns int) (saleServers, error) {
 	var opts []rig.Option
 	if replicated {
 		opts = append(opts, rig.Replicated())
 	}
 	g, err := rig.Start(ctx, r.shared, r.pool, nodes, plan, opts...)
 	if err != nil {
-		return servers{}, err
+		return saleServers{}, err
 	}
-	return servers{scenarios.Redis(g.Clients(conns)), func() { g.Close(context.WithoutCancel(ctx)) }}, nil
+	return saleServers{scenarios.Redis(g.Clients(conns)), func() { g.Close(context.WithoutCancel(ctx)) }}, nil
 }
 
 type quiet struct{}

@@ -1,0 +1,363 @@
+package adapter
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stockbench/stockbench/faults"
+	"github.com/stockbench/stockbench/internal/servers/redistest"
+	"github.com/stockbench/stockbench/internal/servers/rig"
+	"github.com/stockbench/stockbench/lockimpl"
+	"github.com/stockbench/stockbench/results"
+	"github.com/stockbench/stockbench/scenarios"
+)
+
+func TestMain(m *testing.M) { redistest.Main(m) }
+
+// need skips the test, saying why, when a runtime is missing; CI sets
+// STOCKBENCH_REQUIRE_ADAPTERS and fails instead.
+func need(t *testing.T, what string, check ...string) {
+	t.Helper()
+	if err := exec.Command(check[0], check[1:]...).Run(); err != nil {
+		if os.Getenv("STOCKBENCH_REQUIRE_ADAPTERS") != "" {
+			t.Fatalf("%s is missing (%v); scripts/ensure-adapters.sh installs it", what, err)
+		}
+		t.Skipf("%s is missing (%v); scripts/ensure-adapters.sh installs it", what, err)
+	}
+}
+
+var (
+	php    = []string{"php", "-r", "exit(class_exists('Redis') ? 0 : 1);"}
+	python = []string{"/usr/bin/python3", "-c", "import redis"}
+)
+
+// earns runs impl under every lock fault the design named documented documents (or
+// under only those given), and checks that a sale under a fault an adapter's connections
+// never see is refused.
+func earns(t *testing.T, impl lockimpl.Impl, documented string, only ...faults.Kind) {
+	pool := redistest.Pool(t)
+	sale, err := scenarios.Lookup("fault-sale")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := scenarios.LockVerdicts(documented)
+	kinds := only
+	if len(kinds) == 0 {
+		kinds = append([]faults.Kind{""}, faults.Kinds(faults.Locks)...)
+	}
+	for _, k := range kinds {
+		var plan faults.Plan
+		if k != "" {
+			plan = faults.Plan{{Kind: k}}
+		}
+		s := sale
+		s.Faults, s.Prefix = plan, fmt.Sprintf("{adapter:%s:%s}", impl.Name, plan)
+		if slices.Contains(Outside, string(k)) {
+			_, err := s.Run(context.Background(), scenarios.Single(redistest.Shared(t).Client(1)), impl)
+			if err == nil || !strings.Contains(err.Error(), impl.Name+" cannot take part in "+string(k)) {
+				t.Errorf("%s never reaches an adapter: want the sale refused, got %v", k, err)
+			}
+			continue
+		}
+		classes, ok := want.For(plan)
+		if !ok {
+			continue
+		}
+		// One sale at a time: a pool of 32 interpreters starting at once is a load of its
+		// own, and the other packages' timing-bound verdicts run beside these.
+		t.Run(plan.String(), func(t *testing.T) {
+			run := redistest.OnRig(t, pool, 1, plan, s.WithDefaults().Conns, func(ctx context.Context, c rig.Clients) (results.Run, error) {
+				return s.Run(ctx, scenarios.Redis(c), impl)
+			})
+			if !slices.Contains(classes, run.Class) {
+				t.Errorf("%s documents %v, the adapter earned %s (%s)", documented, classes, run.Cell, run.Verdict)
+			}
+		})
+	}
+}
+
+// The seed article's lock, in PHP with phpredis, earns what its Go port documents: an
+// oversell with no fault at all, from the steal race between SETNX and EXPIRE.
+func TestSeedLockInPHP(t *testing.T) {
+	need(t, "PHP with phpredis (php-cli, php-redis)", php...)
+	earns(t, Lock(Config{Name: "php-seed", Command: "php ../../../adapters/php/seed-lock.php"}, false), "seed-setnx")
+}
+
+// redis-py's own Lock, a real library's, earns what the token lock documents: safe
+// while holders live and stay inside the TTL, an oversell when a holder's process is
+// stopped past it.
+func TestRedisPyLock(t *testing.T) {
+	need(t, "Debian's Python with redis-py (python3-redis)", python...)
+	earns(t, Lock(Config{Name: "redis-py", Command: "/usr/bin/python3 ../../../adapters/python/redis_py_lock.py"}, false), "token")
+}
+
+// running lists the processes whose command line holds marker.
+func running(marker string) []string {
+	out, _ := exec.Command("pgrep", "-af", marker).Output()
+	var procs []string
+	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		if l != "" && !strings.Contains(l, "pgrep") {
+			procs = append(procs, l)
+		}
+	}
+	return procs
+}
+
+// Misbehaving adapters: each stops the sale with one line naming the adapter and what
+// it did, the sale is marked incomplete, the adapter's stderr is kept, and no process of
+// it (nor anything it started) is left.
+func TestMisbehavingAdapters(t *testing.T) {
+	for _, tc := range []struct {
+		script, want, log string
+	}{
+		{"exits.sh", `adapter exits: exited (exit status 3); stderr: PHP Fatal error: Class "Redis" not found`, ""},
+		{"garbage.sh", `adapter garbage: wrote "Warning: Undefined array key \"ttl\"", which is not a JSON reply`, ""},
+		{"strayid.sh", `adapter strayid: answered id 999999, which nobody asked`, ""},
+		{"hangs.sh", `adapter hangs: did not answer try within 5s`, ""},
+		{"crashes.sh", `adapter crashes: exited (exit status 139); stderr: Segmentation fault (core dumped)`, "Segmentation fault"},
+	} {
+		t.Run(tc.script, func(t *testing.T) {
+			t.Parallel()
+			script, _ := filepath.Abs(filepath.Join("testdata", tc.script))
+			name := strings.TrimSuffix(tc.script, ".sh")
+			impl := Lock(Config{Name: name, Command: "/bin/sh " + script, Procs: 2}, false)
+			sale := scenarios.FlashSale{Sale: scenarios.Sale{Name: "misbehaving", Buyers: 20, Stock: 5, Conns: 2,
+				Prefix: "{adapter:misbehaving:" + name + "}"}, TTL: time.Second}
+			c := redistest.Shared(t).Client(2)
+			defer c.Close()
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			run, err := sale.Run(ctx, scenarios.Single(c), impl)
+			if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n\n") {
+				t.Errorf("want an error saying %q, got %v", tc.want, err)
+			}
+			if run.Scenario != "" && (run.Complete || !strings.Contains(run.Log, tc.log)) {
+				t.Errorf("want the sale incomplete with the adapter's stderr kept, got complete %v, log %q", run.Complete, run.Log)
+			}
+			time.Sleep(100 * time.Millisecond) // the kernel reaps what was killed
+			left := running(script)
+			if tc.script == "hangs.sh" {
+				left = append(left, running("sleep 61[78]")...) // what it started, too
+			}
+			if len(left) > 0 {
+				t.Errorf("processes left behind: %v", left)
+			}
+		})
+	}
+}
+
+// A whole purchase in the adapter's own code: the seed article's purchase, in PHP, sells
+// the stock through the protocol's buy, on the server that holds the stock. Its steal
+// race oversells in some runs, not all; a pause cannot reach a purchase the harness does
+// not see inside, and the sale says so.
+func TestBuyInPHP(t *testing.T) {
+	need(t, "PHP with phpredis (php-cli, php-redis)", php...)
+	impl := Lock(Config{Name: "php-buy", Command: "php ../../../adapters/php/seed-lock.php --buy"}, true)
+	pool := redistest.Pool(t)
+	sale, err := scenarios.Lookup("fault-sale")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, plan := range []faults.Plan{nil, {{Kind: faults.ClientPause}}, {{Kind: faults.RedisPause}}} {
+		s := sale
+		s.Faults, s.Prefix = plan, fmt.Sprintf("{adapter:buy:%s}", plan)
+		run := redistest.OnRig(t, pool, 1, plan, s.WithDefaults().Conns, func(ctx context.Context, c rig.Clients) (results.Run, error) {
+			return s.Run(ctx, scenarios.Redis(c), impl)
+		})
+		if !run.Complete || run.Errors > 0 || int64(run.Oracle.Bought) < s.Stock {
+			t.Errorf("%s: want the stock sold without errors, got %d of %d, %d errors (%s)", plan, run.Oracle.Bought, s.Stock, run.Errors, run.FirstError)
+		}
+		if plan.Has(faults.ClientPause) && !slices.Contains(run.NotExercised, string(faults.ClientPause)) {
+			t.Errorf("a pause cannot reach a whole purchase: want it named not exercised, got %s (%s)", run.Cell, run.Verdict)
+		}
+	}
+}
+
+// The seed article's sorted-set queue, in PHP with phpredis, earns what its Go port
+// documents with either fulfil: the lock's steal race hands tasks to two workers with no
+// fault at all (a naive fulfil applies them twice), and a worker killed with its task,
+// SIGKILL of the process that handed it out having nothing to give back, loses it.
+func TestSeedQueueInPHP(t *testing.T) {
+	need(t, "PHP with phpredis (php-cli, php-redis)", php...)
+	impl := Queue(Config{Name: "php-zset", Command: "php ../../../adapters/php/seed-queue.php"})
+	pool := redistest.Pool(t)
+	sale, err := scenarios.LookupQueue("queue-sale")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, fulfil := range scenarios.Fulfils {
+		want := scenarios.QueueVerdicts("seed-zset", fulfil)
+		for _, k := range append([]faults.Kind{""}, faults.Kinds(faults.Queues)...) {
+			var plan faults.Plan
+			if k != "" {
+				plan = faults.Plan{{Kind: k}}
+			}
+			s := sale
+			s.Faults, s.Fulfil, s.Prefix = plan, fulfil, fmt.Sprintf("{adapter:zset:%s:%s}", plan, fulfil)
+			if slices.Contains(Outside, string(k)) {
+				_, err := s.Run(context.Background(), scenarios.Single(redistest.Shared(t).Client(1)), impl)
+				if err == nil || !strings.Contains(err.Error(), "php-zset cannot take part in "+string(k)) {
+					t.Errorf("%s never reaches an adapter: want the sale refused, got %v", k, err)
+				}
+				continue
+			}
+			classes, ok := want.For(plan)
+			if !ok {
+				continue
+			}
+			t.Run(fmt.Sprintf("%s/%s", plan, fulfil), func(t *testing.T) {
+				run := redistest.OnRig(t, pool, 1, plan, s.WithDefaults().Conns, func(ctx context.Context, c rig.Clients) (results.Run, error) {
+					return s.Run(ctx, scenarios.Redis(c), impl)
+				})
+				if !slices.Contains(classes, run.Class) || run.Queue.Oversold > 0 {
+					t.Errorf("seed-zset documents %v, the adapter earned %s (%s)", classes, run.Cell, run.Verdict)
+				}
+			})
+		}
+	}
+}
+
+// A queue adapter with acknowledgement: a task stays with the process that handed it
+// out until its ack, so a worker's crash is SIGKILL of that process, and a fresh one
+// takes its place; with no reaper, the crashed workers' tasks are lost, exactly those.
+func TestQueueWithAck(t *testing.T) {
+	need(t, "Debian's Python with redis-py (python3-redis)", python...)
+	script, _ := filepath.Abs("testdata/ackqueue.py")
+	impl := Queue(Config{Name: "ackqueue", Command: "/usr/bin/python3 " + script})
+	pool := redistest.Pool(t)
+	sale, err := scenarios.LookupQueue("queue-sale")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, plan := range []faults.Plan{nil, {{Kind: faults.WorkerCrash}}} {
+		s := sale
+		s.Faults, s.Prefix = plan, fmt.Sprintf("{adapter:ack:%s}", plan)
+		run := redistest.OnRig(t, pool, 1, plan, s.WithDefaults().Conns, func(ctx context.Context, c rig.Clients) (results.Run, error) {
+			return s.Run(ctx, scenarios.Redis(c), impl)
+		})
+		q := run.Queue
+		if !run.Complete || q.Oversold > 0 || q.Lost != q.Crashed || (plan == nil && run.Class != "SAFE") {
+			t.Errorf("%s: want the crashed workers' tasks lost and nothing else, got %s (%s): %+v", plan, run.Cell, run.Verdict, q)
+		}
+		if plan != nil && q.Crashed == 0 {
+			t.Errorf("%s: no worker crashed", plan)
+		}
+		// The pool, and one fresh process for each crashed worker's.
+		if started, want := strings.Count(run.Log, "started"), s.WithDefaults().Conns+q.Crashed; started != want {
+			t.Errorf("%s: want %d processes started, got %d", plan, want, started)
+		}
+	}
+	if left := running(script); len(left) > 0 {
+		t.Errorf("processes left behind: %v", left)
+	}
+}
+
+var rqLib = []string{"/usr/bin/python3", "-c", "import rq"}
+
+// RQ, its own enqueue and its own worker's bookkeeping: nothing is lost or done twice
+// without a fault, nor when a worker stalls or dies after fulfilling; a worker killed
+// mid-job leaves its job in RQ's started-job registry until the job's timeout plus 60 s,
+// past the sale: exactly those jobs are lost. Every key RQ wrote is gone afterwards.
+func TestRQ(t *testing.T) {
+	need(t, "Debian's Python with redis-py and RQ (python3-redis, python3-rq)", rqLib...)
+	impl := Queue(Config{Name: "rq", Command: "/usr/bin/python3 ../../../adapters/python/rq_queue.py"})
+	pool := redistest.Pool(t)
+	sale, err := scenarios.LookupQueue("queue-sale")
+	if err != nil {
+		t.Fatal(err)
+	}
+	admin := redistest.Shared(t).Client(1)
+	defer admin.Close()
+	for _, fulfil := range scenarios.Fulfils {
+		for _, k := range []faults.Kind{"", faults.WorkerCrash, faults.WorkerCrashLate, faults.WorkerPause} {
+			var plan faults.Plan
+			if k != "" {
+				plan = faults.Plan{{Kind: k}}
+			}
+			t.Run(fmt.Sprintf("%s/%s", plan, fulfil), func(t *testing.T) {
+				s := sale
+				s.Faults, s.Fulfil, s.Prefix = plan, fulfil, fmt.Sprintf("{adapter:rq:%s:%s}", plan, fulfil)
+				run := redistest.OnRig(t, pool, 1, plan, s.WithDefaults().Conns, func(ctx context.Context, c rig.Clients) (results.Run, error) {
+					return s.Run(ctx, scenarios.Redis(c), impl)
+				})
+				q := run.Queue
+				want := "SAFE"
+				if k == faults.WorkerCrash {
+					want = "LOST"
+				}
+				if string(run.Class) != want || q.Lost != q.Crashed*boolInt(k == faults.WorkerCrash) || q.Oversold > 0 {
+					t.Errorf("want %s (the killed workers' jobs lost, nothing else), got %s (%s): %+v", want, run.Cell, run.Verdict, q)
+				}
+				if keys, _ := admin.Keys(context.Background(), s.Prefix+"*").Result(); len(keys) > 0 {
+					t.Errorf("RQ's keys left behind: %v", keys)
+				}
+			})
+		}
+	}
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// An adapter that supports renew is renewed every TTL/3 while a lease is held, and a
+// pause stops the renewals with the process: it earns what token-watchdog documents,
+// safe under slow work, an oversell under a pause.
+func TestRenewingAdapter(t *testing.T) {
+	need(t, "Debian's Python with redis-py (python3-redis)", python...)
+	script, _ := filepath.Abs("testdata/renewlock.py")
+	impl := Lock(Config{Name: "renewlock", Command: "/usr/bin/python3 " + script}, false)
+	pool := redistest.Pool(t)
+	sale, err := scenarios.Lookup("fault-sale")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := scenarios.LockVerdicts("token-watchdog")
+	for _, plan := range []faults.Plan{nil, {{Kind: faults.SlowWork}}, {{Kind: faults.ClientPause}}} {
+		classes, _ := want.For(plan)
+		s := sale
+		s.Faults, s.Prefix = plan, fmt.Sprintf("{adapter:renew:%s}", plan)
+		run := redistest.OnRig(t, pool, 1, plan, s.WithDefaults().Conns, func(ctx context.Context, c rig.Clients) (results.Run, error) {
+			return s.Run(ctx, scenarios.Redis(c), impl)
+		})
+		if !slices.Contains(classes, run.Class) || run.Oracle.RenewalsAfterRelease > 0 {
+			t.Errorf("%s: token-watchdog documents %v, the adapter earned %s (%s)", plan, classes, run.Cell, run.Verdict)
+		}
+	}
+}
+
+// An adapter that hands out fencing tokens gets its holders' reads and writes checked by
+// the stock store: a paused holder's late write is refused, and nothing is oversold, as
+// fencing documents.
+func TestFencingAdapter(t *testing.T) {
+	need(t, "Debian's Python with redis-py (python3-redis)", python...)
+	script, _ := filepath.Abs("testdata/renewlock.py")
+	impl := Lock(Config{Name: "fencelock", Command: "/usr/bin/python3 " + script + " --fence"}, false)
+	pool := redistest.Pool(t)
+	sale, err := scenarios.Lookup("fault-sale")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := scenarios.LockVerdicts("fencing")
+	for _, plan := range []faults.Plan{nil, {{Kind: faults.ClientPause}}} {
+		classes, _ := want.For(plan)
+		s := sale
+		s.Faults, s.Prefix = plan, fmt.Sprintf("{adapter:fence:%s}", plan)
+		run := redistest.OnRig(t, pool, 1, plan, s.WithDefaults().Conns, func(ctx context.Context, c rig.Clients) (results.Run, error) {
+			return s.Run(ctx, scenarios.Redis(c), impl)
+		})
+		if !slices.Contains(classes, run.Class) {
+			t.Errorf("%s: fencing documents %v, the adapter earned %s (%s)", plan, classes, run.Cell, run.Verdict)
+		}
+	}
+}

@@ -1,0 +1,147 @@
+package adapter
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stockbench/stockbench/faults"
+)
+
+// majorMinor is "8.2" of "8.2.36": a stated tested-with version holds while the installed
+// one keeps its major and minor (Debian's point releases move the rest).
+func majorMinor(v string) string {
+	parts := strings.SplitN(strings.TrimSpace(v), ".", 3)
+	if len(parts) < 2 {
+		return v
+	}
+	return parts[0] + "." + parts[1]
+}
+
+// TestPythonPackage installs adapters/python as pip would for a user (into a virtual
+// environment that sees Debian's redis-py and RQ, offline, so every dependency it declares
+// must be met by the versions it states it was tested with), and runs the installed
+// command in a sale: it earns what the token lock documents with no fault.
+func TestPythonPackage(t *testing.T) {
+	need(t, "Debian's Python with redis-py and RQ (python3-redis, python3-rq)", rqLib...)
+	need(t, "Debian's Python with venv and pip", "/usr/bin/python3", "-c", "import venv, pip")
+	venv := t.TempDir()
+	// pip builds in the source tree (build/, *.egg-info): build a copy, leave the checkout.
+	pkg := filepath.Join(t.TempDir(), "python")
+	if err := os.CopyFS(pkg, os.DirFS("../../../adapters/python")); err != nil {
+		t.Fatal(err)
+	}
+	for _, argv := range [][]string{
+		{"/usr/bin/python3", "-m", "venv", "--system-site-packages", "--without-pip", venv},
+		{"/usr/bin/python3", "-m", "pip", "--python", venv + "/bin/python", "install", "--quiet", "--no-index", "--no-build-isolation", pkg + "[rq]"},
+	} {
+		if out, err := exec.Command(argv[0], argv[1:]...).CombinedOutput(); err != nil {
+			t.Fatalf("%s: %v\n%s", strings.Join(argv, " "), err, out)
+		}
+	}
+	// The versions pyproject.toml says the verdicts were measured with are the ones here.
+	out, err := exec.Command(venv+"/bin/python", "-c", `
+import importlib.metadata as m, platform, tomllib
+with open("`+pkg+`/pyproject.toml", "rb") as f:
+    said = tomllib.load(f)["tool"]["stockbench"]["tested-with"]
+print(said["python"], platform.python_version())
+for d in ("redis", "rq"):
+    print(said[d], m.version(d))
+`).CombinedOutput()
+	if err != nil {
+		t.Fatalf("reading the stated versions: %v\n%s", err, out)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		said, have, _ := strings.Cut(line, " ")
+		if majorMinor(said) != majorMinor(have) {
+			t.Errorf("pyproject.toml says it was tested with %s, this machine has %s: measure again and say so", said, have)
+		}
+	}
+	for _, cmd := range []string{"stockbench-redis-py-lock", "stockbench-rq-queue"} {
+		if _, err := os.Stat(filepath.Join(venv, "bin", cmd)); err != nil {
+			t.Errorf("the package installs no %s: %v", cmd, err)
+		}
+	}
+	earns(t, Lock(Config{Name: "redis-py-installed", Command: venv + "/bin/stockbench-redis-py-lock"}, false), "token", "")
+}
+
+// TestPHPPackage reads adapters/php/composer.json as Composer would: its commands exist,
+// run as programs (a shebang, executable), and the PHP and phpredis here meet what it
+// requires and are the ones it states it was tested with. The command, run by its path
+// as Composer's bin proxy runs it, earns what seed-setnx documents with no fault.
+func TestPHPPackage(t *testing.T) {
+	need(t, "PHP with phpredis (php-cli, php-redis)", php...)
+	b, err := os.ReadFile("../../../adapters/php/composer.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c struct {
+		Name    string            `json:"name"`
+		Require map[string]string `json:"require"`
+		Bin     []string          `json:"bin"`
+		Extra   struct {
+			TestedWith map[string]string `json:"tested-with"`
+		} `json:"extra"`
+	}
+	if err := json.Unmarshal(b, &c); err != nil {
+		t.Fatalf("composer.json: %v", err)
+	}
+	if !strings.Contains(c.Name, "/") || len(c.Bin) == 0 {
+		t.Fatalf("composer.json: want a vendor/name and its commands under bin, got %q %v", c.Name, c.Bin)
+	}
+	for _, bin := range c.Bin {
+		p := filepath.Join("../../../adapters/php", bin)
+		fi, err := os.Stat(p)
+		if err != nil || fi.Mode()&0o111 == 0 {
+			t.Errorf("%s: want an executable file (%v)", bin, err)
+			continue
+		}
+		if head, _ := os.ReadFile(p); !strings.HasPrefix(string(head), "#!/usr/bin/env php\n") {
+			t.Errorf("%s: want #!/usr/bin/env php on its first line", bin)
+		}
+	}
+	out, err := exec.Command("php", "-r", `echo PHP_VERSION, " ", phpversion("redis");`).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	have := map[string]string{}
+	have["php"], have["ext-redis"], _ = strings.Cut(string(out), " ")
+	for name, v := range have {
+		if majorMinor(c.Extra.TestedWith[name]) != majorMinor(v) {
+			t.Errorf("composer.json says it was tested with %s %s, this machine has %s: measure again and say so", name, c.Extra.TestedWith[name], v)
+		}
+		min, ok := strings.CutPrefix(c.Require[name], ">=")
+		if !ok || !atLeast(v, min) {
+			t.Errorf("composer.json requires %s %q, this machine has %s", name, c.Require[name], v)
+		}
+	}
+	seed, _ := filepath.Abs("../../../adapters/php/seed-lock.php")
+	earns(t, Lock(Config{Name: "php-seed-bin", Command: seed}, false), "seed-setnx", faults.Kind(""))
+}
+
+// atLeast compares dotted versions number by number.
+func atLeast(have, min string) bool {
+	h, m := strings.Split(have, "."), strings.Split(min, ".")
+	for i := range m {
+		if i >= len(h) {
+			return false
+		}
+		var a, b int
+		for _, r := range h[i] {
+			if r < '0' || r > '9' {
+				break
+			}
+			a = a*10 + int(r-'0')
+		}
+		for _, r := range m[i] {
+			b = b*10 + int(r-'0')
+		}
+		if a != b {
+			return a > b
+		}
+	}
+	return true
+}

@@ -1,0 +1,91 @@
+package servers
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// ModeAuto asks for a container when a Docker engine answers, and a process otherwise.
+const ModeAuto Kind = "auto"
+
+// Modes are what a Config may ask for: ModeAuto or a kind of target.
+var Modes = []Kind{ModeAuto, KindContainer, KindProcess, KindExternal}
+
+// Config chooses a provider the way the command line does.
+type Config struct {
+	// Mode is one of Modes. Default: ModeAuto, or KindExternal when URL is set.
+	Mode Kind
+	// URL is the external server's URL.
+	URL string
+	// Cluster selects the Redis Cluster client for an external URL.
+	Cluster bool
+	// Image is the container image. Default: DefaultImage.
+	Image string
+	// Binary is the redis-server for the process provider. Default: from PATH.
+	Binary string
+}
+
+// Provider returns the provider c describes, or an error a user can act on.
+func (c Config) Provider() (Provider, error) {
+	mode := c.Mode
+	if mode == "" || (mode == ModeAuto && c.URL != "") {
+		mode = ModeAuto
+		if c.URL != "" {
+			mode = KindExternal
+		}
+	}
+	if !slices.Contains(Modes, mode) {
+		return nil, fmt.Errorf("unknown redis mode %q (known: %s)", c.Mode, modeList())
+	}
+	if c.URL != "" && mode != KindExternal {
+		return nil, fmt.Errorf("a Redis URL needs mode %s, not %q", KindExternal, mode)
+	}
+	switch mode {
+	case KindExternal:
+		if c.URL == "" {
+			return nil, fmt.Errorf("mode %s needs a Redis URL", KindExternal)
+		}
+		return External{URL: c.URL, Cluster: c.Cluster}, nil
+	case KindContainer:
+		return Container{Image: c.Image}, nil
+	case KindProcess:
+		return Process{Binary: c.Binary}, nil
+	}
+	return Auto{Container{Image: c.Image}, Process{Binary: c.Binary}}, nil
+}
+
+func modeList() string {
+	names := make([]string, len(Modes))
+	for i, m := range Modes {
+		names[i] = string(m)
+	}
+	return strings.Join(names, ", ")
+}
+
+// More returns a provider that starts more servers of the same kind as one that started
+// as kind, for sales that need several, containers on network; nil for an external
+// server, of which there is only the one the user named.
+func (c Config) More(kind Kind, network string) Provider {
+	switch kind {
+	case KindContainer:
+		return Container{Image: c.Image, Network: network}
+	case KindProcess:
+		return Process{Binary: c.Binary}
+	}
+	return nil
+}
+
+// WithArgs returns a provider that starts servers as p does, with args after p's own;
+// nil for one that starts none (an external server).
+func WithArgs(p Provider, args ...string) Provider {
+	switch p := p.(type) {
+	case Container:
+		p.Args = append(slices.Clone(p.Args), args...)
+		return p
+	case Process:
+		p.Args = append(slices.Clone(p.Args), args...)
+		return p
+	}
+	return nil
+}

@@ -1,0 +1,122 @@
+package servers
+
+import (
+	"context"
+	"testing"
+	"time"
+)
+
+// providers are the embedded targets the control tests run on.
+func providers(t *testing.T) map[string]Provider {
+	ps := map[string]Provider{"process": Process{}}
+	quiet()
+	if err := dockerAnswers(context.Background()); err == nil {
+		ps["container"] = Container{Image: image()}
+	} else {
+		t.Logf("container cases skipped: no Docker engine answers: %v", err)
+	}
+	return ps
+}
+
+func start(t *testing.T, p Provider) *Target {
+	t.Helper()
+	tg, err := p.Start(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tg.Close(context.Background()) })
+	return tg
+}
+
+// TestPauseAndRestart: a paused server answers only once resumed; a restarted one has
+// lost its data, and clients made before the restart reach it again.
+func TestPauseAndRestart(t *testing.T) {
+	for name, p := range providers(t) {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			tg := start(t, p)
+			c := tg.Client(2)
+			defer c.Close()
+			c.Set(ctx, "k", "v", 0)
+
+			done := make(chan error, 1)
+			go func() { done <- tg.Pause(ctx, 400*time.Millisecond) }()
+			time.Sleep(100 * time.Millisecond)
+			began := time.Now()
+			if err := c.Ping(ctx).Err(); err != nil {
+				t.Fatalf("ping across the pause: %v", err)
+			}
+			if waited := time.Since(began); waited < 150*time.Millisecond {
+				t.Errorf("ping answered after %s: the server was not paused", waited)
+			}
+			if err := <-done; err != nil {
+				t.Fatal(err)
+			}
+
+			if err := tg.Restart(ctx); err != nil {
+				t.Fatal(err)
+			}
+			var err error
+			for range 3 { // connections from before the restart fail once, then redial
+				if err = c.Ping(ctx).Err(); err == nil {
+					break
+				}
+			}
+			if err != nil {
+				t.Fatalf("ping after restart: %v", err)
+			}
+			if n := c.Exists(ctx, "k").Val(); n != 0 {
+				t.Error("want the restarted server empty")
+			}
+		})
+	}
+}
+
+// TestFailover: a replica detached before a write and promoted in place of its dead
+// primary serves the primary's clients without that write.
+func TestFailover(t *testing.T) {
+	for name, p := range providers(t) {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			primary, replica := start(t, p), start(t, p)
+			c := primary.Client(2)
+			defer c.Close()
+			c.Set(ctx, "before", 1, 0)
+			if err := replica.ReplicaOf(ctx, primary); err != nil {
+				t.Fatal(err)
+			}
+			rc := replica.Client(1)
+			defer rc.Close()
+			waitFor(t, func() bool { return rc.Exists(ctx, "before").Val() == 1 })
+			if err := replica.Detach(ctx); err != nil {
+				t.Fatal(err)
+			}
+			c.Set(ctx, "after", 1, 0) // never reaches the replica
+			if err := primary.Kill(ctx); err != nil {
+				t.Fatal(err)
+			}
+			primary.Redirect(replica.Addr())
+			var n int64
+			var err error
+			for range 3 {
+				if n, err = c.Exists(ctx, "before", "after").Result(); err == nil {
+					break
+				}
+			}
+			if err != nil || n != 1 {
+				t.Errorf("after failover: want only the replicated key, got %d keys, %v", n, err)
+			}
+		})
+	}
+}
+
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("condition never held")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}

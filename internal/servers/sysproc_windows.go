@@ -1,0 +1,5 @@
+package servers
+
+import "syscall"
+
+func childAttrs() *syscall.SysProcAttr { return nil }

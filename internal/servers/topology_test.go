@@ -1,0 +1,182 @@
+package servers
+
+import (
+	"context"
+	"io"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// topology starts one for t on the test image with start, and removes it after t; it
+// skips without a Docker engine.
+func topology[T interface{ Close(context.Context) error }](t *testing.T, start func(context.Context, string) (T, error)) T {
+	t.Helper()
+	ctx := context.Background()
+	if err := dockerAnswers(ctx); err != nil {
+		t.Skipf("no Docker engine answers: %v", err)
+	}
+	image := os.Getenv("STOCKBENCH_REDIS_IMAGE")
+	if image == "" {
+		image = DefaultImage
+	}
+	g, err := start(ctx, image)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := g.Close(context.Background()); err != nil {
+			t.Error(err)
+		}
+	})
+	return g
+}
+
+// A killed master is replaced by its replica, and the failover client follows: what was
+// written before (and replicated) is still there.
+func TestSentinelKill(t *testing.T) {
+	s := topology(t, StartSentinel)
+	ctx := context.Background()
+	c := s.Client(2)
+	defer c.Close()
+	// WAIT counts its own connection's writes: the SET and the WAIT go out together.
+	pipe := c.Pipeline()
+	pipe.Set(ctx, "k", "v", 0)
+	acked := pipe.Do(ctx, "wait", 1, 10000)
+	if _, err := pipe.Exec(ctx); err != nil || acked.Val() != int64(1) {
+		t.Fatalf("want the write on the replica, got %v, %v", acked.Val(), err)
+	}
+	detail, err := s.KillMaster(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Log(detail)
+	var got string
+	for range 50 {
+		if got, err = c.Get(ctx, "k").Result(); err == nil {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if got != "v" {
+		t.Errorf("after the failover: want v, got %q (%v)", got, err)
+	}
+}
+
+// Cut off from its peers, the old master still takes a buyer's write, which the sentinels'
+// new master never sees and which the old master drops when it rejoins.
+func TestSentinelPartition(t *testing.T) {
+	s := topology(t, StartSentinel)
+	ctx := context.Background()
+	c := s.Client(2)
+	defer c.Close()
+	old := s.master
+	oc := redis.NewClient(&redis.Options{Addr: old.addr("6379")})
+	defer oc.Close()
+	done := make(chan string)
+	go func() {
+		d, err := s.Partition(ctx, 3*time.Second)
+		if err != nil {
+			t.Error(err)
+		}
+		done <- d
+	}()
+	// The write goes to the old master once nothing it sends reaches its replica.
+	for !cut(ctx, s.master, s.replica) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err := oc.Set(ctx, "split", "old side", 0).Err(); err != nil {
+		t.Fatalf("the old master refused a buyer during the partition: %v", err)
+	}
+	t.Log(<-done)
+	if n, err := c.Exists(ctx, "split").Result(); err != nil || n != 0 {
+		t.Errorf("the write to the old master: want absent from the new master, got %d (%v)", n, err)
+	}
+	// The sentinels turn the old master into a replica, which drops the write.
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		info, _ := oc.Info(ctx, "replication").Result()
+		if strings.Contains(info, "role:slave") && strings.Contains(info, "master_link_status:up") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the old master did not rejoin as a replica: %s", info)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if n, _ := oc.Exists(ctx, "split").Result(); n != 0 {
+		t.Error("the old master kept the write it took while cut off")
+	}
+}
+
+// A slot migrated under a client is followed (ASK, then MOVED), keys and TTLs intact;
+// a killed master's replica takes its slots over, with what it had replicated.
+func TestClusterMigrateAndKill(t *testing.T) {
+	c := topology(t, StartCluster)
+	ctx := context.Background()
+	cc := c.Client(2)
+	defer cc.Close()
+	if err := cc.Set(ctx, "{sale}:lock", "me", time.Minute).Err(); err != nil {
+		t.Fatal(err)
+	}
+	_, before, err := c.slot(ctx, "{sale}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	detail, err := c.Migrate(ctx, "{sale}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Log(detail)
+	if _, after, _ := c.slot(ctx, "{sale}"); after == before {
+		t.Error("the slot did not move")
+	}
+	if ttl := cc.PTTL(ctx, "{sale}:lock").Val(); ttl <= 0 || cc.Get(ctx, "{sale}:lock").Val() != "me" {
+		t.Errorf("after the migration: want the lock with its TTL, got %q, %s", cc.Get(ctx, "{sale}:lock").Val(), ttl)
+	}
+	replicated(t, c, "{sale}:lock")
+	detail, err = c.KillMaster(ctx, "{sale}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Log(detail)
+	admin := c.Admin()
+	defer admin.Close()
+	if got, err := admin.Get(ctx, "{sale}:lock").Result(); got != "me" {
+		t.Errorf("after the failover: want the lock, got %q (%v)", got, err)
+	}
+}
+
+// replicated waits until a replica of c holds key.
+func replicated(t *testing.T, c *Cluster, key string) {
+	t.Helper()
+	ctx := context.Background()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		for _, r := range c.replicas {
+			// One connection, so that READONLY covers the EXISTS.
+			rc := redis.NewClient(&redis.Options{Addr: r.addr("6379"), PoolSize: 1})
+			rc.Do(ctx, "readonly")
+			n, _ := rc.Exists(ctx, key).Result()
+			rc.Close()
+			if n == 1 {
+				return
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("no replica got %s", key)
+}
+
+// cut reports whether from has a blackhole route to to.
+func cut(ctx context.Context, from, to *node) bool {
+	code, out, err := from.ctr.Exec(ctx, []string{"ip", "route"})
+	if err != nil || code != 0 {
+		return false
+	}
+	b, _ := io.ReadAll(out)
+	return strings.Contains(string(b), "blackhole "+to.ip)
+}

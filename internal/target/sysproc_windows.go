@@ -1,5 +1,0 @@
-package target
-
-import "syscall"
-
-func childAttrs() *syscall.SysProcAttr { return nil }
