@@ -60,6 +60,24 @@ func TestCheckQueue(t *testing.T) {
 			check: func(r QueueReport) bool { return r.OutOfOrder == 1 },
 		},
 		{
+			// The same, but a dequeue failed without an answer at 1.5 ms, after task 1
+			// was queued: Redis may have handed task 1 out then, unseen, and what came at
+			// 4 ms a redelivery. In doubt, not reordered.
+			name: "reordered in doubt", ordered: true,
+			l: &QueueLedger{InitialStock: 3, Orders: orders(3), Takes: []Take{take("0", 0, 0, 1), take("2", 2, 2, 3), take("1", 1, 4, 5)},
+				DoubtfulTakes: []time.Duration{1500 * time.Microsecond}},
+			f: &QueueFinal{Effects: []string{"0", "2", "1"}}, cell: "SAFE",
+			check: func(r QueueReport) bool { return r.OutOfOrder == 0 && r.InDoubtTaken == 1 },
+		},
+		{
+			// A failed dequeue after the late delivery excuses nothing.
+			name: "reordered, doubt after", ordered: true,
+			l: &QueueLedger{InitialStock: 3, Orders: orders(3), Takes: []Take{take("0", 0, 0, 1), take("2", 2, 2, 3), take("1", 1, 4, 5)},
+				DoubtfulTakes: []time.Duration{6 * time.Millisecond}},
+			f: &QueueFinal{Effects: []string{"0", "2", "1"}}, cell: "REORDERED 1",
+			check: func(r QueueReport) bool { return r.OutOfOrder == 1 && r.InDoubtTaken == 0 },
+		},
+		{
 			// Overlapping takes may come back in either order.
 			name: "concurrent takes", ordered: true,
 			l: &QueueLedger{InitialStock: 3, Orders: orders(2), Takes: []Take{take("1", 1, 0, 5), take("0", 0, 1, 3)}},

@@ -37,6 +37,11 @@ func (qs *queueRun) work(ctx context.Context, name string) []oracle.Take {
 		}
 		if err != nil {
 			qs.t.failed(err)
+			if inDoubt(err) {
+				qs.mu.Lock()
+				qs.ledger.DoubtfulTakes = append(qs.ledger.DoubtfulTakes, time.Since(qs.t0))
+				qs.mu.Unlock()
+			}
 			wait.Sleep(ctx, 20*time.Millisecond) // the server may come back
 			continue
 		}
