@@ -101,7 +101,7 @@ type QueueReport struct {
 	// InDoubtTaken counts the deliveries out of order that may have been redeliveries of
 	// a task a failed dequeue took unseen. A finding to read, not a failure.
 	InDoubtTaken int `json:"in_doubt_taken,omitempty"`
-	Crashed    int `json:"crashed"`
+	Crashed      int `json:"crashed"`
 	// LeaseOverlaps counts deliveries of a task while an earlier delivery of it was still
 	// leased (QueueLedger.Lease): what a lease queue promises never to do. A finding, not
 	// a class: its damage, if any, shows as DUPLICATED.
