@@ -16,6 +16,7 @@ const examples = "../examples"
 // check fails with one line per broken threshold, recorded in results.json and
 // summary.md.
 func TestCheckCatchesTheFlaw(t *testing.T) {
+	t.Parallel() // a whole command of its own: see TestMain
 	out := t.TempDir()
 	code, stdout, stderr := stockbench(t, "check", filepath.Join(examples, "stockbench.json"), "--out", out)
 	if code != exitFailed {
@@ -76,6 +77,7 @@ func writeFile(t *testing.T, dir, name, body string) string {
 // TestCheckPassesAndGates: a run file whose thresholds hold exits 0; its run, kept as a
 // baseline, gates the next check, which fails when it lost a sale the baseline had.
 func TestCheckPassesAndGates(t *testing.T) {
+	t.Parallel() // a whole command of its own: see TestMain
 	dir := t.TempDir()
 	token, _ := filepath.Abs(filepath.Join(examples, "locks", "token-scripts.json"))
 	queue, _ := filepath.Abs(filepath.Join(examples, "queues", "reliable-scripts.json"))
@@ -163,6 +165,7 @@ func TestCheckBadInput(t *testing.T) {
 // TestDesignFiles: design files join list, run and matrix like built-in designs, and
 // are refused with one line when they cannot be.
 func TestDesignFiles(t *testing.T) {
+	t.Parallel() // a whole command of its own: see TestMain
 	lock := filepath.Join(examples, "locks", "token-scripts.json")
 	flawed := filepath.Join(examples, "locks", "px-seconds.json")
 	queue := filepath.Join(examples, "queues", "reliable-scripts.json")

@@ -27,7 +27,10 @@ import (
 var binary string
 
 // TestMain builds the command once: these tests run it as a user would, in its own
-// process, so that exit codes, signals and what is left behind are the real ones.
+// process, so that exit codes, signals and what is left behind are the real ones. The
+// tests that run a whole command of their own (their own servers, their own --out, what
+// they left checked by the pid that started it) run in parallel, after the signal and
+// leak checks, which run alone first.
 func TestMain(m *testing.M) {
 	redis.SetLogger(quietRedis{}) // the tests' own clients, dialling servers still starting
 	dir, err := os.MkdirTemp("", "stockbench-cli-")
@@ -345,6 +348,7 @@ func TestRedactArgs(t *testing.T) {
 // TestFaultRun: a run under a server fault and with Redlock, which need servers beyond
 // the shared one, reports the fault's verdict and leaves none of them behind.
 func TestFaultRun(t *testing.T) {
+	t.Parallel() // a whole command of its own: see TestMain
 	for _, mode := range []string{"process", "container"} {
 		t.Run(mode, func(t *testing.T) {
 			if mode == "container" {
@@ -439,6 +443,7 @@ func ownNetworks(t *testing.T, pid int) int {
 
 // TestQueueRun: a queue sale through the command, with its backlog plot.
 func TestQueueRun(t *testing.T) {
+	t.Parallel() // a whole command of its own: see TestMain
 	out := t.TempDir()
 	code, stdout, stderr := stockbench(t, "run", "--queue", "list", "--fault", "worker-crash", "--workers", "3", "--out", out)
 	if code != 0 {
@@ -456,6 +461,7 @@ func TestQueueRun(t *testing.T) {
 // TestSweep: a sweep runs one sale per value and design, each run records where it sits,
 // and the report plots damage, sales/s and p99 against the setting.
 func TestSweep(t *testing.T) {
+	t.Parallel() // a whole command of its own: see TestMain
 	out := t.TempDir()
 	code, stdout, stderr := stockbench(t, "sweep", "--lock", "set-nx-ex,token", "--vary", "ttl=100ms,1s",
 		"--scenario", "slow-holder", "--buyers", "60", "--stock", "20", "--think", "longtail:1ms,300ms,0.3", "--out", out)
@@ -487,6 +493,7 @@ func TestSweep(t *testing.T) {
 // TestHeadlinePreset: run takes the headline preset with its own pause rate unless told
 // otherwise, through its application instances.
 func TestHeadlinePreset(t *testing.T) {
+	t.Parallel() // a whole command of its own: see TestMain
 	out := t.TempDir()
 	code, _, stderr := stockbench(t, "run", "--scenario", "headline", "--lock", "fencing", "--buyers", "400", "--stock", "50", "--out", out)
 	if code != 0 {
@@ -502,6 +509,7 @@ func TestHeadlinePreset(t *testing.T) {
 // TestMatrixSideBySide: fault sales side by side (the matrix's default) are recorded in
 // the matrix's order, each with its verdict, and leave nothing behind.
 func TestMatrixSideBySide(t *testing.T) {
+	t.Parallel() // a whole command of its own: see TestMain
 	out := t.TempDir()
 	cmd := exec.Command(binary, "matrix", "--locks", "token,set-nx-ex", "--faults", "none,crash-holder,slow-work", "--queues", "",
 		"--parallel", "4", "--out", out)

@@ -17,6 +17,7 @@ import (
 // ones (lua SAFE, seed-setnx OVERSOLD), the witness sees seed-setnx's holders on
 // different shards overlap, and no container or network is left.
 func TestDistributed(t *testing.T) {
+	t.Parallel() // a whole command of its own: see TestMain
 	if exec.Command("docker", "info").Run() != nil {
 		t.Skip("no Docker engine: the shards are containers")
 	}

@@ -15,6 +15,7 @@ import (
 // sales and queues with the verdicts it gets on its own servers, touches only keys under
 // its prefix, and leaves the user's keys and database as they were.
 func TestExternal(t *testing.T) {
+	t.Parallel() // a whole command of its own: see TestMain
 	single := redistest.Start(t).Info.Addr
 	cluster := redistest.Cluster(t, 3)
 	targets := []struct {

@@ -172,6 +172,7 @@ func TestReportCommand(t *testing.T) {
 // TestPerfCommand runs make perf's command small: both rates, their ratio, and the peak
 // RSS of a waiting run, all printed.
 func TestPerfCommand(t *testing.T) {
+	t.Parallel() // a whole command of its own: see TestMain
 	if _, err := exec.LookPath("redis-benchmark"); err != nil {
 		t.Skip("redis-benchmark is not on PATH (Debian's redis-tools)")
 	}

@@ -19,6 +19,7 @@ import (
 // from a snapshot taken before the lock does not, unless that snapshot caught an earlier
 // holder's lock. Nothing is left behind.
 func TestInfraMatrix(t *testing.T) {
+	t.Parallel() // a whole command of its own: see TestMain
 	needDocker(t)
 	out := t.TempDir()
 	cmd := exec.Command(binary, "matrix", "--infra", "--redis", "container", "--ttl", "5s", "--locks", "token,token-wait",

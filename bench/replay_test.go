@@ -16,6 +16,7 @@ import (
 // shrink finds a much smaller sale with the same class, with the holds of its
 // violations, and prints that sale's command.
 func TestReplayAndShrink(t *testing.T) {
+	t.Parallel() // a whole command of its own: see TestMain
 	out := t.TempDir()
 	code, stdout, stderr := stockbench(t, "run", "--lock", "seed-setnx", "--scenario", "fault-sale", "--out", out)
 	if code != 0 {

@@ -36,6 +36,7 @@ func browser(t *testing.T) string {
 // or exception, every plot decoded, the verdict matrix coloured. The screenshot is kept
 // in bin/artefacts/report.jpg.
 func TestReportInBrowser(t *testing.T) {
+	t.Parallel() // a whole command of its own: see TestMain
 	exe := browser(t)
 	out := t.TempDir()
 	code, stdout, stderr := stockbench(t, "matrix", "--locks", "lua,set-nx-ex", "--faults", "none,slow-work",

@@ -19,6 +19,7 @@ import (
 // TestPasswordNeverShown feeds a password through every path a --redis-url takes, bad
 // and good, and looks for it in everything the command printed and wrote.
 func TestPasswordNeverShown(t *testing.T) {
+	t.Parallel() // a whole command of its own: see TestMain
 	const pw, wrong = "Hunter2-s3cret", "Wr0ng-s3cret"
 	const encoded, decoded = "p%40ss-w0rd9", "p@ss-w0rd9" // a password with an @, percent-encoded
 	srv := passwordServer(t, pw)
