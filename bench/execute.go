@@ -59,11 +59,7 @@ func execute(ctx context.Context, c *common, jobs []job, args []string, judge ju
 
 	id := results.NewID()
 	out := results.NewOutput(c.out, id)
-	file := &results.File{
-		SchemaVersion: results.SchemaVersion, Tool: "stockbench " + version(), Args: redactArgs(args), ID: id,
-		StartedAt: time.Now().UTC(), Target: e.shared.Info.Record(),
-		Host: results.ThisHost(),
-	}
+	file := newFile(args, id, e.shared.Info.Record())
 	code = e.runAll(ctx, jobs, c.parallel, id, out, file, stderr)
 	if len(file.Runs) == 0 && code == exitInterrupted {
 		fmt.Fprintln(stderr, "stockbench: interrupted before the first sale ended; nothing was written")
@@ -422,4 +418,10 @@ func limitMemory(buyers int) {
 		return
 	}
 	debug.SetMemoryLimit(max(memoryFloor, int64(buyers)*memoryPerBuyer))
+}
+
+// newFile starts the record of a run this command makes, args (its own, after the
+// command's name) masked.
+func newFile(args []string, id string, target results.Target) *results.File {
+	return results.NewFile("stockbench "+version(), redactArgs(args), id, target)
 }

@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -34,13 +33,14 @@ type common struct {
 }
 
 func (c *common) bind(fs *flag.FlagSet) {
-	c.redis.Mode = servers.Kind(envOr("STOCKBENCH_REDIS", string(servers.ModeAuto)))
+	env := servers.FromEnv()
+	c.redis.Mode = env.Mode
 	fs.Func("redis", "where Redis comes from, its `mode`: auto, container, process or external (default auto; env STOCKBENCH_REDIS)",
 		func(s string) error { c.redis.Mode = servers.Kind(s); return nil })
-	fs.StringVar(&c.redis.URL, "redis-url", os.Getenv("STOCKBENCH_REDIS_URL"), "your own Redis, as redis://[user:pass@]host:port[/db]; only keys under the run's prefix are touched (env STOCKBENCH_REDIS_URL)")
+	fs.StringVar(&c.redis.URL, "redis-url", env.URL, "your own Redis, as redis://[user:pass@]host:port[/db]; only keys under the run's prefix are touched (env STOCKBENCH_REDIS_URL)")
 	fs.BoolVar(&c.redis.Cluster, "redis-cluster", false, "--redis-url is a Redis Cluster (more seeds as ?addr=host:port)")
-	fs.StringVar(&c.redis.Image, "redis-image", envOr("STOCKBENCH_REDIS_IMAGE", servers.DefaultImage), "image for the container target (env STOCKBENCH_REDIS_IMAGE)")
-	fs.StringVar(&c.redis.Binary, "redis-server", envOr("STOCKBENCH_REDIS_SERVER", "redis-server"), "redis-server binary for the process target (env STOCKBENCH_REDIS_SERVER)")
+	fs.StringVar(&c.redis.Image, "redis-image", env.Image, "image for the container target (env STOCKBENCH_REDIS_IMAGE)")
+	fs.StringVar(&c.redis.Binary, "redis-server", env.Binary, "redis-server binary for the process target (env STOCKBENCH_REDIS_SERVER)")
 	fs.StringVar(&c.out, "out", "results/runs", "directory that receives the run directory")
 	if c.sideBySide {
 		fs.IntVar(&c.parallel, "parallel", c.parallel, "`n` fault sales of at most 10,000 buyers run side by side, each on servers of its own; sales with no fault, whose figures are compared, run alone (1: one at a time; the user's own Redis: always one; env STOCKBENCH_PARALLEL)")
@@ -69,13 +69,6 @@ func (c *common) provider() (servers.Provider, error) {
 		return nil, usageError(fmt.Errorf("--redis, --redis-url: %w", err))
 	}
 	return p, nil
-}
-
-func envOr(key, def string) string {
-	if v := os.Getenv(key); v != "" {
-		return v
-	}
-	return def
 }
 
 // saleFlags are the flags that change the sales a command runs: one binding, shared by

@@ -17,6 +17,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/stockbench/stockbench/internal/redact"
+	"github.com/stockbench/stockbench/internal/servers"
 )
 
 // Exit codes.
@@ -68,7 +69,7 @@ func (quietRedis) Printf(context.Context, string, ...any) {}
 func Main() int {
 	redis.SetLogger(quietRedis{})
 	// Passwords are known before anything can print them: every output hides them.
-	for _, a := range append(os.Args[1:], os.Getenv("STOCKBENCH_REDIS_URL")) {
+	for _, a := range append(os.Args[1:], servers.FromEnv().URL) {
 		redact.URL(a)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

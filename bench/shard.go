@@ -105,11 +105,9 @@ func runShard(ctx context.Context, c *common, jb job, args []string, stdout, std
 		}
 		return complain(stderr, err)
 	}
-	file := &results.File{
-		SchemaVersion: results.SchemaVersion, Tool: "stockbench " + version(), Args: redactArgs(args), ID: c.runID,
-		StartedAt: began, FinishedAt: time.Now().UTC(), Complete: part.Run.Complete, Incomplete: part.Run.Error,
-		Target: e.shared.Info.Record(), Host: results.ThisHost(), Runs: []results.Run{part.Run},
-	}
+	file := newFile(args, c.runID, e.shared.Info.Record())
+	file.StartedAt, file.FinishedAt, file.Complete, file.Incomplete = began, time.Now().UTC(), part.Run.Complete, part.Run.Error
+	file.Runs = []results.Run{part.Run}
 	out := results.NewOutput(filepath.Dir(c.shardDir()), filepath.Base(c.shardDir()))
 	if werr := errors.Join(out.Progress(file), results.WritePart(out, part)); werr != nil {
 		return complain(stderr, werr)
@@ -158,11 +156,9 @@ func mergeCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return complain(stderr, usageError(err))
 	}
 	first := parts[0]
-	file := &results.File{
-		SchemaVersion: results.SchemaVersion, Tool: "stockbench " + version(), Args: redactArgs(append([]string{"merge"}, args...)),
-		ID: first.ID + "-merged", StartedAt: run.Started.UTC(), FinishedAt: run.Started.Add(run.Duration).UTC(),
-		Complete: run.Complete, Incomplete: run.Error, Runs: []results.Run{run}, Host: results.ThisHost(),
-	}
+	file := newFile(append([]string{"merge"}, args...), first.ID+"-merged", results.Target{})
+	file.StartedAt, file.FinishedAt = run.Started.UTC(), run.Started.Add(run.Duration).UTC()
+	file.Complete, file.Incomplete, file.Runs = run.Complete, run.Error, []results.Run{run}
 	if f, err := results.Read(filepath.Join(first.Run.Source, "results.json")); err == nil {
 		file.Target, file.Host = f.Target, f.Host // the load generator's host, not the merge's
 	}

@@ -77,9 +77,8 @@ func shrinkCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 	run.Rerun = best
 	id := results.NewID()
 	out := results.NewOutput(c.out, id)
-	file := &results.File{SchemaVersion: results.SchemaVersion, Tool: "stockbench " + version(), Args: redactArgs(append([]string{"shrink"}, args...)),
-		ID: id, StartedAt: run.Started, FinishedAt: time.Now().UTC(), Complete: true, Target: e.shared.Info.Record(),
-		Host: results.ThisHost(), Runs: []results.Run{run}}
+	file := newFile(append([]string{"shrink"}, args...), id, e.shared.Info.Record())
+	file.StartedAt, file.FinishedAt, file.Complete, file.Runs = run.Started, time.Now().UTC(), true, []results.Run{run}
 	if err := out.Progress(file); err != nil {
 		return complain(stderr, fmt.Errorf("shrink: %w", err))
 	}

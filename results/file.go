@@ -40,6 +40,13 @@ type File struct {
 	Checks []Check `json:"checks,omitempty"`
 }
 
+// NewFile starts a run record: its schema, the tool that writes it and how it was called
+// (args with their passwords already masked), its id, when it started (now), where Redis
+// was and this host. The header is written here only.
+func NewFile(tool string, args []string, id string, target Target) *File {
+	return &File{SchemaVersion: SchemaVersion, Tool: tool, Args: args, ID: id, StartedAt: time.Now().UTC(), Target: target, Host: ThisHost()}
+}
+
 // Check is one threshold applied to one run, or one regression against a baseline.
 type Check struct {
 	// Run names the run: its scenario, design and fault plan.

@@ -1,10 +1,32 @@
 package servers
 
 import (
+	"cmp"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 )
+
+// The environment that says where Redis comes from, read once here for the command, the
+// test kit and the project's tests alike.
+const (
+	EnvMode   = "STOCKBENCH_REDIS"        // auto, container, process or external
+	EnvURL    = "STOCKBENCH_REDIS_URL"    // the user's own server
+	EnvImage  = "STOCKBENCH_REDIS_IMAGE"  // the container target's image
+	EnvBinary = "STOCKBENCH_REDIS_SERVER" // the process target's redis-server
+)
+
+// FromEnv is the Config the environment describes, each setting it leaves unset at its
+// default: ModeAuto, no URL, DefaultImage, redis-server from PATH.
+func FromEnv() Config {
+	return Config{
+		Mode:   Kind(cmp.Or(os.Getenv(EnvMode), string(ModeAuto))),
+		URL:    os.Getenv(EnvURL),
+		Image:  cmp.Or(os.Getenv(EnvImage), DefaultImage),
+		Binary: cmp.Or(os.Getenv(EnvBinary), "redis-server"),
+	}
+}
 
 // ModeAuto asks for a container when a Docker engine answers, and a process otherwise.
 const ModeAuto Kind = "auto"

@@ -213,11 +213,11 @@ func TestConfigProvider(t *testing.T) {
 		cfg  Config
 		want string // the provider's type, or "error"
 	}{
-		{"default is auto", Config{}, "target.Auto"},
-		{"url alone means external", Config{URL: "redis://x:1"}, "target.External"},
-		{"auto with url means external", Config{Mode: "auto", URL: "redis://x:1"}, "target.External"},
-		{"process", Config{Mode: "process"}, "target.Process"},
-		{"container", Config{Mode: "container"}, "target.Container"},
+		{"default is auto", Config{}, "servers.Auto"},
+		{"url alone means external", Config{URL: "redis://x:1"}, "servers.External"},
+		{"auto with url means external", Config{Mode: "auto", URL: "redis://x:1"}, "servers.External"},
+		{"process", Config{Mode: "process"}, "servers.Process"},
+		{"container", Config{Mode: "container"}, "servers.Container"},
 		{"external needs a url", Config{Mode: "external"}, "error"},
 		{"url with process is a contradiction", Config{Mode: "process", URL: "redis://x:1"}, "error"},
 		{"unknown mode", Config{Mode: "cloud"}, "error"},

@@ -170,11 +170,8 @@ func (s subject) onRig(ctx context.Context, r *Redis, plan faults.Plan, prefix s
 // was worse than claimed, else in the test's log.
 func (s subject) report(t *testing.T, r *Redis, id string, started time.Time, rows []row) {
 	t.Helper()
-	f := &results.File{
-		SchemaVersion: results.SchemaVersion, Tool: "stockbench salestest", ID: id,
-		StartedAt: started, FinishedAt: time.Now().UTC(), Target: r.shared.Info.Record(), Host: results.ThisHost(),
-		Args: []string{"salestest", s.design}, Complete: true,
-	}
+	f := results.NewFile("stockbench salestest", []string{"salestest", s.design}, id, r.shared.Info.Record())
+	f.StartedAt, f.FinishedAt, f.Complete = started, time.Now().UTC(), true
 	failed := false
 	for _, rw := range rows {
 		failed = failed || rw.worse

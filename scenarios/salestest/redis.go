@@ -2,7 +2,6 @@ package salestest
 
 import (
 	"context"
-	"os"
 	"testing"
 	"time"
 
@@ -30,12 +29,7 @@ type Redis struct {
 // It fails tb when no server can be had.
 func StartRedis(tb testing.TB) *Redis {
 	tb.Helper()
-	return start(tb, servers.Config{
-		Mode:   servers.Kind(os.Getenv("STOCKBENCH_REDIS")),
-		URL:    os.Getenv("STOCKBENCH_REDIS_URL"),
-		Image:  os.Getenv("STOCKBENCH_REDIS_IMAGE"),
-		Binary: os.Getenv("STOCKBENCH_REDIS_SERVER"),
-	})
+	return start(tb, servers.FromEnv())
 }
 
 // UseRedis uses your own Redis at url (redis://[user:pass@]host:port[/db]): only keys

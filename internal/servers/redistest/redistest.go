@@ -20,13 +20,12 @@ import (
 	"github.com/stockbench/stockbench/results"
 )
 
-// Config is the target configuration tests use.
+// Config is the target configuration tests use: the environment's, but never the user's
+// own server (the tests start, stop, pause and flush theirs).
 func Config() servers.Config {
-	return servers.Config{
-		Mode:   servers.Kind(os.Getenv("STOCKBENCH_REDIS")),
-		Image:  os.Getenv("STOCKBENCH_REDIS_IMAGE"),
-		Binary: os.Getenv("STOCKBENCH_REDIS_SERVER"),
-	}
+	c := servers.FromEnv()
+	c.URL = ""
+	return c
 }
 
 // Start starts a Redis server for tb and stops it when tb ends. It fails the test when no
