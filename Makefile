@@ -77,7 +77,7 @@ report: build
 ## test: gofmt, vet and the race-enabled tests against a real Redis (and, where Chromium
 ## is or can be installed, the report checked in a headless browser)
 test: redis-server chromium adapters fmt-check vet
-	@$(REDIS_ENV) && $(GO) test -race -count=1 -p 4 -parallel 4 -timeout 30m ./...
+	@$(REDIS_ENV) && $(GO) test -race -count=1 -timeout 30m ./...
 
 ## fuzz: run each fuzz target for FUZZTIME (default 30s): fault plans, think times, sale
 ## settings, command lines, Redis URLs, results.json and gate rules

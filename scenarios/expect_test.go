@@ -87,7 +87,10 @@ func TestDocumentedVerdicts(t *testing.T) {
 // second holder in while the first is surely inside its lease: LOCK-BROKEN. Slow work, a
 // paused holder or a paused server keep the key until its TTL has run out under the
 // holder: an outlived lease, never a broken lock, but for the designs that break their
-// promise by themselves (none grants everyone; seed-setnx's steal race).
+// promise by themselves (none grants everyone; seed-setnx's steal race) and those whose
+// release is a bare DEL (set-nx-ex, setnx-expire): the late holder's DEL frees whoever
+// holds the lock by then, inside their lease, when anyone does (a race: CI saw it under
+// load).
 func brokenOrOutlived(t *testing.T, design string, plan faults.Plan, o oracle.Report) {
 	t.Helper()
 	if design == "none" || design == "seed-setnx" || len(plan) != 1 {
@@ -99,7 +102,7 @@ func brokenOrOutlived(t *testing.T, design string, plan faults.Plan, o oracle.Re
 			t.Errorf("the key lost under a live holder: want LOCK-BROKEN, got %d overlaps none broken: %+v", o.Overlaps, o.Violations)
 		}
 	case faults.SlowWork, faults.ClientPause, faults.RedisPause:
-		if o.LockBroken > 0 {
+		if o.LockBroken > 0 && design != "set-nx-ex" && design != "setnx-expire" {
 			t.Errorf("a lease outlived: want no LOCK-BROKEN, got %d: %+v", o.LockBroken, o.Violations)
 		}
 	}
