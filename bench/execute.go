@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -13,7 +14,6 @@ import (
 	"time"
 
 	"github.com/stockbench/stockbench/internal/redact"
-	"github.com/stockbench/stockbench/internal/servers"
 	"github.com/stockbench/stockbench/internal/servers/rig"
 	"github.com/stockbench/stockbench/results"
 	"github.com/stockbench/stockbench/results/report"
@@ -59,7 +59,7 @@ func execute(ctx context.Context, c *common, jobs []job, args []string, judge ju
 
 	id := results.NewID()
 	out := results.NewOutput(c.out, id)
-	file := newFile(args, id, e.shared.Info.Record())
+	file := newFile(args, id, e.Shared.Info.Record())
 	code = e.runAll(ctx, jobs, c.parallel, id, out, file, stderr)
 	if len(file.Runs) == 0 && code == exitInterrupted {
 		fmt.Fprintln(stderr, "stockbench: interrupted before the first sale ended; nothing was written")
@@ -123,11 +123,10 @@ func writeReport(ctx context.Context, out *results.Output, file *results.File, c
 	return max(code, exitFailed)
 }
 
-// env is the Redis a run uses: the shared server and a pool for the servers some sales
-// need beside it.
+// env is the Redis a run uses (the harness: the shared server and a pool for the servers
+// some sales need beside it) and how to rerun a job.
 type env struct {
-	shared *servers.Target
-	pool   *rig.Pool
+	*rig.Harness
 	// again is the command that reruns a job alone, recorded with its run.
 	again func(job) []string
 }
@@ -146,26 +145,21 @@ func start(ctx context.Context, c *common, stderr io.Writer) (*env, int) {
 		fmt.Fprintln(stderr, "stockbench: interrupted before the run began; nothing ran")
 		return nil, exitInterrupted
 	}
-	t, err := provider.Start(ctx)
-	if err != nil {
-		if ctx.Err() != nil {
-			return interrupted()
-		}
-		return nil, complain(stderr, usageError(fmt.Errorf("redis: %w", err)))
-	}
-	pool, err := rig.NewPool(ctx, t, c.redis)
-	if err != nil {
-		closeAll(stderr, t.Close)
-		if ctx.Err() != nil {
-			return interrupted()
-		}
+	h, err := rig.StartHarness(ctx, provider, c.redis)
+	var none *rig.NoServerError
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return interrupted()
+	case errors.As(err, &none):
+		return nil, complain(stderr, usageError(fmt.Errorf("redis: %w", none.Err)))
+	case err != nil:
 		return nil, complain(stderr, err)
 	}
-	fmt.Fprintln(stderr, "stockbench: redis:", t.Info.Record())
-	if n := useProcs(c.procs, t.Info.Owned); n < runtime.NumCPU() {
+	fmt.Fprintln(stderr, "stockbench: redis:", h.Shared.Info.Record())
+	if n := useProcs(c.procs, h.Shared.Info.Owned); n < runtime.NumCPU() {
 		fmt.Fprintf(stderr, "stockbench: buyers run on %d of %d CPUs, leaving the rest to Redis (--procs to change)\n", n, runtime.NumCPU())
 	}
-	return &env{shared: t, pool: pool}, exitOK
+	return &env{Harness: h}, exitOK
 }
 
 // useProcs sets how many CPUs the buyers' goroutines run on and returns it: n when set,
@@ -204,13 +198,13 @@ func (e *env) checkDesigns(ctx context.Context, designs *catalogue) error {
 	if len(designs.files) == 0 && len(designs.execs) == 0 {
 		return nil
 	}
-	c := e.shared.Client(1)
+	c := e.Shared.Client(1)
 	defer c.Close()
 	return designs.check(ctx, c)
 }
 
 // stop stops every server the run started.
-func (e *env) stop(stderr io.Writer) { closeAll(stderr, e.pool.Close, e.shared.Close) }
+func (e *env) stop(stderr io.Writer) { closeAll(stderr, e.Close) }
 
 func closeAll(stderr io.Writer, closers ...func(context.Context) error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -229,7 +223,7 @@ const sideBySide = 10000
 // alone reports whether j's figures are what is compared, so that it runs with nothing
 // beside it: a sale of more than sideBySide buyers, and a sale with no fault (the rows
 // the soft gates compare, by their ratios to a reference design run the same way).
-func alone(j job) bool { return j.buyers() > sideBySide || len(j.faults()) == 0 }
+func alone(j job) bool { return j.buyers() > sideBySide || len(j.need().Faults) == 0 }
 
 // runAll runs the jobs, recording each in file in the jobs' order, until ctx ends or the
 // shared server stops answering; it returns the exit code. Up to parallel fault sales run
@@ -241,7 +235,7 @@ func alone(j job) bool { return j.buyers() > sideBySide || len(j.faults()) == 0 
 // finish.
 func (e *env) runAll(ctx context.Context, jobs []job, parallel int, id string, out *results.Output, file *results.File, stderr io.Writer) int {
 	parallel = max(parallel, 1)
-	if !e.shared.Info.Owned {
+	if !e.Shared.Info.Owned {
 		parallel = 1 // a server of each sale's own cannot be started on the user's Redis
 	}
 	// Sales side by side mostly wait on their faults and their servers: they may use every
@@ -306,7 +300,7 @@ func (e *env) runAll(ctx context.Context, jobs []job, parallel int, id string, o
 				}
 				return
 			}
-			if run.Commands != nil && !e.shared.Info.Owned {
+			if run.Commands != nil && !e.Shared.Info.Owned {
 				run.Commands.Shared = true
 			}
 			if e.again != nil {
@@ -358,7 +352,7 @@ func (e *env) runAll(ctx context.Context, jobs []job, parallel int, id string, o
 func (e *env) answers(ctx context.Context) bool {
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
-	c := e.shared.Client(1)
+	c := e.Shared.Client(1)
 	defer c.Close()
 	return c.Ping(ctx).Err() == nil
 }
@@ -381,19 +375,11 @@ func order(jobs []job, parallel int) []int {
 // runJob runs one sale on the shared server and whatever more servers it needs; apart,
 // on servers of its own only (see rig.Apart).
 func (e *env) runJob(ctx context.Context, j job, prefix string, apart bool, stderr io.Writer) (results.Run, error) {
-	var opts []rig.Option
-	if apart {
-		opts = append(opts, rig.Apart())
-	}
-	if j.replicated() {
-		opts = append(opts, rig.Replicated())
-	}
-	r, err := rig.Start(ctx, e.shared, e.pool, j.nodes(), j.faults(), opts...)
-	if err != nil {
-		return results.Run{}, err
-	}
-	defer r.Close(context.WithoutCancel(ctx))
-	return j.run(ctx, prefix, scenarios.Redis(r.Clients(j.conns())), stderr)
+	need := j.need()
+	need.Apart = apart
+	return rig.On(ctx, e.Harness, need, func(ctx context.Context, c rig.Clients) (results.Run, error) {
+		return j.run(ctx, prefix, scenarios.Redis(c), stderr)
+	})
 }
 
 // redactArgs returns a copy of args with every password masked: a --redis-url's, and

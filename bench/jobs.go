@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/stockbench/stockbench/faults"
+	"github.com/stockbench/stockbench/internal/servers/rig"
 	"github.com/stockbench/stockbench/lockimpl"
 	"github.com/stockbench/stockbench/queueimpl"
 	"github.com/stockbench/stockbench/results"
@@ -18,12 +18,8 @@ type job interface {
 	describe() string
 	// design names the design, for messages.
 	design() string
-	faults() faults.Plan
-	// nodes is how many lock servers the design uses.
-	nodes() int
-	// replicated: the design needs its lock server replicated (rig.Replicated).
-	replicated() bool
-	conns() int
+	// need is what the sale needs of the servers: its design's and its plan's.
+	need() rig.Need
 	// buyers is how many buyers the sale has.
 	buyers() int
 	// footprint estimates what the sale holds in memory, Redis here or not.
@@ -44,12 +40,11 @@ type lockJob struct {
 func (j lockJob) describe() string {
 	return fmt.Sprintf("%s with %s, faults %s: %d buyers, stock %d", j.sale.Name, j.impl.Name, j.sale.Faults, j.sale.Buyers, j.sale.Stock)
 }
-func (j lockJob) design() string      { return j.impl.Name }
-func (j lockJob) faults() faults.Plan { return j.sale.Faults }
-func (j lockJob) nodes() int          { return j.impl.LockNodes() }
-func (j lockJob) replicated() bool    { return j.impl.Replicas > 0 }
-func (j lockJob) conns() int          { return j.sale.WithDefaults().Conns }
-func (j lockJob) buyers() int         { return j.sale.Buyers }
+func (j lockJob) design() string { return j.impl.Name }
+func (j lockJob) need() rig.Need {
+	return rig.ForLock(j.impl, j.sale.Faults, j.sale.WithDefaults().Conns)
+}
+func (j lockJob) buyers() int { return j.sale.Buyers }
 func (j lockJob) footprint(redisHere bool) scenarios.Footprint {
 	return j.sale.Footprint(j.impl, redisHere)
 }
@@ -73,12 +68,9 @@ func (j queueJob) describe() string {
 	return fmt.Sprintf("%s with %s (%s fulfil), faults %s: %d buyers, %d workers, stock %d",
 		s.Name, j.impl.Name, s.Fulfil, s.Faults, s.Buyers, s.Workers, s.Stock)
 }
-func (j queueJob) design() string      { return j.impl.Name }
-func (j queueJob) faults() faults.Plan { return j.sale.Faults }
-func (j queueJob) nodes() int          { return 1 }
-func (j queueJob) replicated() bool    { return false }
-func (j queueJob) conns() int          { return j.sale.WithDefaults().Conns }
-func (j queueJob) buyers() int         { return j.sale.Buyers }
+func (j queueJob) design() string { return j.impl.Name }
+func (j queueJob) need() rig.Need { return rig.ForQueue(j.sale.Faults, j.sale.WithDefaults().Conns) }
+func (j queueJob) buyers() int    { return j.sale.Buyers }
 func (j queueJob) footprint(redisHere bool) scenarios.Footprint {
 	return j.sale.Footprint(redisHere)
 }

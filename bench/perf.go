@@ -152,7 +152,7 @@ func perfSale(ctx context.Context, e *env, n, conns int, profile string) (float6
 		defer pprof.StopCPUProfile()
 	}
 	s := scenarios.FlashSale{Sale: scenarios.Sale{Name: "perf", Buyers: n, Stock: int64(n), Conns: conns, Prefix: "{stockbench-perf}"}}
-	client := e.shared.Client(conns)
+	client := e.Shared.Client(conns)
 	defer client.Close()
 	run, err := s.Run(ctx, scenarios.Single(client), impl)
 	if err != nil {
@@ -169,7 +169,7 @@ var rpsLine = regexp.MustCompile(`([0-9.]+) requests per second`)
 // perfRedisBenchmark has redis-benchmark run the purchase script n times on conns
 // connections, each call selling one unit to a random buyer, and returns its rate.
 func perfRedisBenchmark(ctx context.Context, e *env, bin string, n, conns int) (float64, error) {
-	c := e.shared.Client(1)
+	c := e.Shared.Client(1)
 	defer c.Close()
 	stock := lockimpl.NewStock("{stockbench-perf}")
 	sha, err := c.ScriptLoad(ctx, lockimpl.PurchaseScript()).Result()
@@ -180,7 +180,7 @@ func perfRedisBenchmark(ctx context.Context, e *env, bin string, n, conns int) (
 		return 0, fmt.Errorf("perf: set stock: %w", err)
 	}
 	defer c.Del(context.WithoutCancel(ctx), stock.Keys()...)
-	host, port, err := net.SplitHostPort(e.shared.Addr())
+	host, port, err := net.SplitHostPort(e.Shared.Addr())
 	if err != nil {
 		return 0, fmt.Errorf("perf: %w", err)
 	}
@@ -216,7 +216,7 @@ func perfRSS(ctx context.Context, e *env, n int) (int64, time.Duration, error) {
 	defer os.RemoveAll(out)
 	cmd := exec.CommandContext(ctx, self, "run", "--scenario", "rush", "--lock", "set-nx-ex", "--buyers", strconv.Itoa(n),
 		"--procs", strconv.Itoa(runtime.GOMAXPROCS(0)),
-		"--redis-url", "redis://"+e.shared.Addr(), "--out", out)
+		"--redis-url", "redis://"+e.Shared.Addr(), "--out", out)
 	began := time.Now()
 	if msg, err := cmd.CombinedOutput(); err != nil {
 		return 0, 0, fmt.Errorf("perf: the waiting run failed: %w: %s", err, lastLine(msg))

@@ -87,17 +87,17 @@ func runShard(ctx context.Context, c *common, jb job, args []string, stdout, std
 		return code
 	}
 	defer e.stop(stderr)
-	r, err := rig.Start(ctx, e.shared, e.pool, j.nodes(), j.faults())
-	if err != nil {
-		return complain(stderr, err)
-	}
-	defer r.Close(context.WithoutCancel(ctx))
 	s := j.sale
 	s.Prefix = "{stockbench:" + c.runID + "}"
 	fmt.Fprintf(stderr, "stockbench: shard %s of run %s: %s; waiting for the other shards\n", c.shard, c.runID, j.describe())
 	began := time.Now().UTC()
-	defer showProgress(&s.Sale, stderr)()
-	part, err := s.RunPart(ctx, scenarios.Redis(r.Clients(j.conns())), j.impl)
+	// Every shard runs on the one Redis they share, replicated or not as it is.
+	need := j.need()
+	need.Replicated = false
+	part, err := rig.On(ctx, e.Harness, need, func(ctx context.Context, c rig.Clients) (results.Part, error) {
+		defer showProgress(&s.Sale, stderr)()
+		return s.RunPart(ctx, scenarios.Redis(c), j.impl)
+	})
 	if err != nil && part.Run.Scenario == "" {
 		if ctx.Err() != nil {
 			fmt.Fprintln(stderr, "stockbench: interrupted before the sale began; nothing was written")
@@ -105,7 +105,7 @@ func runShard(ctx context.Context, c *common, jb job, args []string, stdout, std
 		}
 		return complain(stderr, err)
 	}
-	file := newFile(args, c.runID, e.shared.Info.Record())
+	file := newFile(args, c.runID, e.Shared.Info.Record())
 	file.StartedAt, file.FinishedAt, file.Complete, file.Incomplete = began, time.Now().UTC(), part.Run.Complete, part.Run.Error
 	file.Runs = []results.Run{part.Run}
 	out := results.NewOutput(filepath.Dir(c.shardDir()), filepath.Base(c.shardDir()))

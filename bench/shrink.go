@@ -77,7 +77,7 @@ func shrinkCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 	run.Rerun = best
 	id := results.NewID()
 	out := results.NewOutput(c.out, id)
-	file := newFile(append([]string{"shrink"}, args...), id, e.shared.Info.Record())
+	file := newFile(append([]string{"shrink"}, args...), id, e.Shared.Info.Record())
 	file.StartedAt, file.FinishedAt, file.Complete, file.Runs = run.Started, time.Now().UTC(), true, []results.Run{run}
 	if err := out.Progress(file); err != nil {
 		return complain(stderr, fmt.Errorf("shrink: %w", err))

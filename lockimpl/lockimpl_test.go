@@ -39,7 +39,7 @@ func env(t *testing.T, impl Impl) Env {
 	tg := redistest.Shared(t)
 	if impl.Replicas > 0 {
 		ctx := context.Background()
-		g, err := rig.Start(ctx, tg, redistest.Pool(t), 1, nil, rig.Replicated())
+		g, err := rig.Start(ctx, tg, redistest.Harness(t).Pool, 1, nil, rig.Replicated())
 		if err != nil {
 			t.Fatal(err)
 		}

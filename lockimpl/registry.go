@@ -47,6 +47,9 @@ type Impl struct {
 // LockNodes is how many lock servers impl needs.
 func (impl Impl) LockNodes() int { return max(impl.Nodes, 1) }
 
+// Replicated reports whether the design's lock server must have a replica (Replicas).
+func (impl Impl) Replicated() bool { return impl.Replicas > 0 }
+
 // Validate says what is wrong with impl as a design: it must build exactly one thing.
 func (impl Impl) Validate() error {
 	if (impl.NewLocker == nil) == (impl.NewPurchaser == nil) {

@@ -31,21 +31,12 @@ func documented(v scenarios.Verdicts, a faults.Applies) (plans []faults.Plan, wa
 	return plans, want
 }
 
-// onRig runs a sale on the servers plan needs, beside the shared server.
-func onRig(t *testing.T, pool *rig.Pool, nodes int, plan faults.Plan, conns int,
-	run func(context.Context, scenarios.Redis) (results.Run, error), opts ...rig.Option) results.Run {
+// onRig runs a sale on the servers need asks for, beside the shared server.
+func onRig(t *testing.T, h *rig.Harness, need rig.Need, run func(context.Context, scenarios.Redis) (results.Run, error)) results.Run {
 	t.Helper()
-	return redistest.OnRig(t, pool, nodes, plan, conns, func(ctx context.Context, c rig.Clients) (results.Run, error) {
+	return redistest.OnRig(t, h, need, func(ctx context.Context, c rig.Clients) (results.Run, error) {
 		return run(ctx, scenarios.Redis(c))
-	}, opts...)
-}
-
-// shape is the rig options impl needs beyond its lock servers.
-func shape(impl lockimpl.Impl) []rig.Option {
-	if impl.Replicas > 0 {
-		return []rig.Option{rig.Replicated()}
-	}
-	return nil
+	})
 }
 
 // TestDocumentedVerdicts runs every design under every fault it documents a verdict for,
@@ -53,7 +44,7 @@ func shape(impl lockimpl.Impl) []rig.Option {
 // everywhere, fencing and the lock-free designs never oversell, the TTL locks break
 // exactly where they say they do.
 func TestDocumentedVerdicts(t *testing.T) {
-	pool := redistest.Pool(t)
+	h := redistest.Harness(t)
 	sale, err := scenarios.Lookup("fault-sale")
 	if err != nil {
 		t.Fatal(err)
@@ -70,8 +61,8 @@ func TestDocumentedVerdicts(t *testing.T) {
 				s := sale
 				s.Faults = plan
 				s.Prefix = fmt.Sprintf("{test:%s:%s}", impl.Name, plan)
-				run := onRig(t, pool, impl.LockNodes(), plan, s.WithDefaults().Conns,
-					func(ctx context.Context, r scenarios.Redis) (results.Run, error) { return s.Run(ctx, r, impl) }, shape(impl)...)
+				run := onRig(t, h, rig.ForLock(impl, plan, s.WithDefaults().Conns),
+					func(ctx context.Context, r scenarios.Redis) (results.Run, error) { return s.Run(ctx, r, impl) })
 				if !slices.Contains(wants[i], run.Class) {
 					t.Errorf("want %v, got %s (%s); events %+v", wants[i], run.Cell, run.Verdict, run.Events)
 				}
@@ -116,7 +107,7 @@ func brokenOrOutlived(t *testing.T, design string, plan faults.Plan, o oracle.Re
 // exactly the crashed workers' tasks, reliable-list and stream lose none and duplicate
 // only what an idempotent fulfil absorbs, no design oversells.
 func TestDocumentedQueueVerdicts(t *testing.T) {
-	pool := redistest.Pool(t)
+	h := redistest.Harness(t)
 	sale, err := scenarios.LookupQueue("queue-sale")
 	if err != nil {
 		t.Fatal(err)
@@ -130,7 +121,7 @@ func TestDocumentedQueueVerdicts(t *testing.T) {
 					s := sale
 					s.Faults, s.Fulfil = plan, fulfil
 					s.Prefix = fmt.Sprintf("{test:%s:%s:%s}", impl.Name, plan, fulfil)
-					run := onRig(t, pool, 1, plan, s.WithDefaults().Conns,
+					run := onRig(t, h, rig.ForQueue(plan, s.WithDefaults().Conns),
 						func(ctx context.Context, r scenarios.Redis) (results.Run, error) { return s.Run(ctx, r, impl) })
 					q := run.Queue
 					if !slices.Contains(wants[i], run.Class) || q.Oversold > 0 {

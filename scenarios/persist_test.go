@@ -30,7 +30,7 @@ import (
 // whose commands failed through a slow restart leaves its lock to expire, and buyers who
 // gave up before it did would read as STUCK, which is the restart's time, not the AOF.
 func TestRestartKeepsWhatItsModeKept(t *testing.T) {
-	pool := redistest.Pool(t)
+	h := redistest.Harness(t)
 	queue, err := LookupQueue("queue-sale")
 	if err != nil {
 		t.Fatal(err)
@@ -52,7 +52,7 @@ func TestRestartKeepsWhatItsModeKept(t *testing.T) {
 			plan := faults.Plan{{Kind: faults.RedisRestart, Persist: tt.mode}}
 			s := queue
 			s.Faults, s.Fulfil, s.Prefix = plan, Idempotent, fmt.Sprintf("{persist:stream:%s}", tt.mode)
-			r := redistest.OnRig(t, pool, 1, plan, s.WithDefaults().Conns, func(ctx context.Context, c rig.Clients) (results.Run, error) {
+			r := redistest.OnRig(t, h, rig.Need{Nodes: 1, Faults: plan, Conns: s.WithDefaults().Conns}, func(ctx context.Context, c rig.Clients) (results.Run, error) {
 				return s.Run(ctx, Redis(c), stream)
 			})
 			restarted(t, r)
@@ -84,7 +84,7 @@ func TestRestartKeepsWhatItsModeKept(t *testing.T) {
 			s.TTL = 10 * time.Second
 			s.Retry.Timeout = 3 * s.TTL
 			s.Faults, s.Prefix = plan, fmt.Sprintf("{persist:token:%s}", tt.mode)
-			r := redistest.OnRig(t, pool, 1, plan, s.WithDefaults().Conns, func(ctx context.Context, c rig.Clients) (results.Run, error) {
+			r := redistest.OnRig(t, h, rig.Need{Nodes: 1, Faults: plan, Conns: s.WithDefaults().Conns}, func(ctx context.Context, c rig.Clients) (results.Run, error) {
 				return s.Run(ctx, Redis(c), token)
 			})
 			restarted(t, r)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/stockbench/stockbench/faults"
+	"github.com/stockbench/stockbench/internal/servers/rig"
 	"github.com/stockbench/stockbench/oracle"
 	"github.com/stockbench/stockbench/results"
 	"github.com/stockbench/stockbench/scenarios"
@@ -31,10 +32,8 @@ type subject struct {
 	claims  Claims
 	kinds   []faults.Kind
 	redis   *Redis
-	nodes   int
-	// replicated: the design waits for a replica of its lock server (lockimpl.Impl.Replicas).
-	replicated bool
-	conns      int
+	// need is what each of its sales needs of the servers, but for the fault plan.
+	need rig.Need
 	// run runs the design's sale on r, its common part set by each first.
 	run func(ctx context.Context, r scenarios.Redis, each func(*scenarios.Sale)) (results.Run, error)
 }
@@ -81,7 +80,7 @@ func (s subject) judge(t *testing.T) {
 	t.Run(s.design, func(t *testing.T) {
 		for i, plan := range plans {
 			t.Run(plan.String(), func(t *testing.T) {
-				if s.nodes == 1 {
+				if s.need.Nodes == 1 {
 					t.Parallel()
 				}
 				s.sale(t, r, plan, fmt.Sprintf("{salestest:%s:%s:%d}", id, s.design, i), &rows[i])
@@ -120,7 +119,7 @@ func (s subject) sale(t *testing.T, r *Redis, plan faults.Plan, prefix string, r
 	}
 	*rw = row{plan: plan.String(), claim: s.claims.claim(kind)}
 	needs := plan.Needs()
-	if !r.Owned() && (needs != faults.Needs{} || s.nodes > 1) {
+	if !r.Owned() && (needs != faults.Needs{} || s.need.Nodes > 1) {
 		rw.note = "skipped: needs servers the kit starts, not your own Redis"
 		t.Skip(rw.note)
 	}
@@ -152,17 +151,16 @@ func (s subject) sale(t *testing.T, r *Redis, plan faults.Plan, prefix string, r
 }
 
 func (s subject) onRig(ctx context.Context, r *Redis, plan faults.Plan, prefix string) (results.Run, error) {
-	servers, err := r.rig(ctx, s.nodes, s.replicated, plan, s.conns)
-	if err != nil {
-		return results.Run{}, err
-	}
-	defer servers.close()
 	lease := time.Duration(0)
 	if !r.Owned() {
 		lease = scenarios.DefaultKeyLease
 	}
-	return s.run(ctx, servers.clients, func(sale *scenarios.Sale) {
-		sale.Faults, sale.Prefix, sale.KeyLease = plan, prefix, lease
+	need := s.need
+	need.Faults = plan
+	return rig.On(ctx, r.h, need, func(ctx context.Context, c rig.Clients) (results.Run, error) {
+		return s.run(ctx, scenarios.Redis(c), func(sale *scenarios.Sale) {
+			sale.Faults, sale.Prefix, sale.KeyLease = plan, prefix, lease
+		})
 	})
 }
 
@@ -170,7 +168,7 @@ func (s subject) onRig(ctx context.Context, r *Redis, plan faults.Plan, prefix s
 // was worse than claimed, else in the test's log.
 func (s subject) report(t *testing.T, r *Redis, id string, started time.Time, rows []row) {
 	t.Helper()
-	f := results.NewFile("stockbench salestest", []string{"salestest", s.design}, id, r.shared.Info.Record())
+	f := results.NewFile("stockbench salestest", []string{"salestest", s.design}, id, r.h.Shared.Info.Record())
 	f.StartedAt, f.FinishedAt, f.Complete = started, time.Now().UTC(), true
 	failed := false
 	for _, rw := range rows {

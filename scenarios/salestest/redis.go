@@ -7,10 +7,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/stockbench/stockbench/faults"
 	"github.com/stockbench/stockbench/internal/servers"
 	"github.com/stockbench/stockbench/internal/servers/rig"
-	"github.com/stockbench/stockbench/scenarios"
 )
 
 // Redis is where the kit's sales run: a server the kit started (a container when a Docker
@@ -18,8 +16,7 @@ import (
 // further servers the faults need started beside it on demand; or the user's own server,
 // on which only the faults that need no server of their own run.
 type Redis struct {
-	shared *servers.Target
-	pool   *rig.Pool
+	h *rig.Harness
 }
 
 // StartRedis starts Redis for tb the way the stockbench command does, and stops it, and
@@ -52,59 +49,31 @@ func start(tb testing.TB, cfg servers.Config) *Redis {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	shared, err := p.Start(ctx)
+	h, err := rig.StartHarness(ctx, p, cfg)
 	if err != nil {
-		tb.Fatalf("salestest: start redis: %v", err)
-	}
-	pool, err := rig.NewPool(ctx, shared, cfg)
-	if err != nil {
-		shared.Close(context.Background())
 		tb.Fatalf("salestest: start redis: %v", err)
 	}
 	tb.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		if err := pool.Close(ctx); err != nil {
-			tb.Errorf("salestest: stop redis: %v", err)
-		}
-		if err := shared.Close(ctx); err != nil {
+		if err := h.Close(ctx); err != nil {
 			tb.Errorf("salestest: stop redis: %v", err)
 		}
 	})
-	tb.Logf("salestest: redis: %s", shared.Info.Record())
-	return &Redis{shared: shared, pool: pool}
+	tb.Logf("salestest: redis: %s", h.Shared.Info.Record())
+	return &Redis{h: h}
 }
 
 // Addr is the address the shared server answers on.
-func (r *Redis) Addr() string { return r.shared.Addr() }
+func (r *Redis) Addr() string { return r.h.Shared.Addr() }
 
 // Client returns a client of the shared server with a pool of conns connections; the
 // caller closes it.
-func (r *Redis) Client(conns int) redis.UniversalClient { return r.shared.Client(conns) }
+func (r *Redis) Client(conns int) redis.UniversalClient { return r.h.Shared.Client(conns) }
 
 // Owned reports whether the kit started the server (and can start more), rather than
 // being given one by STOCKBENCH_REDIS_URL.
-func (r *Redis) Owned() bool { return r.shared.Info.Owned }
-
-// servers are one sale's servers, from the rig.
-type saleServers struct {
-	clients scenarios.Redis
-	close   func()
-}
-
-// rig assembles the servers a sale with nodes lock servers (replicated or not) under plan needs, beside the
-// shared one, with buyer clients of conns connections.
-func (r *Redis) rig(ctx context.Context, nodes int, replicated bool, plan faults.Plan, conns int) (saleServers, error) {
-	var opts []rig.Option
-	if replicated {
-		opts = append(opts, rig.Replicated())
-	}
-	g, err := rig.Start(ctx, r.shared, r.pool, nodes, plan, opts...)
-	if err != nil {
-		return saleServers{}, err
-	}
-	return saleServers{scenarios.Redis(g.Clients(conns)), func() { g.Close(context.WithoutCancel(ctx)) }}, nil
-}
+func (r *Redis) Owned() bool { return r.h.Shared.Info.Owned }
 
 type quiet struct{}
 

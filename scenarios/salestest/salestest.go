@@ -31,6 +31,7 @@ import (
 	"testing"
 
 	"github.com/stockbench/stockbench/faults"
+	"github.com/stockbench/stockbench/internal/servers/rig"
 	"github.com/stockbench/stockbench/lockimpl"
 	"github.com/stockbench/stockbench/oracle"
 	"github.com/stockbench/stockbench/queueimpl"
@@ -110,7 +111,7 @@ func Lock(t *testing.T, d LockDesign) {
 	}
 	subject{
 		design: d.Impl.Name, valid: d.Impl.Validate(), applies: faults.Locks, claims: d.Claims, kinds: d.Faults, redis: d.Redis,
-		nodes: d.Impl.LockNodes(), replicated: d.Impl.Replicas > 0, conns: sale.WithDefaults().Conns,
+		need: rig.ForLock(d.Impl, nil, sale.WithDefaults().Conns),
 		run: func(ctx context.Context, r scenarios.Redis, each func(*scenarios.Sale)) (results.Run, error) {
 			s := sale
 			each(&s.Sale)
@@ -129,7 +130,7 @@ func Queue(t *testing.T, d QueueDesign) {
 	}
 	subject{
 		design: d.Impl.Name, valid: d.Impl.Validate(), applies: faults.Queues, claims: d.Claims, kinds: d.Faults, redis: d.Redis,
-		nodes: 1, conns: sale.WithDefaults().Conns,
+		need: rig.ForQueue(nil, sale.WithDefaults().Conns),
 		run: func(ctx context.Context, r scenarios.Redis, each func(*scenarios.Sale)) (results.Run, error) {
 			s := sale
 			each(&s.Sale)

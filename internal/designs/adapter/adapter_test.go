@@ -42,7 +42,7 @@ var (
 // under only those given), and checks that a sale under a fault an adapter's connections
 // never see is refused.
 func earns(t *testing.T, impl lockimpl.Impl, documented string, only ...faults.Kind) {
-	pool := redistest.Pool(t)
+	h := redistest.Harness(t)
 	sale, err := scenarios.Lookup("fault-sale")
 	if err != nil {
 		t.Fatal(err)
@@ -73,7 +73,7 @@ func earns(t *testing.T, impl lockimpl.Impl, documented string, only ...faults.K
 		// One sale at a time: a pool of 32 interpreters starting at once is a load of its
 		// own, and the other packages' timing-bound verdicts run beside these.
 		t.Run(plan.String(), func(t *testing.T) {
-			run := redistest.OnRig(t, pool, 1, plan, s.WithDefaults().Conns, func(ctx context.Context, c rig.Clients) (results.Run, error) {
+			run := redistest.OnRig(t, h, rig.Need{Nodes: 1, Faults: plan, Conns: s.WithDefaults().Conns}, func(ctx context.Context, c rig.Clients) (results.Run, error) {
 				return s.Run(ctx, scenarios.Redis(c), impl)
 			})
 			if !slices.Contains(classes, run.Class) {
@@ -160,7 +160,7 @@ func TestMisbehavingAdapters(t *testing.T) {
 func TestBuyInPHP(t *testing.T) {
 	need(t, "PHP with phpredis (php-cli, php-redis)", php...)
 	impl := Lock(Config{Name: "php-buy", Command: "php ../../../adapters/php/seed-lock.php --buy"}, true)
-	pool := redistest.Pool(t)
+	h := redistest.Harness(t)
 	sale, err := scenarios.Lookup("fault-sale")
 	if err != nil {
 		t.Fatal(err)
@@ -168,7 +168,7 @@ func TestBuyInPHP(t *testing.T) {
 	for _, plan := range []faults.Plan{nil, {{Kind: faults.ClientPause}}, {{Kind: faults.RedisPause}}} {
 		s := sale
 		s.Faults, s.Prefix = plan, fmt.Sprintf("{adapter:buy:%s}", plan)
-		run := redistest.OnRig(t, pool, 1, plan, s.WithDefaults().Conns, func(ctx context.Context, c rig.Clients) (results.Run, error) {
+		run := redistest.OnRig(t, h, rig.Need{Nodes: 1, Faults: plan, Conns: s.WithDefaults().Conns}, func(ctx context.Context, c rig.Clients) (results.Run, error) {
 			return s.Run(ctx, scenarios.Redis(c), impl)
 		})
 		if !run.Complete || run.Errors > 0 || int64(run.Oracle.Bought) < s.Stock {
@@ -187,7 +187,7 @@ func TestBuyInPHP(t *testing.T) {
 func TestSeedQueueInPHP(t *testing.T) {
 	need(t, "PHP with phpredis (php-cli, php-redis)", php...)
 	impl := Queue(Config{Name: "php-zset", Command: "php ../../../adapters/php/seed-queue.php"})
-	pool := redistest.Pool(t)
+	h := redistest.Harness(t)
 	sale, err := scenarios.LookupQueue("queue-sale")
 	if err != nil {
 		t.Fatal(err)
@@ -213,7 +213,7 @@ func TestSeedQueueInPHP(t *testing.T) {
 				continue
 			}
 			t.Run(fmt.Sprintf("%s/%s", plan, fulfil), func(t *testing.T) {
-				run := redistest.OnRig(t, pool, 1, plan, s.WithDefaults().Conns, func(ctx context.Context, c rig.Clients) (results.Run, error) {
+				run := redistest.OnRig(t, h, rig.Need{Nodes: 1, Faults: plan, Conns: s.WithDefaults().Conns}, func(ctx context.Context, c rig.Clients) (results.Run, error) {
 					return s.Run(ctx, scenarios.Redis(c), impl)
 				})
 				if !slices.Contains(classes, run.Class) || run.Queue.Oversold > 0 {
@@ -231,7 +231,7 @@ func TestQueueWithAck(t *testing.T) {
 	need(t, "Debian's Python with redis-py (python3-redis)", python...)
 	script, _ := filepath.Abs("testdata/ackqueue.py")
 	impl := Queue(Config{Name: "ackqueue", Command: "/usr/bin/python3 " + script})
-	pool := redistest.Pool(t)
+	h := redistest.Harness(t)
 	sale, err := scenarios.LookupQueue("queue-sale")
 	if err != nil {
 		t.Fatal(err)
@@ -239,7 +239,7 @@ func TestQueueWithAck(t *testing.T) {
 	for _, plan := range []faults.Plan{nil, {{Kind: faults.WorkerCrash}}} {
 		s := sale
 		s.Faults, s.Prefix = plan, fmt.Sprintf("{adapter:ack:%s}", plan)
-		run := redistest.OnRig(t, pool, 1, plan, s.WithDefaults().Conns, func(ctx context.Context, c rig.Clients) (results.Run, error) {
+		run := redistest.OnRig(t, h, rig.Need{Nodes: 1, Faults: plan, Conns: s.WithDefaults().Conns}, func(ctx context.Context, c rig.Clients) (results.Run, error) {
 			return s.Run(ctx, scenarios.Redis(c), impl)
 		})
 		q := run.Queue
@@ -268,7 +268,7 @@ var rqLib = []string{"/usr/bin/python3", "-c", "import rq"}
 func TestRQ(t *testing.T) {
 	need(t, "Debian's Python with redis-py and RQ (python3-redis, python3-rq)", rqLib...)
 	impl := Queue(Config{Name: "rq", Command: "/usr/bin/python3 ../../../adapters/python/rq_queue.py"})
-	pool := redistest.Pool(t)
+	h := redistest.Harness(t)
 	sale, err := scenarios.LookupQueue("queue-sale")
 	if err != nil {
 		t.Fatal(err)
@@ -284,7 +284,7 @@ func TestRQ(t *testing.T) {
 			t.Run(fmt.Sprintf("%s/%s", plan, fulfil), func(t *testing.T) {
 				s := sale
 				s.Faults, s.Fulfil, s.Prefix = plan, fulfil, fmt.Sprintf("{adapter:rq:%s:%s}", plan, fulfil)
-				run := redistest.OnRig(t, pool, 1, plan, s.WithDefaults().Conns, func(ctx context.Context, c rig.Clients) (results.Run, error) {
+				run := redistest.OnRig(t, h, rig.Need{Nodes: 1, Faults: plan, Conns: s.WithDefaults().Conns}, func(ctx context.Context, c rig.Clients) (results.Run, error) {
 					return s.Run(ctx, scenarios.Redis(c), impl)
 				})
 				q := run.Queue
@@ -317,7 +317,7 @@ func TestRenewingAdapter(t *testing.T) {
 	need(t, "Debian's Python with redis-py (python3-redis)", python...)
 	script, _ := filepath.Abs("testdata/renewlock.py")
 	impl := Lock(Config{Name: "renewlock", Command: "/usr/bin/python3 " + script}, false)
-	pool := redistest.Pool(t)
+	h := redistest.Harness(t)
 	sale, err := scenarios.Lookup("fault-sale")
 	if err != nil {
 		t.Fatal(err)
@@ -327,7 +327,7 @@ func TestRenewingAdapter(t *testing.T) {
 		classes, _ := want.For(plan)
 		s := sale
 		s.Faults, s.Prefix = plan, fmt.Sprintf("{adapter:renew:%s}", plan)
-		run := redistest.OnRig(t, pool, 1, plan, s.WithDefaults().Conns, func(ctx context.Context, c rig.Clients) (results.Run, error) {
+		run := redistest.OnRig(t, h, rig.Need{Nodes: 1, Faults: plan, Conns: s.WithDefaults().Conns}, func(ctx context.Context, c rig.Clients) (results.Run, error) {
 			return s.Run(ctx, scenarios.Redis(c), impl)
 		})
 		if !slices.Contains(classes, run.Class) || run.Oracle.RenewalsAfterRelease > 0 {
@@ -343,7 +343,7 @@ func TestFencingAdapter(t *testing.T) {
 	need(t, "Debian's Python with redis-py (python3-redis)", python...)
 	script, _ := filepath.Abs("testdata/renewlock.py")
 	impl := Lock(Config{Name: "fencelock", Command: "/usr/bin/python3 " + script + " --fence"}, false)
-	pool := redistest.Pool(t)
+	h := redistest.Harness(t)
 	sale, err := scenarios.Lookup("fault-sale")
 	if err != nil {
 		t.Fatal(err)
@@ -353,7 +353,7 @@ func TestFencingAdapter(t *testing.T) {
 		classes, _ := want.For(plan)
 		s := sale
 		s.Faults, s.Prefix = plan, fmt.Sprintf("{adapter:fence:%s}", plan)
-		run := redistest.OnRig(t, pool, 1, plan, s.WithDefaults().Conns, func(ctx context.Context, c rig.Clients) (results.Run, error) {
+		run := redistest.OnRig(t, h, rig.Need{Nodes: 1, Faults: plan, Conns: s.WithDefaults().Conns}, func(ctx context.Context, c rig.Clients) (results.Run, error) {
 			return s.Run(ctx, scenarios.Redis(c), impl)
 		})
 		if !slices.Contains(classes, run.Class) {

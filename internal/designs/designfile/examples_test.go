@@ -36,7 +36,7 @@ func plansOf(a faults.Applies) []faults.Plan {
 // every fault the matrix runs: the same design, whatever it is written in.
 func TestTokenScriptsEarnTokensVerdicts(t *testing.T) {
 	d := read(t, "../../../examples/locks/token-scripts.json")
-	pool := redistest.Pool(t)
+	h := redistest.Harness(t)
 	sale, err := scenarios.Lookup("fault-sale")
 	if err != nil {
 		t.Fatal(err)
@@ -51,7 +51,7 @@ func TestTokenScriptsEarnTokensVerdicts(t *testing.T) {
 			t.Parallel()
 			s := sale
 			s.Faults, s.Prefix = plan, fmt.Sprintf("{designfile:token:%s}", plan)
-			run := redistest.OnRig(t, pool, 1, plan, s.WithDefaults().Conns, func(ctx context.Context, c rig.Clients) (results.Run, error) {
+			run := redistest.OnRig(t, h, rig.Need{Nodes: 1, Faults: plan, Conns: s.WithDefaults().Conns}, func(ctx context.Context, c rig.Clients) (results.Run, error) {
 				return s.Run(ctx, scenarios.Redis(c), *d.Lock)
 			})
 			if !slices.Contains(want, run.Class) {
@@ -88,7 +88,7 @@ func TestPxSecondsIsCaught(t *testing.T) {
 // what BLMOVE and the Go reaper do.
 func TestReliableScriptsEarnReliableListsVerdicts(t *testing.T) {
 	d := read(t, "../../../examples/queues/reliable-scripts.json")
-	pool := redistest.Pool(t)
+	h := redistest.Harness(t)
 	sale, err := scenarios.LookupQueue("queue-sale")
 	if err != nil {
 		t.Fatal(err)
@@ -104,7 +104,7 @@ func TestReliableScriptsEarnReliableListsVerdicts(t *testing.T) {
 				t.Parallel()
 				s := sale
 				s.Faults, s.Fulfil, s.Prefix = plan, fulfil, fmt.Sprintf("{designfile:reliable:%s:%s}", plan, fulfil)
-				run := redistest.OnRig(t, pool, 1, plan, s.WithDefaults().Conns, func(ctx context.Context, c rig.Clients) (results.Run, error) {
+				run := redistest.OnRig(t, h, rig.Need{Nodes: 1, Faults: plan, Conns: s.WithDefaults().Conns}, func(ctx context.Context, c rig.Clients) (results.Run, error) {
 					return s.Run(ctx, scenarios.Redis(c), *d.Queue)
 				})
 				if !slices.Contains(want, run.Class) || run.Queue.Oversold > 0 {

@@ -14,7 +14,6 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/stockbench/stockbench/faults"
 	"github.com/stockbench/stockbench/internal/servers"
 	"github.com/stockbench/stockbench/internal/servers/rig"
 	"github.com/stockbench/stockbench/results"
@@ -109,32 +108,26 @@ func Main(m *testing.M) {
 	os.Exit(code)
 }
 
-// Pool returns a pool of servers beside the shared one, for sales whose faults need
-// their own; it is closed when tb ends.
-func Pool(tb testing.TB) *rig.Pool {
+// Harness is the package's shared server with a pool of servers beside it for tb's sales
+// whose faults need their own: the pool is closed when tb ends, the shared server when
+// the package's tests end (Main).
+func Harness(tb testing.TB) *rig.Harness {
 	tb.Helper()
 	pool, err := rig.NewPool(context.Background(), Shared(tb), Config())
 	if err != nil {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { pool.Close(context.Background()) })
-	return pool
+	return &rig.Harness{Shared: Shared(tb), Pool: pool}
 }
 
-// OnRig runs a sale on the servers it needs (nodes lock servers, and what plan needs)
-// beside the shared server, with buyer clients of conns connections; it fails tb when
-// the servers cannot start or the sale cannot run.
-func OnRig(tb testing.TB, pool *rig.Pool, nodes int, plan faults.Plan, conns int,
-	run func(context.Context, rig.Clients) (results.Run, error), opts ...rig.Option) results.Run {
+// OnRig runs a sale on h, on the servers need asks for beside the shared one; it fails tb
+// when the servers cannot start or the sale cannot run.
+func OnRig(tb testing.TB, h *rig.Harness, need rig.Need, run func(context.Context, rig.Clients) (results.Run, error)) results.Run {
 	tb.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	r, err := rig.Start(ctx, Shared(tb), pool, nodes, plan, opts...)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer r.Close(context.Background())
-	got, err := run(ctx, r.Clients(conns))
+	got, err := rig.On(ctx, h, need, run)
 	if err != nil {
 		tb.Fatalf("run: %v", err)
 	}
