@@ -68,11 +68,11 @@ type runFile struct {
 // its thresholds and its baseline: exit 0 when all held, 1 when one broke or the run
 // regressed, 2 on bad input.
 func checkCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	c, jobs, judge, help, err := checkJobs(args, stdout)
+	c, jobs, after, help, err := checkJobs(args, stdout)
 	if help || err != nil {
 		return complain(stderr, err)
 	}
-	return execute(ctx, c, jobs, args, judge, stdout, stderr)
+	return execute(ctx, c, jobs, args, after, stdout, stderr)
 }
 
 // checkFlags binds check's flags: those of every running command, and the sale's.
@@ -84,9 +84,9 @@ func checkFlags() (*flag.FlagSet, *common, *saleFlags) {
 	return fs, c, sf
 }
 
-// checkJobs reads the command line and the run file into the jobs to run and the judge
+// checkJobs reads the command line and the run file into the jobs to run and the checks
 // of their outcome; everything is checked before anything starts.
-func checkJobs(args []string, stdout io.Writer) (*common, []job, judge, bool, error) {
+func checkJobs(args []string, stdout io.Writer) (*common, []job, afterword, bool, error) {
 	fs, _, _ := checkFlags()
 	pos, help, err := parseWithArgs(fs, args, stdout)
 	if help || err != nil {
@@ -120,7 +120,7 @@ func checkJobs(args []string, stdout io.Writer) (*common, []job, judge, bool, er
 	if err != nil {
 		return nil, nil, nil, false, err
 	}
-	j, err := rf.judge(file, append(slices.Clone(p.locks), p.queues...))
+	j, err := rf.checks(file, append(slices.Clone(p.locks), p.queues...))
 	if err != nil {
 		return nil, nil, nil, false, usageError(fmt.Errorf("%s: %w", file, err))
 	}
@@ -233,9 +233,9 @@ func (rf *runFile) plan(file string, designs *catalogue) (plan, error) {
 	return p, nil
 }
 
-// judge reads the thresholds and the baseline now, so that a bad one stops the check
+// checks reads the thresholds and the baseline now, so that a bad one stops the check
 // before it runs, and returns what judges the run.
-func (rf *runFile) judge(file string, designs []string) (judge, error) {
+func (rf *runFile) checks(file string, designs []string) (afterword, error) {
 	th := gate.Thresholds{}
 	for sel, list := range rf.Thresholds {
 		where := fmt.Sprintf("thresholds[%q]", sel)

@@ -20,17 +20,17 @@ import (
 	"github.com/stockbench/stockbench/scenarios"
 )
 
-// judge reads a finished run for a verdict of its own (check's thresholds), which may
+// afterword reads a finished run for a verdict of its own (check's thresholds), which may
 // add to the file before it is written; it returns the lines to print last and the exit
 // code it calls for.
-type judge func(f *results.File) (lines []string, code int)
+type afterword func(f *results.File) (lines []string, code int)
 
 // execute starts Redis, runs the jobs in order and writes the run directory after each
 // one. Ctrl-C or a failing run stops the sequence; what ran is still written, marked
 // incomplete, and Redis is stopped either way. What can be checked before a server
-// starts is: the output directory, and whether the sales fit in this machine. judge,
+// starts is: the output directory, and whether the sales fit in this machine. after,
 // when set, reads what ran before the run directory is written for the last time.
-func execute(ctx context.Context, c *common, jobs []job, args []string, judge judge, stdout, stderr io.Writer) int {
+func execute(ctx context.Context, c *common, jobs []job, args []string, after afterword, stdout, stderr io.Writer) int {
 	if err := writable(c.out); err != nil {
 		return complain(stderr, usageError(err))
 	}
@@ -68,9 +68,9 @@ func execute(ctx context.Context, c *common, jobs []job, args []string, judge ju
 	file.Complete = file.Incomplete == "" && len(file.Runs) == len(jobs)
 	file.FinishedAt = time.Now().UTC()
 	var verdict []string
-	if judge != nil {
+	if after != nil {
 		var jcode int
-		verdict, jcode = judge(file)
+		verdict, jcode = after(file)
 		code = max(code, jcode)
 	}
 	if err := out.Progress(file); err != nil {

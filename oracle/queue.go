@@ -132,13 +132,13 @@ func CheckQueue(l *QueueLedger, f *QueueFinal, ordered bool) QueueReport {
 	r.Crashed, r.Redeliveries, r.OutOfOrder, r.InDoubtTaken = deliveries(l, ordered)
 	r.LeaseOverlaps = leaseOverlaps(l)
 	if f != nil {
-		r.judgeEffects(l, f)
+		r.countEffects(l, f)
 	}
 	return r
 }
 
-// judgeEffects compares the orders accepted with the effects and refusals Redis logged.
-func (r *QueueReport) judgeEffects(l *QueueLedger, f *QueueFinal) {
+// countEffects compares the orders accepted with the effects and refusals Redis logged.
+func (r *QueueReport) countEffects(l *QueueLedger, f *QueueFinal) {
 	r.FinalStock = f.Stock
 	accepted := make(map[string]bool, len(l.Orders))
 	inDoubt := make(map[string]bool)

@@ -25,13 +25,13 @@ type kind interface {
 	horizon() time.Duration
 	// run runs the buyers (and workers) until they are done or ctx ends.
 	run(ctx context.Context, t *tally)
-	// readFinal reads what the sale left in Redis, for judge; an error when it cannot.
+	// readFinal reads what the sale left in Redis, for conclude; an error when it cannot.
 	readFinal(ctx context.Context) error
 	// cleanUp deletes every key the sale wrote.
 	cleanUp(ctx context.Context) error
-	// judge fills in run what the oracles found, the sale's figures and its settings;
+	// conclude fills in run what the oracles found, the sale's figures and its settings;
 	// unfired are the plan's faults that never struck.
-	judge(run *results.Run, unfired []string)
+	conclude(run *results.Run, unfired []string)
 }
 
 // runSale is the lifecycle of every sale on r: it builds the kind with the sale's fault
@@ -102,7 +102,7 @@ func runSale(ctx context.Context, s Sale, r Redis, ttl time.Duration, build func
 	}
 
 	run := results.Run{Scenario: s.Name, Complete: true, Started: started, Duration: time.Since(started)}
-	k.judge(&run, kindNames(inj.NotFired()))
+	k.conclude(&run, kindNames(inj.NotFired()))
 	run.DamageRate = run.NewRate()
 	run.Events = inj.Events()
 	if statsErr == nil {

@@ -49,10 +49,10 @@ type holds struct {
 	lost results.LostLocks
 }
 
-// judge counts a finished hold of d: lost when the release found the lock gone (a design
+// classify counts a finished hold of d: lost when the release found the lock gone (a design
 // with an owner check says so) or, for a lease that does not renew itself, when the hold
 // outlasted the TTL. A lost hold is put down to the largest of the holder's waits.
-func (hs *holds) judge(lease lockimpl.Lease, d, ttl time.Duration, notHeld bool, h *hold) {
+func (hs *holds) classify(lease lockimpl.Lease, d, ttl time.Duration, notHeld bool, h *hold) {
 	_, renews := lease.(lockimpl.Renewer)
 	lost := notHeld || (!renews && d > ttl)
 	hs.mu.Lock()

@@ -264,7 +264,7 @@ func (ls *lockSale) holder(ctx context.Context, a *app, i int, start, sent time.
 		rec.Released, rec.Expired = time.Since(ls.t0), lost
 	}
 	ls.record(rec)
-	ls.holds.judge(lease, leave.Sub(held), ls.TTL, lost, h)
+	ls.holds.classify(lease, leave.Sub(held), ls.TTL, lost, h)
 	ls.settle(ctx, i, start, left, err)
 }
 

@@ -379,8 +379,8 @@ func (ls *lockSale) lockTTL(ctx context.Context) (time.Duration, error) {
 	return longest, nil
 }
 
-// judge runs the oracles over the ledger and the final state, and fills run.
-func (ls *lockSale) judge(run *results.Run, unfired []string) {
+// conclude runs the oracles over the ledger and the final state, and fills run.
+func (ls *lockSale) conclude(run *results.Run, unfired []string) {
 	r := oracle.Check(ls.ledger, ls.final)
 	run.Kind, run.Impl, run.Oracle = results.LockSale, ls.impl.Name, r
 	run.Params = results.Params{

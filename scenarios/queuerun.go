@@ -223,9 +223,9 @@ func (qs *queueRun) readFinal(ctx context.Context) error {
 	return nil
 }
 
-// judge runs the queue oracles and fills run. The lock-sale figures the table shows
+// conclude runs the queue oracles and fills run. The lock-sale figures the table shows
 // (sold, final stock, sales/s) are filled from the queue's.
-func (qs *queueRun) judge(run *results.Run, unfired []string) {
+func (qs *queueRun) conclude(run *results.Run, unfired []string) {
 	q := oracle.CheckQueue(qs.ledger, qs.final, qs.impl.Ordered)
 	run.Kind, run.Impl, run.Queue, run.Backlog = results.QueueSale, qs.impl.Name, &q, qs.backlog
 	run.Oracle = oracle.Report{Buyers: qs.Buyers, Bought: q.Fulfilled, InitialStock: qs.Stock,

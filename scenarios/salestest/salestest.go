@@ -117,7 +117,7 @@ func Lock(t *testing.T, d LockDesign) {
 			each(&s.Sale)
 			return s.Run(ctx, r, d.Impl)
 		},
-	}.judge(t)
+	}.check(t)
 }
 
 // Queue runs d's design through queue sales as Lock does a lock's.
@@ -136,5 +136,5 @@ func Queue(t *testing.T, d QueueDesign) {
 			each(&s.Sale)
 			return s.Run(ctx, r, d.Impl)
 		},
-	}.judge(t)
+	}.check(t)
 }

@@ -51,7 +51,9 @@ type row struct {
 	worse bool
 }
 
-func (s subject) judge(t *testing.T) {
+// check runs the subject's sales, one subtest per fault, and fails t with the table when any
+// verdict is worse than claimed.
+func (s subject) check(t *testing.T) {
 	t.Helper()
 	if s.design == "" {
 		t.Fatal("salestest: the design needs a name (Impl.Name)")
