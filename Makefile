@@ -74,10 +74,14 @@ perf: build redis-server
 report: build
 	./$(BIN) report $(ARGS)
 
+# The packages whose tests take longest, named first so that go test starts them first,
+# two at a time, and the short ones fill in beside them.
+SLOW_FIRST := ./scenarios ./bench ./internal/designs/adapter ./internal/servers
+
 ## test: gofmt, vet and the race-enabled tests against a real Redis (and, where Chromium
 ## is or can be installed, the report checked in a headless browser)
 test: redis-server chromium adapters fmt-check vet
-	@$(REDIS_ENV) && $(GO) test -race -count=1 -timeout 30m ./...
+	@$(REDIS_ENV) && $(GO) test -race -count=1 -timeout 30m $(SLOW_FIRST) ./...
 
 ## fuzz: run each fuzz target for FUZZTIME (default 30s): fault plans, think times, sale
 ## settings, command lines, Redis URLs, results.json and gate rules

@@ -38,7 +38,16 @@ func TestReplayAndShrink(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep := again.Runs[0].Repeats; rep == nil || rep.Times != 2 || rep.Same+rep.Classes[oracle.ClassLost] != 2 ||
+	// Each rerun's class is a race's (seed-setnx's steal does not always happen on a
+	// loaded machine): what must hold is the tally, every rerun counted by its class.
+	rep := again.Runs[0].Repeats
+	tallied := 0
+	if rep != nil {
+		for _, n := range rep.Classes {
+			tallied += n
+		}
+	}
+	if rep == nil || rep.Times != 2 || tallied != 2 || rep.Same != rep.Classes[oracle.ClassOversold] ||
 		!strings.Contains(stdout, "fault-sale/seed-setnx/none: recorded OVERSOLD;") {
 		t.Errorf("want 2 reruns tallied into the record, got %+v:\n%s", rep, stdout)
 	}
