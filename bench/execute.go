@@ -242,21 +242,9 @@ func (e *env) runAll(ctx context.Context, jobs []job, parallel int, id string, o
 	// CPU. A sale alone is measured, and gets the CPUs --procs gave it (see useProcs).
 	procs := runtime.GOMAXPROCS(0)
 	defer runtime.GOMAXPROCS(procs)
-	var (
-		mu     sync.Mutex
-		ran    = make([]*results.Run, len(jobs))
-		code   = exitOK
-		wg     sync.WaitGroup
-		tokens = make(chan struct{}, parallel)
-	)
-	// fail records the first reason the run stops; unfinished collects the sales that
-	// did not finish while the others went on.
-	var unfinished []string
-	fail := func(c int, why string) {
-		if code == exitOK {
-			code, file.Incomplete = c, why
-		}
-	}
+	sc := &schedule{ran: make([]*results.Run, len(jobs)), code: exitOK, file: file, out: out, stderr: stderr}
+	tokens := make(chan struct{}, parallel)
+	var wg sync.WaitGroup
 	for _, i := range order(jobs, parallel) {
 		j := jobs[i]
 		w := 1
@@ -266,13 +254,13 @@ func (e *env) runAll(ctx context.Context, jobs []job, parallel int, id string, o
 		for range w {
 			tokens <- struct{}{}
 		}
-		mu.Lock()
-		stop := code != exitOK || ctx.Err() != nil
-		mu.Unlock()
-		if stop {
+		release := func() {
 			for range w {
 				<-tokens
 			}
+		}
+		if sc.stopped() || ctx.Err() != nil {
+			release()
 			break
 		}
 		if w == parallel {
@@ -283,68 +271,112 @@ func (e *env) runAll(ctx context.Context, jobs []job, parallel int, id string, o
 		step := fmt.Sprintf("stockbench: [%d/%d]", i+1, len(jobs))
 		fmt.Fprintf(stderr, "%s %s\n", step, j.describe())
 		wg.Go(func() {
-			defer func() {
-				for range w {
-					<-tokens
-				}
-			}()
+			defer release()
 			run, err := e.runJob(ctx, j, fmt.Sprintf("{stockbench:%s:%d}", id, i), w < parallel, stderr)
 			goOn := err != nil && run.Scenario != "" && len(jobs) > 1 && ctx.Err() == nil && e.answers(ctx)
-			mu.Lock()
-			defer mu.Unlock()
-			if err != nil && run.Scenario == "" {
-				if ctx.Err() != nil {
-					fail(exitInterrupted, fmt.Sprintf("interrupted while %s was starting", j.design()))
-				} else {
-					fail(exitFailed, fmt.Sprintf("%s could not start: %s", j.design(), oneLine(err.Error())))
-				}
-				return
+			if err == nil || run.Scenario != "" {
+				e.annotate(&run, j)
 			}
-			if run.Commands != nil && !e.Shared.Info.Owned {
-				run.Commands.Shared = true
-			}
-			if e.again != nil {
-				run.Rerun = e.again(j)
-			}
-			ran[i] = &run
-			fmt.Fprintf(stderr, "%s %s (%s) in %s\n", step, run.Cell, run.Verdict, run.Duration.Round(time.Millisecond))
-			file.Runs = file.Runs[:0]
-			for _, r := range ran {
-				if r != nil {
-					file.Runs = append(file.Runs, *r)
-				}
-			}
-			if err := out.Progress(file); err != nil {
-				fmt.Fprintln(stderr, "stockbench: write results:", oneLine(err.Error()))
-			}
-			switch {
-			case err != nil:
-				why := fmt.Sprintf("%s with %s under %s failed: %s", run.Subject(), j.design(), run.FaultPlan(), oneLine(err.Error()))
-				if !goOn {
-					fail(exitFailed, why)
-					break
-				}
-				unfinished = append(unfinished, why)
-				fmt.Fprintln(stderr, "stockbench: did not finish, the other sales go on:", why)
-			case ctx.Err() != nil:
-				fail(exitInterrupted, fmt.Sprintf("interrupted during %s with %s", run.Subject(), j.design()))
-			}
+			sc.record(ctx, i, j, step, run, err, goOn)
 		})
 	}
 	wg.Wait()
-	if code == exitOK && ctx.Err() != nil && len(file.Runs) < len(jobs) {
-		code, file.Incomplete = exitInterrupted, "interrupted before every sale ran"
+	return sc.finish(ctx, len(jobs))
+}
+
+// annotate adds to a job's run what the command knows of it: whether the server it
+// counted commands on was shared with others, and the command that reruns it.
+func (e *env) annotate(run *results.Run, j job) {
+	if run.Commands != nil && !e.Shared.Info.Owned {
+		run.Commands.Shared = true
 	}
-	if len(unfinished) > 0 {
-		slices.Sort(unfinished) // side by side, they end in no particular order
-		why := fmt.Sprintf("%d of %d sales did not finish: %s", len(unfinished), len(jobs), strings.Join(unfinished, "; "))
-		if code == exitOK {
-			code, file.Incomplete = exitFailed, why
+	if e.again != nil {
+		run.Rerun = e.again(j)
+	}
+}
+
+// schedule is what runAll's sales record as they end, side by side: each run in the
+// jobs' order, rewritten into the run directory after every one, the first reason the
+// run stops, and the sales that did not finish while the others went on.
+type schedule struct {
+	mu         sync.Mutex
+	ran        []*results.Run
+	code       int
+	unfinished []string
+	file       *results.File
+	out        *results.Output
+	stderr     io.Writer
+}
+
+// stopped reports whether a sale's end has stopped the run.
+func (sc *schedule) stopped() bool {
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	return sc.code != exitOK
+}
+
+// fail records the first reason the run stops; sc.mu is held.
+func (sc *schedule) fail(c int, why string) {
+	if sc.code == exitOK {
+		sc.code, sc.file.Incomplete = c, why
+	}
+}
+
+// record notes how job i ended: a sale that could not start stops the run; one that
+// started is written with the others, and if it failed, stops the run unless goOn (its
+// own servers failed it, the shared one still answers).
+func (sc *schedule) record(ctx context.Context, i int, j job, step string, run results.Run, err error, goOn bool) {
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	if err != nil && run.Scenario == "" {
+		if ctx.Err() != nil {
+			sc.fail(exitInterrupted, fmt.Sprintf("interrupted while %s was starting", j.design()))
 		} else {
-			file.Incomplete += "; " + why
+			sc.fail(exitFailed, fmt.Sprintf("%s could not start: %s", j.design(), oneLine(err.Error())))
+		}
+		return
+	}
+	sc.ran[i] = &run
+	fmt.Fprintf(sc.stderr, "%s %s (%s) in %s\n", step, run.Cell, run.Verdict, run.Duration.Round(time.Millisecond))
+	sc.file.Runs = sc.file.Runs[:0]
+	for _, r := range sc.ran {
+		if r != nil {
+			sc.file.Runs = append(sc.file.Runs, *r)
 		}
 	}
-	return code
+	if err := sc.out.Progress(sc.file); err != nil {
+		fmt.Fprintln(sc.stderr, "stockbench: write results:", oneLine(err.Error()))
+	}
+	switch {
+	case err != nil:
+		why := fmt.Sprintf("%s with %s under %s failed: %s", run.Subject(), j.design(), run.FaultPlan(), oneLine(err.Error()))
+		if !goOn {
+			sc.fail(exitFailed, why)
+			break
+		}
+		sc.unfinished = append(sc.unfinished, why)
+		fmt.Fprintln(sc.stderr, "stockbench: did not finish, the other sales go on:", why)
+	case ctx.Err() != nil:
+		sc.fail(exitInterrupted, fmt.Sprintf("interrupted during %s with %s", run.Subject(), j.design()))
+	}
+}
+
+// finish returns the run's exit code once every sale ended, with why it is incomplete:
+// interrupted before every one of the jobs ran, or some did not finish.
+func (sc *schedule) finish(ctx context.Context, jobs int) int {
+	if sc.code == exitOK && ctx.Err() != nil && len(sc.file.Runs) < jobs {
+		sc.code, sc.file.Incomplete = exitInterrupted, "interrupted before every sale ran"
+	}
+	if len(sc.unfinished) > 0 {
+		slices.Sort(sc.unfinished) // side by side, they end in no particular order
+		why := fmt.Sprintf("%d of %d sales did not finish: %s", len(sc.unfinished), jobs, strings.Join(sc.unfinished, "; "))
+		if sc.code == exitOK {
+			sc.code, sc.file.Incomplete = exitFailed, why
+		} else {
+			sc.file.Incomplete += "; " + why
+		}
+	}
+	return sc.code
 }
 
 // answers reports whether the shared server still answers, within 2 s: when it does, a
