@@ -217,7 +217,7 @@ func TestRedisKilled(t *testing.T) {
 				t.Errorf("stderr does not say why the run is incomplete:\n%s", s.err.String())
 			}
 			f := readRun(t, s.out, "summary.md")
-			if r := f.Runs[0]; f.Complete || r.Complete || r.Class != "UNKNOWN" {
+			if r := f.Runs[0]; f.Complete || r.Complete || r.Verdict.Class != "UNKNOWN" {
 				t.Errorf("want an incomplete run judged UNKNOWN, got complete=%v, %s (%s)", f.Complete, r.Verdict, f.Incomplete)
 			}
 			s.nothingLeft(t, f)

@@ -184,8 +184,8 @@ func TestDesignFiles(t *testing.T) {
 	// The flaw lets a second holder in inside the first's lease every time (a broken
 	// lock); whether they also oversell is a race, so the broken lock is what is asserted.
 	if f := readRun(t, out, "summary.md"); f.Runs[0].Impl != "px-seconds" || f.Runs[0].Oracle.LockBroken == 0 ||
-		(f.Runs[0].Class != "OVERSOLD" && f.Runs[0].Class != "LOCK-BROKEN") {
-		t.Errorf("run: want px-seconds OVERSOLD or LOCK-BROKEN, the lock broken, got %s %s", f.Runs[0].Impl, f.Runs[0].Cell)
+		(f.Runs[0].Verdict.Class != "OVERSOLD" && f.Runs[0].Verdict.Class != "LOCK-BROKEN") {
+		t.Errorf("run: want px-seconds OVERSOLD or LOCK-BROKEN, the lock broken, got %s %s", f.Runs[0].Impl, f.Runs[0].Verdict.Cell())
 	}
 
 	out = t.TempDir()
@@ -197,7 +197,7 @@ func TestDesignFiles(t *testing.T) {
 	f := readRun(t, out, "summary.md")
 	got := map[string]string{}
 	for _, r := range f.Runs {
-		got[r.Impl+"/"+r.FaultPlan()] = r.Cell
+		got[r.Impl+"/"+r.FaultPlan()] = r.Verdict.Cell()
 	}
 	for _, k := range []string{"token-scripts/none", "token-scripts/crash-holder", "token/none", "reliable-scripts/worker-crash"} {
 		if got[k] != "SAFE" {

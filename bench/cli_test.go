@@ -183,7 +183,7 @@ func TestRun(t *testing.T) {
 		t.Fatalf("exit %d:\n%s", code, stderr)
 	}
 	f := readOnlyRun(t, out)
-	if !f.Complete || len(f.Runs) != 1 || f.Runs[0].Verdict != "SAFE" || f.Runs[0].Oracle.Bought != 50 {
+	if !f.Complete || len(f.Runs) != 1 || f.Runs[0].Verdict.String() != "SAFE" || f.Runs[0].Oracle.Bought != 50 {
 		t.Errorf("want one complete SAFE run selling 50, got %+v", f)
 	}
 	if !strings.Contains(stdout, "flash-sale  lua") || !strings.Contains(stderr, "redis: ") {
@@ -369,14 +369,14 @@ func TestFaultRun(t *testing.T) {
 			if len(f.Runs) != 4 {
 				t.Fatalf("want 4 runs, got %d", len(f.Runs))
 			}
-			if exp, got := "OVERSOLD", f.Runs[2].Class; string(got) != exp {
-				t.Errorf("token under failover: want %s, got %s", exp, f.Runs[2].Cell)
+			if exp, got := "OVERSOLD", f.Runs[2].Verdict.Class; string(got) != exp {
+				t.Errorf("token under failover: want %s, got %s", exp, f.Runs[2].Verdict.Cell())
 			}
 			token := f.Runs[0]
-			if token.Class != "OVERSOLD" || len(token.Events) == 0 || token.Linearizability == nil ||
+			if token.Verdict.Class != "OVERSOLD" || len(token.Events) == 0 || token.Linearizability == nil ||
 				token.Linearizability.Verdict != oracle.NotLinearizable {
 				t.Errorf("token under redis-restart: want OVERSOLD, the restart recorded and a linearizability violation; got %s, %+v, %+v",
-					token.Cell, token.Events, token.Linearizability)
+					token.Verdict.Cell(), token.Events, token.Linearizability)
 			}
 			nothingLeft(t, cmd.Process.Pid, f)
 		})
@@ -450,8 +450,8 @@ func TestQueueRun(t *testing.T) {
 		t.Fatalf("exit %d:\n%s", code, stderr)
 	}
 	f := readRun(t, out, "backlog-queue-sale-naive-worker-crash.png")
-	if r := f.Runs[0]; r.Kind != "queue" || r.Cell != "LOST 3" || r.Queue == nil || r.Queue.Lost != 3 || len(r.Backlog) == 0 {
-		t.Errorf("want list to lose the 3 crashed workers' tasks, with a backlog; got %s, %+v", r.Cell, r.Queue)
+	if r := f.Runs[0]; r.Kind != "queue" || r.Verdict.Cell() != "LOST 3" || r.Queue == nil || r.Queue.Lost != 3 || len(r.Backlog) == 0 {
+		t.Errorf("want list to lose the 3 crashed workers' tasks, with a backlog; got %s, %+v", r.Verdict.Cell(), r.Queue)
 	}
 	if !strings.Contains(stdout, "queue-sale (naive fulfil)") {
 		t.Errorf("want the queue row in the table:\n%s", stdout)
@@ -482,7 +482,7 @@ func TestSweep(t *testing.T) {
 	if short := f.Runs[1]; short.Impl != "token" || short.Oracle.Overlaps == 0 {
 		t.Errorf("token at ttl=100ms: %s, want overlaps", short.Verdict)
 	}
-	if long := f.Runs[3]; long.Impl != "token" || long.Class != oracle.ClassSafe {
+	if long := f.Runs[3]; long.Impl != "token" || long.Verdict.Class != oracle.ClassSafe {
 		t.Errorf("token at ttl=1s: %s, want SAFE", long.Verdict)
 	}
 	if !strings.Contains(stdout, "slow-holder ttl=100ms") {
@@ -521,7 +521,7 @@ func TestMatrixSideBySide(t *testing.T) {
 	f := readRun(t, out, "summary.md")
 	var got []string
 	for _, r := range f.Runs {
-		got = append(got, r.Impl+"/"+r.FaultPlan()+": "+string(r.Class))
+		got = append(got, r.Impl+"/"+r.FaultPlan()+": "+string(r.Verdict.Class))
 	}
 	want := []string{"token/none: SAFE", "set-nx-ex/none: SAFE", "token/crash-holder: SAFE", "set-nx-ex/crash-holder: SAFE",
 		"token/slow-work: OVERSOLD", "set-nx-ex/slow-work: OVERSOLD"}

@@ -39,7 +39,7 @@ func TestDistributed(t *testing.T) {
 			t.Fatal(err)
 		}
 		run := f.Runs[0]
-		if run.Class != want || run.Shard == nil || run.Shard.Count != 4 || run.Oracle.Buyers != 400 {
+		if run.Verdict.Class != want || run.Shard == nil || run.Shard.Count != 4 || run.Oracle.Buyers != 400 {
 			t.Errorf("%s merged: %s over %d buyers (%+v), want %s over 400 from 4 shards", lock, run.Verdict, run.Oracle.Buyers, run.Shard, want)
 		}
 		if w := run.Oracle.Witness; lock == "seed-setnx" && (w == nil || w.Max < 2 || run.Oracle.Overlaps == 0) {

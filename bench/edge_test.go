@@ -41,11 +41,11 @@ func TestTinySales(t *testing.T) {
 				}
 				for _, r := range f.Runs {
 					switch {
-					case r.Verdict == "" || r.Class == "":
+					case r.Verdict.String() == "" || r.Verdict.Class == "":
 						t.Errorf("%s: no verdict", r.Impl)
 					case int64(r.Oracle.Bought) > int64(stock) && r.Impl != "none" && r.Impl != "seed-setnx":
 						t.Errorf("%s: sold %d of %d", r.Impl, r.Oracle.Bought, stock)
-					case buyers == 1 && r.Kind == "lock" && r.Class != oracle.ClassSafe:
+					case buyers == 1 && r.Kind == "lock" && r.Verdict.Class != oracle.ClassSafe:
 						t.Errorf("%s with one buyer: %s", r.Impl, r.Verdict)
 					}
 				}

@@ -337,7 +337,7 @@ func (sc *schedule) record(ctx context.Context, i int, j job, step string, run r
 		return
 	}
 	sc.ran[i] = &run
-	fmt.Fprintf(sc.stderr, "%s %s (%s) in %s\n", step, run.Cell, run.Verdict, run.Duration.Round(time.Millisecond))
+	fmt.Fprintf(sc.stderr, "%s %s (%s) in %s\n", step, run.Verdict.Cell(), run.Verdict, run.Duration.Round(time.Millisecond))
 	sc.file.Runs = sc.file.Runs[:0]
 	for _, r := range sc.ran {
 		if r != nil {

@@ -54,7 +54,7 @@ func TestExternal(t *testing.T) {
 				}
 				f := readRun(t, out, "summary.md")
 				t.Logf("%v: %s in %s", r.args, f.Runs[0].Verdict, f.Runs[0].Duration.Round(time.Millisecond))
-				if got := string(f.Runs[0].Class); got != r.want || f.Target.Cluster != (tg.name == "cluster") {
+				if got := string(f.Runs[0].Verdict.Class); got != r.want || f.Target.Cluster != (tg.name == "cluster") {
 					t.Errorf("%v: class %s (cluster %v), want %s", r.args, got, f.Target.Cluster, r.want)
 				}
 			}

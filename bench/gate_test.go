@@ -39,7 +39,7 @@ func savedRun(t *testing.T, dir, name string, oversold int64) string {
 			rep.Oversold, rep.Bought = oversold, 500+int(oversold)
 		}
 		f.Runs = append(f.Runs, results.Run{Kind: "lock", Scenario: "flash-sale", Impl: impl, Complete: true,
-			Oracle: rep, Class: rep.Class(), Cell: rep.Cell(), Verdict: rep.Verdict(), Findings: rep.Findings(),
+			Oracle: rep, Verdict: rep.Outcome(),
 			Expected: []oracle.Class{oracle.ClassSafe}, SalesPerSec: 1000, Latency: map[string]results.Latency{"purchase": lat}})
 	}
 	if err := out.Progress(f); err != nil {

@@ -33,8 +33,8 @@ func TestInfraMatrix(t *testing.T) {
 	f := readRun(t, out, "summary.md")
 	got := map[string]oracle.Class{}
 	for _, r := range f.Runs {
-		got[fmt.Sprintf("%s/%s", r.Impl, r.Params.Faults)] = r.Class
-		t.Logf("%s under %s: %s %v", r.Impl, r.Params.Faults, r.Cell, r.Events)
+		got[fmt.Sprintf("%s/%s", r.Impl, r.Params.Faults)] = r.Verdict.Class
+		t.Logf("%s under %s: %s %v", r.Impl, r.Params.Faults, r.Verdict.Cell(), r.Events)
 	}
 	for _, tt := range []struct {
 		cell string

@@ -100,8 +100,8 @@ func tally(orig *results.File, picked []int, reruns []results.Run) []string {
 				continue
 			}
 			rep.Times++
-			rep.Classes[x.Class]++
-			if x.Class == r.Class {
+			rep.Classes[x.Verdict.Class]++
+			if x.Verdict.Class == r.Verdict.Class {
 				rep.Same++
 			}
 		}
@@ -118,7 +118,7 @@ func tally(orig *results.File, picked []int, reruns []results.Run) []string {
 			mark = "  <- did not repeat"
 		}
 		lines = append(lines, fmt.Sprintf("%s: recorded %s; %d of %d reruns the same (%s)%s",
-			cellKey(*r), r.Class, rep.Same, rep.Times, strings.Join(got, ", "), mark))
+			cellKey(*r), r.Verdict.Class, rep.Same, rep.Times, strings.Join(got, ", "), mark))
 	}
 	return append(lines, fmt.Sprintf("%d of %d sales earned their recorded class on every rerun", steady, len(picked)))
 }

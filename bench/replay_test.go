@@ -24,9 +24,9 @@ func TestReplayAndShrink(t *testing.T) {
 	}
 	f := readRun(t, out, "latency-fault-sale.png")
 	r := f.Runs[0]
-	if r.Class != oracle.ClassOversold || !strings.Contains(stdout, "rerun fault-sale/seed-setnx/none (OVERSOLD") ||
+	if r.Verdict.Class != oracle.ClassOversold || !strings.Contains(stdout, "rerun fault-sale/seed-setnx/none (OVERSOLD") ||
 		!strings.Contains(stdout, "stockbench "+strings.Join(r.Rerun, " ")) || !strings.Contains(stdout, "--seed 1") {
-		t.Fatalf("want an oversold sale and the command that reruns it, got %s, %q:\n%s", r.Cell, r.Rerun, stdout)
+		t.Fatalf("want an oversold sale and the command that reruns it, got %s, %q:\n%s", r.Verdict.Cell(), r.Rerun, stdout)
 	}
 	dir := filepath.Join(out, f.ID)
 
@@ -71,8 +71,8 @@ func TestReplayAndShrink(t *testing.T) {
 	small := readRun(t, shrunk, "latency-fault-sale.png").Runs[0]
 	buyers, _ := strconv.Atoi(m[1])
 	stock, _ := strconv.Atoi(m[2])
-	if buyers > 12 || stock > 3 || small.Params.Buyers != buyers || small.Class != oracle.ClassOversold || len(small.Oracle.Violations) == 0 {
-		t.Errorf("want at most 12 buyers and 3 units still oversold, with its violations, got %s and %s: %s %+v\n%s", m[1], m[2], small.Cell, small.Oracle.Violations, stderr)
+	if buyers > 12 || stock > 3 || small.Params.Buyers != buyers || small.Verdict.Class != oracle.ClassOversold || len(small.Oracle.Violations) == 0 {
+		t.Errorf("want at most 12 buyers and 3 units still oversold, with its violations, got %s and %s: %s %+v\n%s", m[1], m[2], small.Verdict.Cell(), small.Oracle.Violations, stderr)
 	}
 
 	for _, args := range [][]string{

@@ -130,12 +130,12 @@ func shellQuote(s string) string {
 func rerunLines(f *results.File) []string {
 	var lines []string
 	for _, r := range f.Runs {
-		rank, _ := r.Class.Rank()
+		rank, _ := r.Verdict.Class.Rank()
 		act := !r.Complete || (r.AsExpected != nil && !*r.AsExpected) || (len(f.Runs) == 1 && rank > 0)
 		if !act || len(r.Rerun) == 0 {
 			continue
 		}
-		lines = append(lines, fmt.Sprintf("rerun %s (%s, Redis %s): stockbench %s", cellKey(r), r.Cell, or(f.Target.Version, "?"), shellLine(r.Rerun)))
+		lines = append(lines, fmt.Sprintf("rerun %s (%s, Redis %s): stockbench %s", cellKey(r), r.Verdict.Cell(), or(f.Target.Version, "?"), shellLine(r.Rerun)))
 	}
 	return lines
 }

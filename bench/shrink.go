@@ -47,7 +47,7 @@ func shrinkCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 		return complain(stderr, usageError(err))
 	}
 	i := slices.IndexFunc(orig.Runs, func(r results.Run) bool {
-		rank, _ := r.Class.Rank()
+		rank, _ := r.Verdict.Class.Rank()
 		return rank > 0 && len(r.Rerun) > 0 && strings.Contains(cellKey(r), *only)
 	})
 	if i < 0 {
@@ -63,15 +63,15 @@ func shrinkCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	defer e.stop(stderr)
 
-	s := shrinker{e: e, want: first.Class, tries: *tries, stderr: stderr, n: new(int), failed: map[string]bool{}}
-	fmt.Fprintf(stderr, "stockbench: shrink %s (%s): stockbench %s\n", cellKey(first), first.Cell, shellLine(first.Rerun))
+	s := shrinker{e: e, want: first.Verdict.Class, tries: *tries, stderr: stderr, n: new(int), failed: map[string]bool{}}
+	fmt.Fprintf(stderr, "stockbench: shrink %s (%s): stockbench %s\n", cellKey(first), first.Verdict.Cell(), shellLine(first.Rerun))
 	best, run, ok := s.search(ctx, first.Rerun, time.Now().Add(*budget))
 	if !ok {
 		if ctx.Err() != nil {
 			return exitInterrupted
 		}
 		fmt.Fprintf(stdout, "shrink: %s did not earn %s again in %d reruns: nothing to shrink from (stockbench replay measures how often it does)\n",
-			cellKey(first), first.Class, *tries)
+			cellKey(first), first.Verdict.Class, *tries)
 		return exitFailed
 	}
 	run.Rerun = best
@@ -86,7 +86,7 @@ func shrinkCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 		return complain(stderr, fmt.Errorf("shrink: report: %w", err))
 	}
 	fmt.Fprintf(stdout, "shrink: %s from %d buyers and a stock of %d to %d buyers and a stock of %d in %d sales: %s (%s)\n",
-		cellKey(first), first.Params.Buyers, first.Params.Stock, run.Params.Buyers, run.Params.Stock, *s.n, run.Cell, run.Verdict)
+		cellKey(first), first.Params.Buyers, first.Params.Stock, run.Params.Buyers, run.Params.Stock, *s.n, run.Verdict.Cell(), run.Verdict)
 	fmt.Fprintf(stdout, "smallest: stockbench %s\n", shellLine(best))
 	fmt.Fprintf(stdout, "results: %s\n", out.Dir)
 	return exitOK
@@ -182,12 +182,12 @@ func (s shrinker) earns(ctx context.Context, args []string) (run results.Run, ok
 		if ctx.Err() != nil {
 			return results.Run{}, false
 		}
-		got := string(run.Class)
+		got := string(run.Verdict.Class)
 		if err != nil {
 			got = "did not finish: " + oneLine(err.Error())
 		}
 		fmt.Fprintf(s.stderr, "stockbench: shrink [%d] %s: %s (try %d of %d)\n", *s.n, sizes(args), got, t+1, s.tries)
-		if err == nil && run.Class == s.want {
+		if err == nil && run.Verdict.Class == s.want {
 			return run, true
 		}
 	}

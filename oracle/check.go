@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 )
 
@@ -274,31 +273,8 @@ func (r Report) Findings() []string {
 	return f
 }
 
-// Cell is the verdict as one matrix cell: the class with its number, as in
-// "OVERSOLD 3", "LOST 5", "OVERLAP 12", "STUCK" or "SAFE". Damage done through a broken
-// lock says so ("OVERSOLD 3 BROKEN"), for a lock's promise broken and a lease outlived
-// read the same in the class alone.
-func (r Report) Cell() string {
-	broken := ""
-	if r.LockBroken > 0 {
-		broken = " BROKEN"
-	}
-	switch c := r.Class(); c {
-	case ClassOversold:
-		return fmt.Sprintf("%s %d%s", c, r.Oversold, broken)
-	case ClassLost:
-		if r.StockGone {
-			return fmt.Sprintf("%s STOCK", c)
-		}
-		return fmt.Sprintf("%s %d%s", c, max(abs(r.LostUpdates), abs(r.OrderMismatch), int64(r.MissingOrders+r.DuplicateOrders+r.PhantomOrders)), broken)
-	case ClassBroken:
-		return fmt.Sprintf("%s %d", c, r.LockBroken)
-	case ClassOverlap:
-		return fmt.Sprintf("%s %d", c, r.Overlaps)
-	default:
-		return string(c)
-	}
-}
+// Cell is the verdict as a matrix cell shows it (see Verdict.Cell).
+func (r Report) Cell() string { return r.Outcome().Cell() }
 
 func abs(n int64) int64 {
 	if n < 0 {
@@ -307,15 +283,6 @@ func abs(n int64) int64 {
 	return n
 }
 
-// Verdict is "SAFE" when nothing was found, else the findings joined. Without the final
-// state nothing can be called safe: it is then "UNKNOWN" unless something was found.
-func (r Report) Verdict() string {
-	f := r.Findings()
-	switch {
-	case len(f) > 0:
-		return strings.Join(f, " ")
-	case r.FinalUnknown:
-		return "UNKNOWN"
-	}
-	return "SAFE"
-}
+// Verdict is the verdict line: the findings joined, or the class alone (SAFE, or
+// UNKNOWN without the final state) when nothing was found.
+func (r Report) Verdict() string { return r.Outcome().String() }

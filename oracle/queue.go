@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
 	"time"
 )
 
@@ -323,20 +322,7 @@ func (r QueueReport) Class() Class {
 }
 
 // Cell is the class with its number, as a matrix cell shows it.
-func (r QueueReport) Cell() string {
-	switch c := r.Class(); c {
-	case ClassOversold:
-		return fmt.Sprintf("%s %d", c, r.Oversold)
-	case ClassLost:
-		return fmt.Sprintf("%s %d", c, r.Lost)
-	case ClassDuplicated:
-		return fmt.Sprintf("%s %d", c, r.DuplicatedEffects+r.Phantom)
-	case ClassReordered:
-		return fmt.Sprintf("%s %d", c, r.OutOfOrder)
-	default:
-		return string(c)
-	}
-}
+func (r QueueReport) Cell() string { return r.Outcome().Cell() }
 
 // Findings lists what went wrong, most severe first.
 func (r QueueReport) Findings() []string {
@@ -358,17 +344,9 @@ func (r QueueReport) Findings() []string {
 	return f
 }
 
-// Verdict is "SAFE" or the findings joined; "UNKNOWN" when nothing was found but the
-// final state could not be read.
-func (r QueueReport) Verdict() string {
-	switch f := r.Findings(); {
-	case len(f) > 0:
-		return strings.Join(f, " ")
-	case r.FinalUnknown:
-		return "UNKNOWN"
-	}
-	return "SAFE"
-}
+// Verdict is the findings joined, or the class alone (SAFE, or UNKNOWN when the final
+// state could not be read) when nothing was found.
+func (r QueueReport) Verdict() string { return r.Outcome().String() }
 
 // TaskViolation is one task the queue mishandled, with every delivery of it, for the
 // timelines: DUPLICATED (its order applied more than once), LOST (accepted, taken, and

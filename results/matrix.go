@@ -46,7 +46,7 @@ func (m Matrix) Cell(lock, faults string) string {
 	if !ok {
 		return "-"
 	}
-	c := r.Cell
+	c := r.Verdict.Cell()
 	if r.AsExpected != nil && !*r.AsExpected {
 		c += "!"
 	}
@@ -82,7 +82,7 @@ func Surprises(runs []Run) []string {
 				want[i] = string(c)
 			}
 			out = append(out, fmt.Sprintf("%s with %s under %s: %s, documented %s",
-				r.Subject(), r.Impl, r.FaultPlan(), r.Cell, strings.Join(want, " or ")))
+				r.Subject(), r.Impl, r.FaultPlan(), r.Verdict.Cell(), strings.Join(want, " or ")))
 		}
 	}
 	return out

@@ -1,8 +1,10 @@
 package results
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -235,7 +237,7 @@ func TestOutputProgress(t *testing.T) {
 	}
 	rep := oracle.Report{Bought: 10, InitialStock: 10}
 	f := &File{SchemaVersion: SchemaVersion, ID: "test", Incomplete: "interrupted", Runs: []Run{
-		{Scenario: "flash-sale", Impl: "set-nx-ex", Complete: true, Verdict: rep.Verdict(), Cell: rep.Cell(), Class: rep.Class(), Oracle: rep},
+		{Scenario: "flash-sale", Impl: "set-nx-ex", Complete: true, Verdict: rep.Outcome(), Oracle: rep},
 	}}
 	if err := out.Progress(f); err != nil {
 		t.Fatal(err)
@@ -257,11 +259,52 @@ func TestOutputProgress(t *testing.T) {
 
 // A cell whose reruns did not all earn its class says so.
 func TestMatrixMarksUnsteadyCells(t *testing.T) {
-	steady, unsteady := Run{Scenario: "s", Impl: "a", Cell: "SAFE", Complete: true}, Run{Scenario: "s", Impl: "b", Cell: "OVERSOLD 1", Complete: true}
+	steady := Run{Scenario: "s", Impl: "a", Verdict: oracle.Verdict{Class: oracle.ClassSafe}, Complete: true}
+	unsteady := Run{Scenario: "s", Impl: "b", Verdict: oracle.Verdict{Class: oracle.ClassOversold, Count: 1}, Complete: true}
 	steady.Repeats = &Repeats{Times: 3, Same: 3}
 	unsteady.Repeats = &Repeats{Times: 10, Same: 7}
 	m := Matrices([]Run{steady, unsteady})[0]
 	if got := m.Cell("a", "none") + " | " + m.Cell("b", "none"); got != "SAFE | OVERSOLD 1~" {
 		t.Errorf("want the unsteady cell marked ~, got %q", got)
+	}
+}
+
+// TestVerdictViews: a run's verdict is stored once and written as its views; reading the
+// committed baseline and writing it again gives every run the verdict line, class, cell
+// and findings it had.
+func TestVerdictViews(t *testing.T) {
+	b, err := os.ReadFile("../baseline/results.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	type views struct {
+		Verdict  string   `json:"verdict"`
+		Class    string   `json:"class"`
+		Cell     string   `json:"cell"`
+		Findings []string `json:"findings"`
+	}
+	var raw struct{ Runs []views }
+	if err := json.Unmarshal(b, &raw); err != nil {
+		t.Fatal(err)
+	}
+	var f File
+	if err := json.Unmarshal(b, &f); err != nil {
+		t.Fatal(err)
+	}
+	again, err := json.Marshal(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back struct{ Runs []views }
+	if err := json.Unmarshal(again, &back); err != nil {
+		t.Fatal(err)
+	}
+	if len(raw.Runs) == 0 || len(back.Runs) != len(raw.Runs) {
+		t.Fatalf("runs: %d read, %d written", len(raw.Runs), len(back.Runs))
+	}
+	for i, want := range raw.Runs {
+		if got := back.Runs[i]; !reflect.DeepEqual(got, want) {
+			t.Errorf("run %d: wrote %+v, read %+v", i, got, want)
+		}
 	}
 }

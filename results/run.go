@@ -1,8 +1,9 @@
 package results
 
 import (
+	"encoding/json"
+	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/stockbench/stockbench/faults"
@@ -35,14 +36,13 @@ type Run struct {
 	Started  time.Time     `json:"started_at"`
 	Duration time.Duration `json:"duration_ns"`
 
-	// Kind is what the run sold through. Verdict lists every finding; Class is the most
-	// severe kind of finding and Cell the class with its number, as the matrix shows it.
-	Kind     SaleKind      `json:"kind"`
-	Verdict  string        `json:"verdict"`
-	Class    oracle.Class  `json:"class"`
-	Cell     string        `json:"cell"`
-	Findings []string      `json:"findings"`
-	Oracle   oracle.Report `json:"oracle"`
+	// Kind is what the run sold through.
+	Kind SaleKind `json:"kind"`
+	// Verdict is what the oracles concluded, stored once: its class and findings, and its
+	// cell and line as views (Verdict.Cell(), Verdict.String()). results.json holds the
+	// views, "verdict", "class", "cell" and "findings".
+	Verdict oracle.Verdict `json:"-"`
+	Oracle  oracle.Report  `json:"oracle"`
 	// Expected is the classes the implementation documents for this fault plan; empty
 	// when it documents none. AsExpected says whether Class is one of them.
 	Expected   []oracle.Class `json:"expected,omitempty"`
@@ -141,28 +141,53 @@ type Sample struct {
 	N  int64         `json:"n"`
 }
 
-// Judge sets the run's verdict, class, cell and findings from what the oracles found and
-// the plan's faults that never struck, and whether the class is one the design
-// documents (expected, when it documents any). A sale that found nothing under a fault
-// that never struck is NOT-EXERCISED, not SAFE.
-func (r *Run) Judge(verdict string, class oracle.Class, cell string, findings, unfired []string, expected []oracle.Class) {
-	r.Verdict, r.Class, r.Cell, r.Findings, r.NotExercised = verdict, class, cell, slices.Clone(findings), unfired
-	if len(unfired) > 0 {
-		note := string(oracle.ClassNotExercised) + " " + strings.Join(unfired, ",")
-		r.Findings = append(r.Findings, note)
-		if r.Class = oracle.NotExercised(class, len(unfired)); r.Class != class {
-			r.Verdict, r.Cell = note, string(r.Class)
-		} else {
-			r.Verdict += " " + note
-		}
-	}
-	if r.Findings == nil {
-		r.Findings = []string{}
+// Judge sets the run's verdict from what the oracles concluded and the plan's faults
+// that never struck, and whether its class is one the design documents (expected, when
+// it documents any). A sale that found nothing under a fault that never struck is
+// NOT-EXERCISED, not SAFE. It is the one function that judges a sale of any kind.
+func (r *Run) Judge(v oracle.Verdict, unfired []string, expected []oracle.Class) {
+	r.Verdict, r.NotExercised = v.WithUnfired(unfired), unfired
+	if r.Verdict.Findings == nil {
+		r.Verdict.Findings = []string{}
 	}
 	if len(expected) > 0 {
-		as := slices.Contains(expected, r.Class)
+		as := slices.Contains(expected, r.Verdict.Class)
 		r.Expected, r.AsExpected = expected, &as
 	}
+}
+
+// runRecord is Run without its methods, for encoding/json.
+type runRecord Run
+
+// runJSON is a Run as results.json holds it: its verdict as the views readers use.
+type runJSON struct {
+	Verdict  string       `json:"verdict"`
+	Class    oracle.Class `json:"class"`
+	Cell     string       `json:"cell"`
+	Findings []string     `json:"findings"`
+	*runRecord
+}
+
+// MarshalJSON writes the run with its verdict's views.
+func (r Run) MarshalJSON() ([]byte, error) {
+	return json.Marshal(runJSON{r.Verdict.String(), r.Verdict.Class, r.Verdict.Cell(), r.Verdict.Findings, (*runRecord)(&r)})
+}
+
+// UnmarshalJSON reads a run and its verdict back from the views.
+func (r *Run) UnmarshalJSON(b []byte) error {
+	w := runJSON{runRecord: (*runRecord)(r)}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	if w.Class == "" && w.Cell == "" {
+		return nil // no verdict recorded: the readers of a file refuse it
+	}
+	v, err := oracle.ParseVerdict(w.Class, w.Cell, w.Findings)
+	if err != nil {
+		return fmt.Errorf("run %s/%s: %w", r.Scenario, r.Impl, err)
+	}
+	r.Verdict = v
+	return nil
 }
 
 // FaultPlan is the fault plan the run ran under, faults.None for none.

@@ -61,7 +61,7 @@ func ExampleFlashSale_Run() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Printf("%s: sold %d of %d\n", run.Cell, run.Oracle.Bought, run.Oracle.InitialStock)
+	fmt.Printf("%s: sold %d of %d\n", run.Verdict.Cell(), run.Oracle.Bought, run.Oracle.InitialStock)
 	// Output: SAFE: sold 10 of 10
 }
 
@@ -89,6 +89,6 @@ func ExampleFlashSale_Run_fault() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println(run.Class)
+	fmt.Println(run.Verdict.Class)
 	// Output: OVERSOLD
 }

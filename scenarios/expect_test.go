@@ -63,8 +63,8 @@ func TestDocumentedVerdicts(t *testing.T) {
 				s.Prefix = fmt.Sprintf("{test:%s:%s}", impl.Name, plan)
 				run := onRig(t, h, rig.ForLock(impl, plan, s.WithDefaults().Conns),
 					func(ctx context.Context, r scenarios.Redis) (results.Run, error) { return s.Run(ctx, r, impl) })
-				if !slices.Contains(wants[i], run.Class) {
-					t.Errorf("want %v, got %s (%s); events %+v", wants[i], run.Cell, run.Verdict, run.Events)
+				if !slices.Contains(wants[i], run.Verdict.Class) {
+					t.Errorf("want %v, got %s (%s); events %+v", wants[i], run.Verdict.Cell(), run.Verdict, run.Events)
 				}
 				brokenOrOutlived(t, impl.Name, plan, run.Oracle)
 			})
@@ -124,8 +124,8 @@ func TestDocumentedQueueVerdicts(t *testing.T) {
 					run := onRig(t, h, rig.ForQueue(plan, s.WithDefaults().Conns),
 						func(ctx context.Context, r scenarios.Redis) (results.Run, error) { return s.Run(ctx, r, impl) })
 					q := run.Queue
-					if !slices.Contains(wants[i], run.Class) || q.Oversold > 0 {
-						t.Errorf("want %v, got %s (%s): %+v", wants[i], run.Cell, run.Verdict, q)
+					if !slices.Contains(wants[i], run.Verdict.Class) || q.Oversold > 0 {
+						t.Errorf("want %v, got %s (%s): %+v", wants[i], run.Verdict.Cell(), run.Verdict, q)
 					}
 					if plan.Has(faults.WorkerCrash) && strings.HasPrefix(impl.Guarantee, "at most once") && q.Lost != q.Crashed {
 						t.Errorf("want exactly the %d crashed workers' tasks lost, got %d", q.Crashed, q.Lost)
@@ -139,7 +139,7 @@ func TestDocumentedQueueVerdicts(t *testing.T) {
 							t.Errorf("want %d deaths in the recovery record, got %+v", q.Crashed, rc)
 						// seed-zset's race may have handed a dying worker's task to another
 						// worker before the death: safe, though that task came back never.
-						case run.Class == oracle.ClassSafe && impl.Name != "seed-zset" && (rc.Never > 0 || l.Count != int64(rc.Deaths)):
+						case run.Verdict.Class == oracle.ClassSafe && impl.Name != "seed-zset" && (rc.Never > 0 || l.Count != int64(rc.Deaths)):
 							t.Errorf("a safe sale: want every task redelivered and timed, got %+v, %d timed", rc, l.Count)
 						}
 					}

@@ -59,7 +59,7 @@ func TestRenewalOracle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Oracle.RenewalsAfterRelease == 0 || !slices.Contains(r.Findings, fmt.Sprintf("RENEWED-AFTER-RELEASE %d", r.Oracle.RenewalsAfterRelease)) {
-		t.Errorf("want renewals after release reported, got %d, findings %q", r.Oracle.RenewalsAfterRelease, r.Findings)
+	if r.Oracle.RenewalsAfterRelease == 0 || !slices.Contains(r.Verdict.Findings, fmt.Sprintf("RENEWED-AFTER-RELEASE %d", r.Oracle.RenewalsAfterRelease)) {
+		t.Errorf("want renewals after release reported, got %d, findings %q", r.Oracle.RenewalsAfterRelease, r.Verdict.Findings)
 	}
 }

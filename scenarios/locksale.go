@@ -394,17 +394,16 @@ func (ls *lockSale) conclude(run *results.Run, unfired []string) {
 	if ls.apps[0].purchaser != nil {
 		run.Params.Critical, run.Params.Think = "lua-script", "-"
 	}
-	verdict, findings := r.Verdict(), r.Findings()
+	v := r.Outcome()
 	if ls.CheckLinearizable {
 		lin := oracle.CheckLinearizable(ls.ledger, 10*time.Second)
 		run.Linearizability = &lin
 		if lin.Verdict == oracle.NotLinearizable {
-			findings = append(findings, "NOT-LINEARIZABLE")
-			verdict = strings.Join(findings, " ")
+			v.Findings = append(v.Findings, "NOT-LINEARIZABLE")
 		}
 	}
 	want, _ := LockVerdicts(ls.impl.Name).For(ls.Faults)
-	run.Judge(verdict, r.Class(), r.Cell(), findings, unfired, want)
+	run.Judge(v, unfired, want)
 	run.Log = ls.log
 	fromLedger(run, r, ls.ledger.Started())
 	if ls.apps[0].locker != nil {

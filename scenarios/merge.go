@@ -73,7 +73,7 @@ func Merge(parts []results.Part) (results.Run, error) {
 	run.Duration = end.Sub(run.Started)
 	slices.SortStableFunc(run.Events, func(a, b faults.Event) int { return cmp.Compare(a.At, b.At) })
 	want, _ := LockVerdicts(run.Impl).For(plan)
-	run.Judge(r.Verdict(), r.Class(), r.Cell(), r.Findings(), unfiredAll(parts), want)
+	run.Judge(r.Outcome(), unfiredAll(parts), want)
 	fromLedger(&run, r, ledger.Entries)
 	if run.Latency, err = addLatencies(parts); err != nil {
 		return results.Run{}, err

@@ -88,8 +88,8 @@ func TestRestartKeepsWhatItsModeKept(t *testing.T) {
 				return s.Run(ctx, Redis(c), token)
 			})
 			restarted(t, r)
-			if r.Class != tt.want {
-				t.Errorf("want %s, got %s (%v)", tt.want, r.Cell, r.Events)
+			if r.Verdict.Class != tt.want {
+				t.Errorf("want %s, got %s (%v)", tt.want, r.Verdict.Cell(), r.Events)
 			}
 			// Emptied well inside the victim's 10s lease, the lock let a second holder in:
 			// its promise broken, not a lease outlived.
@@ -114,7 +114,7 @@ func restarted(t *testing.T, r results.Run) {
 	t.Helper()
 	for _, e := range r.Events {
 		if e.Fault == faults.RedisRestart && e.Err == "" {
-			t.Logf("%s: %s", r.Cell, e.Detail)
+			t.Logf("%s: %s", r.Verdict.Cell(), e.Detail)
 			return
 		}
 	}

@@ -239,7 +239,7 @@ func (qs *queueRun) conclude(run *results.Run, unfired []string) {
 		run.Params.Warmup = qs.Warmup.String()
 	}
 	want, _ := QueueVerdicts(qs.impl.Name, qs.Fulfil).For(qs.Faults)
-	run.Judge(q.Verdict(), q.Class(), q.Cell(), q.Findings(), unfired, want)
+	run.Judge(q.Outcome(), unfired, want)
 	run.Log = qs.log
 	var last time.Duration
 	var sold []time.Duration

@@ -71,8 +71,8 @@ func TestShardsMergeToTheOneProcessVerdict(t *testing.T) {
 			}
 			o := run.Oracle
 			t.Logf("%s merged: %s; bought %d, final %d, witness %+v, latency n=%d", tc.lock, run.Verdict, o.Bought, o.FinalStock, o.Witness, run.Latency["purchase"].Count)
-			if run.Class != tc.want {
-				t.Fatalf("merged class %s (%s), want %s", run.Class, run.Verdict, tc.want)
+			if run.Verdict.Class != tc.want {
+				t.Fatalf("merged class %s (%s), want %s", run.Verdict.Class, run.Verdict, tc.want)
 			}
 			if o.Buyers != 200 || o.Pending != 0 || !run.Complete {
 				t.Errorf("merged ledger: %d buyers, %d pending, complete %v; want 200, 0, true", o.Buyers, o.Pending, run.Complete)
@@ -134,7 +134,7 @@ func TestMergeRefuses(t *testing.T) {
 			}
 		})
 	}
-	if run, err := Merge(parts); err != nil || run.Class != oracle.ClassSafe || run.Oracle.Bought != 3 {
+	if run, err := Merge(parts); err != nil || run.Verdict.Class != oracle.ClassSafe || run.Oracle.Bought != 3 {
 		t.Fatalf("the whole set: %v, %s, bought %d", err, run.Verdict, run.Oracle.Bought)
 	}
 }

@@ -38,7 +38,7 @@ func TestAppsHaveTheirOwnPools(t *testing.T) {
 	s := contended
 	s.Apps, s.Conns = 3, 4
 	r := run(t, s, "token")
-	if r.Class != oracle.ClassSafe || r.Oracle.Bought != int(s.Stock) {
+	if r.Verdict.Class != oracle.ClassSafe || r.Oracle.Bought != int(s.Stock) {
 		t.Fatalf("token through 3 apps: %s, bought %d of %d", r.Verdict, r.Oracle.Bought, s.Stock)
 	}
 	if r.Params.Apps != 3 {
@@ -96,7 +96,7 @@ func TestPauseRate(t *testing.T) {
 		Think: Fixed(time.Millisecond), TTL: 100 * time.Millisecond,
 		Retry: lockimpl.Retry{Interval: 5 * time.Millisecond, Timeout: 20 * time.Second}}
 	token := run(t, s, "token")
-	if token.Class != oracle.ClassOversold || token.DamageRate == nil || token.DamageRate.Per10k <= 0 ||
+	if token.Verdict.Class != oracle.ClassOversold || token.DamageRate == nil || token.DamageRate.Per10k <= 0 ||
 		token.DamageRate.Low > token.DamageRate.Per10k || token.DamageRate.High < token.DamageRate.Per10k {
 		t.Fatalf("token under a 10%% pause rate: %s, rate %+v", token.Verdict, token.DamageRate)
 	}
@@ -126,11 +126,11 @@ func TestLatencySpike(t *testing.T) {
 	s := contended
 	s.Faults = faults.Plan{{Kind: faults.LatencySpike, P: 0.2, Latency: 5 * time.Millisecond}}
 	r := run(t, s, "token")
-	if r.Class != oracle.ClassSafe || countEvents(r.Events, faults.LatencySpike) == 0 {
+	if r.Verdict.Class != oracle.ClassSafe || countEvents(r.Events, faults.LatencySpike) == 0 {
 		t.Fatalf("token under spikes: %s, events %v", r.Verdict, r.Events)
 	}
 	one := FlashSale{Sale: Sale{Buyers: 1, Stock: 1, Faults: faults.Plan{{Kind: faults.LatencySpike, P: 1e-9}}}}
-	if r := run(t, one, "lua"); r.Class != oracle.ClassNotExercised {
+	if r := run(t, one, "lua"); r.Verdict.Class != oracle.ClassNotExercised {
 		t.Fatalf("a spike that never struck: %s", r.Verdict)
 	}
 }
@@ -149,7 +149,7 @@ func TestServeQueuesBuyersAtTheDoor(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Class != oracle.ClassStuck || r.Oracle.Bought == 0 || r.Oracle.GaveUpWithStock == 0 {
+	if r.Verdict.Class != oracle.ClassStuck || r.Oracle.Bought == 0 || r.Oracle.GaveUpWithStock == 0 {
 		t.Fatalf("serve 4: %s, bought %d", r.Verdict, r.Oracle.Bought)
 	}
 	if r.Tries == nil || r.Tries.Buyers >= s.Buyers {
@@ -165,7 +165,7 @@ func TestContentionIsNotStuck(t *testing.T) {
 	s := FlashSale{Sale: Sale{Buyers: 50, Stock: 5, Rate: 100}, Think: Fixed(30 * time.Millisecond), TTL: time.Second,
 		Retry: lockimpl.Retry{Interval: 5 * time.Millisecond, Timeout: 60 * time.Millisecond}}
 	r := run(t, s, "token")
-	if o := r.Oracle; r.Class != oracle.ClassSafe || o.Bought != 5 || o.GaveUpWithStock == 0 || o.Unsold != 0 {
+	if o := r.Oracle; r.Verdict.Class != oracle.ClassSafe || o.Bought != 5 || o.GaveUpWithStock == 0 || o.Unsold != 0 {
 		t.Fatalf("want SAFE with 5 sold and buyers who gave up before the sell-out, got %s: bought %d, gave up %d (%d with stock), unsold %d",
 			r.Verdict, o.Bought, o.GaveUp, o.GaveUpWithStock, o.Unsold)
 	}

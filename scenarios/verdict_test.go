@@ -89,7 +89,7 @@ func TestExpectedVerdicts(t *testing.T) {
 				}
 				return
 			}
-			if r.Verdict != "SAFE" || int64(o.Bought) != tt.sale.Stock || o.FinalStock != 0 || o.OrdersRecorded != tt.sale.Stock {
+			if r.Verdict.String() != "SAFE" || int64(o.Bought) != tt.sale.Stock || o.FinalStock != 0 || o.OrdersRecorded != tt.sale.Stock {
 				t.Errorf("want SAFE with exactly %d sold, got %s: bought %d, final %d, orders %d",
 					tt.sale.Stock, r.Verdict, o.Bought, o.FinalStock, o.OrdersRecorded)
 			}

@@ -53,8 +53,8 @@ func TestZombieLock(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if r.Class != tt.want || (tt.want == oracle.ClassStuck) != strings.Contains(r.Verdict, "ZOMBIE-LOCK") {
-				t.Errorf("want %s, got %s (%s)", tt.want, r.Cell, r.Verdict)
+			if r.Verdict.Class != tt.want || (tt.want == oracle.ClassStuck) != strings.Contains(r.Verdict.String(), "ZOMBIE-LOCK") {
+				t.Errorf("want %s, got %s (%s)", tt.want, r.Verdict.Cell(), r.Verdict)
 			}
 			if h := r.Oracle; h.Bought != 1 {
 				t.Errorf("want the one unit sold, got %+v", h)

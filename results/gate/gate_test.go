@@ -27,14 +27,14 @@ type gateRun struct {
 func (g gateRun) run() results.Run {
 	rep := oracle.Report{Oversold: g.oversold, Overlaps: int(g.overl), Bought: 30, InitialStock: 30}
 	r := results.Run{Kind: "lock", Scenario: "flash-sale", Impl: g.impl, Complete: !g.incomplete,
-		Params: results.Params{Faults: g.faults}, Oracle: rep, Class: rep.Class(), Cell: rep.Cell(), Verdict: rep.Verdict(),
+		Params: results.Params{Faults: g.faults}, Oracle: rep, Verdict: rep.Outcome(),
 		SalesPerSec: g.sales, Expected: g.expected,
 		Latency: map[string]results.Latency{"purchase": {Count: g.n, P99Us: g.p99, P999Us: g.p999}}}
 	if g.faults == "none" {
 		r.Params.Faults = ""
 	}
 	if len(g.unfired) > 0 {
-		r.Judge(rep.Verdict(), rep.Class(), rep.Cell(), rep.Findings(), g.unfired, g.expected)
+		r.Judge(rep.Outcome(), g.unfired, g.expected)
 	}
 	return r
 }

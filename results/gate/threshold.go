@@ -183,7 +183,7 @@ func check(f *results.File, r *results.Run, t Threshold) (results.Check, bool) {
 	case !r.Complete:
 		c.Why = "the sale did not finish"
 		return c, true
-	case m.safety && r.Class == oracle.ClassUnknown:
+	case m.safety && r.Verdict.Class == oracle.ClassUnknown:
 		c.Why = "the final state could not be read"
 		return c, true
 	case !ok && m.latency:

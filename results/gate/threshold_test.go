@@ -59,7 +59,7 @@ func mustThresholds(t *testing.T, m map[string][]string) Thresholds {
 // it got; one that cannot be judged is broken, never held.
 func TestCheckThresholds(t *testing.T) {
 	unknown := gateRun{impl: "mine", faults: "evict", sales: 100, n: 30}.run()
-	unknown.Class, unknown.Oracle.FinalUnknown = oracle.ClassUnknown, true
+	unknown.Verdict.Class, unknown.Oracle.FinalUnknown = oracle.ClassUnknown, true
 	f := &results.File{Runs: []results.Run{
 		gateRun{impl: "lua", faults: "none", sales: 1000, p99: 4000, n: 30}.run(),
 		gateRun{impl: "mine", faults: "none", sales: 400, p99: 60000, n: 30}.run(),

@@ -205,7 +205,7 @@ func matrixOf(m results.Matrix) htmlMatrix {
 			c := htmlCell{Text: m.Cell(l, f), Class: "none"}
 			if r := m.Run(l, f); r != nil {
 				c.Class = classOf(r)
-				c.Title = strings.Join(r.Findings, "; ")
+				c.Title = strings.Join(r.Verdict.Findings, "; ")
 				c.Surprise = r.AsExpected != nil && !*r.AsExpected
 				c.Href = evidenceOf(r)
 			}
@@ -230,10 +230,10 @@ func evidenceOf(r *results.Run) string {
 
 // classOf is the run's verdict class as a CSS class name part.
 func classOf(r *results.Run) string {
-	if r.Class == "" {
+	if r.Verdict.Class == "" {
 		return "UNKNOWN"
 	}
-	return strings.ReplaceAll(string(r.Class), "-", "")
+	return strings.ReplaceAll(string(r.Verdict.Class), "-", "")
 }
 
 func designsOf(runs []results.Run) []htmlDesign {
@@ -250,7 +250,7 @@ func designsOf(runs []results.Run) []htmlDesign {
 			row[j] = htmlCell{Text: c.cell(r)}
 		}
 		row[0].Class, row[2].Class = "name", "v-"+classOf(r)
-		row[2].Text, row[2].Title, row[2].Href = r.Cell, strings.Join(r.Findings, "; "), evidenceOf(r)
+		row[2].Text, row[2].Title, row[2].Href = r.Verdict.Cell(), strings.Join(r.Verdict.Findings, "; "), evidenceOf(r)
 		if !r.Complete {
 			row[2].Text += " (incomplete)"
 		}

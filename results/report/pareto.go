@@ -108,7 +108,7 @@ func ParetoReading(runs []results.Run) string {
 		switch {
 		case r.DamageRate == nil:
 			none = append(none, r)
-		case r.DamageRate.Damaged == 0 && !harmful(r.Class):
+		case r.DamageRate.Damaged == 0 && !harmful(r.Verdict.Class):
 			safe = append(safe, r)
 		default:
 			damaged = append(damaged, r)

@@ -31,7 +31,7 @@ func sampleFile(t *testing.T) *results.File {
 			t.Fatal(err)
 		}
 		rep := oracle.Report{Bought: 10, InitialStock: 10}
-		runs = append(runs, results.Run{Scenario: "flash-sale", Impl: impl, Complete: true, Verdict: rep.Verdict(), Cell: rep.Cell(), Class: rep.Class(),
+		runs = append(runs, results.Run{Scenario: "flash-sale", Impl: impl, Complete: true, Verdict: rep.Outcome(),
 			Oracle: rep, Latency: map[string]results.Latency{"purchase": l}})
 	}
 	return &results.File{SchemaVersion: results.SchemaVersion, ID: "test", Complete: false, Incomplete: "interrupted", Runs: runs}

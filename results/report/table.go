@@ -22,9 +22,9 @@ var columns = []column{
 	{"FAULTS", func(r *results.Run) string { return r.FaultPlan() }},
 	{"VERDICT", func(r *results.Run) string {
 		if !r.Complete {
-			return r.Verdict + " (incomplete)"
+			return r.Verdict.String() + " (incomplete)"
 		}
-		return r.Verdict
+		return r.Verdict.String()
 	}},
 	{"SOLD/STOCK", func(r *results.Run) string {
 		if r.Queue != nil && r.Queue.FinalUnknown { // a queue's sales are read from Redis

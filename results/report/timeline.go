@@ -32,12 +32,12 @@ func violationsOf(runs []results.Run) []htmlViolations {
 			continue
 		}
 		hv := htmlViolations{Anchor: violationAnchor(r), Name: r.Subject() + " / " + r.Label() + " / " + r.FaultPlan(),
-			Cell: r.Cell, Verdict: r.Verdict}
+			Cell: r.Verdict.Cell(), Verdict: r.Verdict.String()}
 		if len(r.Rerun) > 0 {
 			hv.Rerun = "stockbench " + strings.Join(r.Rerun, " ")
 		}
 		if rep := r.Repeats; rep != nil {
-			hv.Repeats = fmt.Sprintf("%d of %d reruns earned %s", rep.Same, rep.Times, r.Class)
+			hv.Repeats = fmt.Sprintf("%d of %d reruns earned %s", rep.Same, rep.Times, r.Verdict.Class)
 		}
 		for _, v := range r.Oracle.Violations {
 			title := fmt.Sprintf("%s: buyer %d came in at %s while buyer %d held the lock; together %s",

@@ -36,7 +36,7 @@ func tinyRun(t *testing.T, impl, faults string, n int, d time.Duration) results.
 		r.Latency[results.Purchase.String()] = l
 	}
 	rep := oracle.Report{Bought: n, InitialStock: int64(n)}
-	r.Judge(rep.Verdict(), rep.Class(), rep.Cell(), rep.Findings(), nil, nil)
+	r.Judge(rep.Outcome(), nil, nil)
 	return r
 }
 

@@ -17,7 +17,7 @@ import (
 func headlineRuns() []results.Run {
 	mk := func(design string, bought int, oversold int64, perSec float64) results.Run {
 		rep := oracle.Report{Bought: bought, InitialStock: 100, Oversold: oversold}
-		r := results.Run{Scenario: "headline", Impl: design, Complete: true, Class: rep.Class(), Cell: rep.Cell(),
+		r := results.Run{Scenario: "headline", Impl: design, Complete: true, Verdict: rep.Outcome(),
 			Oracle: rep, SalesPerSec: perSec, Params: results.Params{Buyers: 200000, Faults: "client-pause:p=0.002"}}
 		r.DamageRate = r.NewRate()
 		return r
@@ -95,7 +95,7 @@ func TestViolationDrawn(t *testing.T) {
 	if lin.Verdict != oracle.NotLinearizable || lin.FirstViolation == nil {
 		t.Fatalf("linearizability %+v", lin)
 	}
-	run := results.Run{Scenario: "flash-sale", Impl: "seed-setnx", Complete: true, Cell: "OVERSOLD 1", Class: oracle.ClassOversold,
+	run := results.Run{Scenario: "flash-sale", Impl: "seed-setnx", Complete: true, Verdict: oracle.Verdict{Class: oracle.ClassOversold, Count: 1},
 		Oracle: oracle.Report{Bought: 3, InitialStock: 5}, Linearizability: &lin, Params: results.Params{Faults: "none"}}
 	dir := t.TempDir()
 	f := &results.File{SchemaVersion: results.SchemaVersion, ID: "lin", Complete: true, Runs: []results.Run{run}}

@@ -138,15 +138,15 @@ func (s subject) sale(t *testing.T, r *Redis, plan faults.Plan, prefix string, r
 			rw.note += ": " + err.Error()
 		}
 	default:
-		rw.run, rw.worse = &run, !rw.claim.Admits(run.Class)
-		if run.Class == oracle.ClassNotExercised {
+		rw.run, rw.worse = &run, !rw.claim.Admits(run.Verdict.Class)
+		if run.Verdict.Class == oracle.ClassNotExercised {
 			rw.note = "the fault never struck: " + strings.Join(run.NotExercised, ", ")
 		}
 	}
 	if rw.worse {
 		got := rw.note
 		if rw.run != nil {
-			got = fmt.Sprintf("%s (%s) %s", rw.run.Cell, rw.run.Verdict, rw.note)
+			got = fmt.Sprintf("%s (%s) %s", rw.run.Verdict.Cell(), rw.run.Verdict, rw.note)
 		}
 		t.Errorf("%s under %s: claimed at worst %s, got %s", s.design, rw.plan, rw.claim, strings.TrimSpace(got))
 	}

@@ -20,7 +20,7 @@ func writeTable(w io.Writer, rows []row) {
 		}
 		verdict, sold, p99 := rw.note, "-", "-"
 		if r := rw.run; r != nil {
-			verdict = r.Verdict
+			verdict = r.Verdict.String()
 			if rw.note != "" && !r.Complete {
 				verdict += " (" + rw.note + ")"
 			}

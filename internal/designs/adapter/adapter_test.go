@@ -76,8 +76,8 @@ func earns(t *testing.T, impl lockimpl.Impl, documented string, only ...faults.K
 			run := redistest.OnRig(t, h, rig.Need{Nodes: 1, Faults: plan, Conns: s.WithDefaults().Conns}, func(ctx context.Context, c rig.Clients) (results.Run, error) {
 				return s.Run(ctx, scenarios.Redis(c), impl)
 			})
-			if !slices.Contains(classes, run.Class) {
-				t.Errorf("%s documents %v, the adapter earned %s (%s)", documented, classes, run.Cell, run.Verdict)
+			if !slices.Contains(classes, run.Verdict.Class) {
+				t.Errorf("%s documents %v, the adapter earned %s (%s)", documented, classes, run.Verdict.Cell(), run.Verdict)
 			}
 		})
 	}
@@ -175,7 +175,7 @@ func TestBuyInPHP(t *testing.T) {
 			t.Errorf("%s: want the stock sold without errors, got %d of %d, %d errors (%s)", plan, run.Oracle.Bought, s.Stock, run.Errors, run.FirstError)
 		}
 		if plan.Has(faults.ClientPause) && !slices.Contains(run.NotExercised, string(faults.ClientPause)) {
-			t.Errorf("a pause cannot reach a whole purchase: want it named not exercised, got %s (%s)", run.Cell, run.Verdict)
+			t.Errorf("a pause cannot reach a whole purchase: want it named not exercised, got %s (%s)", run.Verdict.Cell(), run.Verdict)
 		}
 	}
 }
@@ -216,8 +216,8 @@ func TestSeedQueueInPHP(t *testing.T) {
 				run := redistest.OnRig(t, h, rig.Need{Nodes: 1, Faults: plan, Conns: s.WithDefaults().Conns}, func(ctx context.Context, c rig.Clients) (results.Run, error) {
 					return s.Run(ctx, scenarios.Redis(c), impl)
 				})
-				if !slices.Contains(classes, run.Class) || run.Queue.Oversold > 0 {
-					t.Errorf("seed-zset documents %v, the adapter earned %s (%s)", classes, run.Cell, run.Verdict)
+				if !slices.Contains(classes, run.Verdict.Class) || run.Queue.Oversold > 0 {
+					t.Errorf("seed-zset documents %v, the adapter earned %s (%s)", classes, run.Verdict.Cell(), run.Verdict)
 				}
 			})
 		}
@@ -243,8 +243,8 @@ func TestQueueWithAck(t *testing.T) {
 			return s.Run(ctx, scenarios.Redis(c), impl)
 		})
 		q := run.Queue
-		if !run.Complete || q.Oversold > 0 || q.Lost != q.Crashed || (plan == nil && run.Class != "SAFE") {
-			t.Errorf("%s: want the crashed workers' tasks lost and nothing else, got %s (%s): %+v", plan, run.Cell, run.Verdict, q)
+		if !run.Complete || q.Oversold > 0 || q.Lost != q.Crashed || (plan == nil && run.Verdict.Class != "SAFE") {
+			t.Errorf("%s: want the crashed workers' tasks lost and nothing else, got %s (%s): %+v", plan, run.Verdict.Cell(), run.Verdict, q)
 		}
 		if plan != nil && q.Crashed == 0 {
 			t.Errorf("%s: no worker crashed", plan)
@@ -292,8 +292,8 @@ func TestRQ(t *testing.T) {
 				if k == faults.WorkerCrash {
 					want = "LOST"
 				}
-				if string(run.Class) != want || q.Lost != q.Crashed*boolInt(k == faults.WorkerCrash) || q.Oversold > 0 {
-					t.Errorf("want %s (the killed workers' jobs lost, nothing else), got %s (%s): %+v", want, run.Cell, run.Verdict, q)
+				if string(run.Verdict.Class) != want || q.Lost != q.Crashed*boolInt(k == faults.WorkerCrash) || q.Oversold > 0 {
+					t.Errorf("want %s (the killed workers' jobs lost, nothing else), got %s (%s): %+v", want, run.Verdict.Cell(), run.Verdict, q)
 				}
 				if keys, _ := admin.Keys(context.Background(), s.Prefix+"*").Result(); len(keys) > 0 {
 					t.Errorf("RQ's keys left behind: %v", keys)
@@ -330,8 +330,8 @@ func TestRenewingAdapter(t *testing.T) {
 		run := redistest.OnRig(t, h, rig.Need{Nodes: 1, Faults: plan, Conns: s.WithDefaults().Conns}, func(ctx context.Context, c rig.Clients) (results.Run, error) {
 			return s.Run(ctx, scenarios.Redis(c), impl)
 		})
-		if !slices.Contains(classes, run.Class) || run.Oracle.RenewalsAfterRelease > 0 {
-			t.Errorf("%s: token-watchdog documents %v, the adapter earned %s (%s)", plan, classes, run.Cell, run.Verdict)
+		if !slices.Contains(classes, run.Verdict.Class) || run.Oracle.RenewalsAfterRelease > 0 {
+			t.Errorf("%s: token-watchdog documents %v, the adapter earned %s (%s)", plan, classes, run.Verdict.Cell(), run.Verdict)
 		}
 	}
 }
@@ -356,8 +356,8 @@ func TestFencingAdapter(t *testing.T) {
 		run := redistest.OnRig(t, h, rig.Need{Nodes: 1, Faults: plan, Conns: s.WithDefaults().Conns}, func(ctx context.Context, c rig.Clients) (results.Run, error) {
 			return s.Run(ctx, scenarios.Redis(c), impl)
 		})
-		if !slices.Contains(classes, run.Class) {
-			t.Errorf("%s: fencing documents %v, the adapter earned %s (%s)", plan, classes, run.Cell, run.Verdict)
+		if !slices.Contains(classes, run.Verdict.Class) {
+			t.Errorf("%s: fencing documents %v, the adapter earned %s (%s)", plan, classes, run.Verdict.Cell(), run.Verdict)
 		}
 	}
 }

@@ -54,8 +54,8 @@ func TestTokenScriptsEarnTokensVerdicts(t *testing.T) {
 			run := redistest.OnRig(t, h, rig.Need{Nodes: 1, Faults: plan, Conns: s.WithDefaults().Conns}, func(ctx context.Context, c rig.Clients) (results.Run, error) {
 				return s.Run(ctx, scenarios.Redis(c), *d.Lock)
 			})
-			if !slices.Contains(want, run.Class) {
-				t.Errorf("token documents %v, the scripts earned %s (%s)", want, run.Cell, run.Verdict)
+			if !slices.Contains(want, run.Verdict.Class) {
+				t.Errorf("token documents %v, the scripts earned %s (%s)", want, run.Verdict.Cell(), run.Verdict)
 			}
 		})
 	}
@@ -78,8 +78,8 @@ func TestPxSecondsIsCaught(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if run.Class != oracle.ClassOversold && run.Class != oracle.ClassBroken || run.Oracle.LockBroken == 0 {
-		t.Errorf("want OVERSOLD or LOCK-BROKEN, the lock broken, got %s (%s)", run.Cell, run.Verdict)
+	if run.Verdict.Class != oracle.ClassOversold && run.Verdict.Class != oracle.ClassBroken || run.Oracle.LockBroken == 0 {
+		t.Errorf("want OVERSOLD or LOCK-BROKEN, the lock broken, got %s (%s)", run.Verdict.Cell(), run.Verdict)
 	}
 }
 
@@ -107,8 +107,8 @@ func TestReliableScriptsEarnReliableListsVerdicts(t *testing.T) {
 				run := redistest.OnRig(t, h, rig.Need{Nodes: 1, Faults: plan, Conns: s.WithDefaults().Conns}, func(ctx context.Context, c rig.Clients) (results.Run, error) {
 					return s.Run(ctx, scenarios.Redis(c), *d.Queue)
 				})
-				if !slices.Contains(want, run.Class) || run.Queue.Oversold > 0 {
-					t.Errorf("reliable-list documents %v, the scripts earned %s (%s)", want, run.Cell, run.Verdict)
+				if !slices.Contains(want, run.Verdict.Class) || run.Queue.Oversold > 0 {
+					t.Errorf("reliable-list documents %v, the scripts earned %s (%s)", want, run.Verdict.Cell(), run.Verdict)
 				}
 			})
 		}
