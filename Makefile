@@ -61,8 +61,13 @@ run: build
 gate: bench
 	./$(BIN) gate --baseline baseline/results.json --rules baseline/gate.json
 
-## baseline: make the newest run (make bench) the baseline that make gate compares with
-baseline: build
+## baseline: make the newest run (make bench) the baseline that make gate compares with;
+## its headline sales, whose classes are races, are rerun 10 times first, and the gate
+## then admits the harm their reruns earned (docs/ci.md)
+baseline: build redis-server
+	@run=$$(ls -d results/runs/2*/ 2>/dev/null | sort | tail -1); \
+	if [ -n "$$run" ] && grep -q '"scenario": "headline"' "$$run/results.json"; then \
+		$(REDIS_ENV) && ./$(BIN) replay "$$run" --only headline/ --times 10; fi
 	./$(BIN) baseline --to baseline/results.json
 
 ## perf: the driver's sales/s beside redis-benchmark running the same script, and the

@@ -61,10 +61,10 @@ func replayCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if len(picked) == 0 {
 		return complain(stderr, usageError(fmt.Errorf("replay: no sale of %s matches --only %q", dirs[0], *only)))
 	}
-	tally := func(f *results.File) ([]string, int) {
+	after := func(f *results.File) ([]string, int) {
 		return tally(orig, picked, f.Runs), exitOK
 	}
-	code := execute(ctx, c, jobs, append([]string{"replay"}, args...), tally, stdout, stderr)
+	code := execute(ctx, c, jobs, append([]string{"replay"}, args...), after, stdout, stderr)
 	if code == exitUsage {
 		return code
 	}

@@ -81,6 +81,11 @@ func TestGate(t *testing.T) {
 	unfired.faults, unfired.unfired = "slow-work:nth=99999", []string{"slow-work"}
 	unfiredDocumented := unfired
 	unfiredDocumented.impl, unfiredDocumented.expected = "lua", []oracle.Class{oracle.ClassNotExercised}
+	// A race: the baseline's sale earned nothing, but its reruns earned an overlap too.
+	racyBase := gateFile(ref(10000, 1000), nx(1000, 10000))
+	racyBase.Runs[1].Repeats = &results.Repeats{Times: 10, Same: 7, Classes: map[oracle.Class]int{oracle.ClassSafe: 7, oracle.ClassOverlap: 3}}
+	oversoldNoDoc := overlapNoDoc
+	oversoldNoDoc.oversold = 1
 
 	tests := []struct {
 		name     string
@@ -96,6 +101,9 @@ func TestGate(t *testing.T) {
 		{"overlap where the baseline had none", base, gateFile(ref(10000, 1000), overlapNoDoc), Defaults,
 			[]string{"OVERLAP 3 where the baseline had none"}, false},
 		{"overlap the documentation admits", base, gateFile(ref(10000, 1000), overlapDocumented), Defaults, nil, true},
+		{"overlap the baseline's reruns showed", racyBase, gateFile(ref(10000, 1000), overlapNoDoc), Defaults, nil, true},
+		{"worse than the baseline's reruns showed", racyBase, gateFile(ref(10000, 1000), oversoldNoDoc), Defaults,
+			[]string{"OVERSOLD 1 where the baseline had none"}, false},
 		{"a sale that did not finish", base, gateFile(ref(10000, 1000), unfinished), Defaults,
 			[]string{"set-nx-ex/none: the sale did not finish"}, false},
 		{"a run gone missing", base, gateFile(ref(10000, 1000)), Defaults,

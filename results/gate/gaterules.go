@@ -2,6 +2,7 @@ package gate
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -27,8 +28,19 @@ func allows(expected []oracle.Class, c oracle.Class) bool {
 	})
 }
 
+// rerun is the classes the baseline's sale earned when replay reran it: a sale that is a
+// race (the headline's, under a pause rate) admits, beside its documentation, the harm
+// its own reruns showed, rather than failing every gate whose run lands on the other side.
+func rerun(b *results.Run) []oracle.Class {
+	if b.Repeats == nil {
+		return nil
+	}
+	return slices.Collect(maps.Keys(b.Repeats.Classes))
+}
+
 // hardGates: harm where the design is documented safe, or where the baseline had none
-// and the documentation does not admit it; and a sale that did not finish.
+// and neither the documentation nor the baseline's reruns admit it; and a sale that did
+// not finish.
 func hardGates(key string, r, b *results.Run) []string {
 	var out []string
 	if !r.Complete {
@@ -45,7 +57,7 @@ func hardGates(key string, r, b *results.Run) []string {
 		case n == 0:
 		case safe:
 			out = append(out, fmt.Sprintf("%s: %s %d where the design is documented SAFE (%s)", key, c, n, r.Verdict))
-		case b != nil && b.Damage(c) == 0 && !allows(r.Expected, c):
+		case b != nil && b.Damage(c) == 0 && !allows(r.Expected, c) && !allows(rerun(b), c):
 			out = append(out, fmt.Sprintf("%s: %s %d where the baseline had none (%s)", key, c, n, r.Verdict))
 		}
 	}
