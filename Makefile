@@ -66,9 +66,10 @@ gate: bench
 ## then admits the harm their reruns earned (docs/ci.md)
 baseline: build redis-server
 	@run=$$(ls -d results/runs/2*/ 2>/dev/null | sort | tail -1); \
-	if [ -n "$$run" ] && grep -q '"scenario": "headline"' "$$run/results.json"; then \
-		$(REDIS_ENV) && ./$(BIN) replay "$$run" --only headline/ --times 10; fi
-	./$(BIN) baseline --to baseline/results.json
+	[ -n "$$run" ] || { echo "baseline: no run under results/runs: make bench first" >&2; exit 2; }; \
+	if grep -q '"scenario": "headline"' "$$run/results.json"; then \
+		$(REDIS_ENV) && ./$(BIN) replay "$$run" --only headline/ --times 10 --out "$$(mktemp -d)"; fi; \
+	./$(BIN) baseline --from "$$run" --to baseline/results.json
 
 ## perf: the driver's sales/s beside redis-benchmark running the same script, and the
 ## peak RSS of 200,000 and of 1,000,000 buyers waiting on a lock, measured in one run
