@@ -105,6 +105,11 @@ func tally(orig *results.File, picked []int, reruns []results.Run) []string {
 				rep.Same++
 			}
 		}
+		if rep.Times == 0 {
+			// Interrupted before any rerun of it ended: what an earlier replay tallied stands.
+			lines = append(lines, fmt.Sprintf("%s: recorded %s; not rerun (the replay ended first)", cellKey(*r), r.Verdict.Class))
+			continue
+		}
 		r.Repeats = rep
 		if rep.Steady() {
 			steady++
