@@ -68,7 +68,8 @@ baseline: build redis-server
 	@run=$$(ls -d results/runs/2*/ 2>/dev/null | sort | tail -1); \
 	[ -n "$$run" ] || { echo "baseline: no run under results/runs: make bench first" >&2; exit 2; }; \
 	if grep -q '"scenario": "headline"' "$$run/results.json"; then \
-		$(REDIS_ENV) && ./$(BIN) replay "$$run" --only headline/ --times 10 --out "$$(mktemp -d)"; fi; \
+		reruns=$$(mktemp -d) && $(REDIS_ENV) && ./$(BIN) replay "$$run" --only headline/ --times 10 --out "$$reruns"; \
+		code=$$?; rm -rf "$$reruns"; [ $$code = 0 ] || exit $$code; fi; \
 	./$(BIN) baseline --from "$$run" --to baseline/results.json
 
 ## perf: the driver's sales/s beside redis-benchmark running the same script, and the
