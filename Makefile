@@ -20,7 +20,7 @@ FUZZTIME ?= 30s
 # Every fuzz target, as package:function. Their seed corpora run in make test.
 FUZZ_TARGETS := faults:FuzzParse scenarios:FuzzParseThink scenarios:FuzzSaleSettings \
 	internal/servers:FuzzRedisURL results:FuzzDecode results/gate:FuzzGateRules results/gate:FuzzThreshold \
-	internal/designs/designfile:FuzzDecode bench:FuzzRunFlags
+	internal/designs/designfile:FuzzDecode cmd/stockbench:FuzzRunFlags
 
 build:
 	$(GO) build -o $(BIN) ./cmd/stockbench
@@ -83,7 +83,7 @@ report: build
 
 # The packages whose tests take longest, named first so that go test starts them first,
 # two at a time, and the short ones fill in beside them.
-SLOW_FIRST := ./scenarios ./bench ./internal/designs/adapter ./internal/servers
+SLOW_FIRST := ./scenarios ./cmd/stockbench ./internal/designs/adapter ./internal/servers
 
 ## test: gofmt, vet and the race-enabled tests against a real Redis (and, where Chromium
 ## is or can be installed, the report checked in a headless browser)
@@ -100,7 +100,7 @@ fuzz: redis-server
 ## chaos: the reliability check alone: signals during set-up, sale and report, Redis
 ## killed under closed, open and queue sales (make test runs it too)
 chaos: redis-server
-	@$(REDIS_ENV) && $(GO) test -count=1 -run 'TestSignal|TestRedisKilled|TestInterrupt' -v ./bench
+	@$(REDIS_ENV) && $(GO) test -count=1 -run 'TestSignal|TestRedisKilled|TestInterrupt' -v ./cmd/stockbench
 
 vet:
 	$(GO) vet ./...

@@ -13,32 +13,29 @@ import (
 	"sync"
 	"time"
 
-	"github.com/stockbench/stockbench/internal/redact"
+	"github.com/redis/go-redis/v9"
+
 	"github.com/stockbench/stockbench/internal/servers/rig"
 	"github.com/stockbench/stockbench/results"
 	"github.com/stockbench/stockbench/results/report"
 	"github.com/stockbench/stockbench/scenarios"
 )
 
-// afterword reads a finished run for a verdict of its own (check's thresholds), which may
-// add to the file before it is written; it returns the lines to print last and the exit
-// code it calls for.
-type afterword func(f *results.File) (lines []string, code int)
-
-// execute starts Redis, runs the jobs in order and writes the run directory after each
-// one. Ctrl-C or a failing run stops the sequence; what ran is still written, marked
-// incomplete, and Redis is stopped either way. What can be checked before a server
-// starts is: the output directory, and whether the sales fit in this machine. after,
-// when set, reads what ran before the run directory is written for the last time.
-func execute(ctx context.Context, c *common, jobs []job, args []string, after afterword, stdout, stderr io.Writer) int {
-	if err := writable(c.out); err != nil {
-		return complain(stderr, usageError(err))
+// Execute starts the servers, runs the jobs and writes the run directory after each
+// one, and returns the exit code. Ctrl-C (ctx's end) or a failing run stops the
+// sequence; what ran is still written, marked incomplete, and the servers are stopped
+// either way. What can be checked before a server starts is: the output directory, and
+// whether the sales fit in this machine. o.After, when set, reads what ran before the
+// run directory is written for the last time.
+func Execute(ctx context.Context, o Options, jobs []Job, stdout, stderr io.Writer) int {
+	if err := Writable(o.out()); err != nil {
+		return Complain(stderr, UsageError(err))
 	}
-	if err := fits(jobs, !c.external()); err != nil {
-		return complain(stderr, usageError(err))
+	if err := fits(jobs, !o.External()); err != nil {
+		return Complain(stderr, UsageError(err))
 	}
 	noted := map[string]bool{}
-	for _, n := range c.notes {
+	for _, n := range o.Notes {
 		if noted[n] {
 			continue
 		}
@@ -49,37 +46,36 @@ func execute(ctx context.Context, c *common, jobs []job, args []string, after af
 	for _, j := range jobs {
 		most = max(most, j.buyers())
 	}
-	limitMemory(most)
-	e, code := startChecked(ctx, c, stderr)
+	LimitMemory(most)
+	e, code := Start(ctx, o, stderr)
 	if e == nil {
 		return code
 	}
-	defer e.stop(stderr)
-	e.again = c.rerun
+	defer e.Stop(stderr)
 
 	id := results.NewID()
-	out := results.NewOutput(c.out, id)
-	file := newFile(args, id, e.Shared.Info.Record())
-	code = e.runAll(ctx, jobs, c.parallel, id, out, file, stderr)
-	if len(file.Runs) == 0 && code == exitInterrupted {
+	out := results.NewOutput(o.out(), id)
+	file := NewFile(o.Args, id, e.Shared.Info.Record())
+	code = e.runAll(ctx, jobs, o, id, out, file, stderr)
+	if len(file.Runs) == 0 && code == ExitInterrupted {
 		fmt.Fprintln(stderr, "stockbench: interrupted before the first sale ended; nothing was written")
 		return code
 	}
 	file.Complete = file.Incomplete == "" && len(file.Runs) == len(jobs)
 	file.FinishedAt = time.Now().UTC()
 	var verdict []string
-	if after != nil {
+	if o.After != nil {
 		var jcode int
-		verdict, jcode = after(file)
+		verdict, jcode = o.After(file)
 		code = max(code, jcode)
 	}
 	if err := out.Progress(file); err != nil {
-		fmt.Fprintln(stderr, "stockbench: write results:", oneLine(err.Error()))
-		return max(code, exitFailed)
+		fmt.Fprintln(stderr, "stockbench: write results:", OneLine(err.Error()))
+		return max(code, ExitFailed)
 	}
 	fmt.Fprintln(stdout)
 	report.WriteReport(stdout, file.Runs)
-	if lines := rerunLines(file); len(lines) > 0 {
+	if lines := RerunLines(file); len(lines) > 0 {
 		fmt.Fprintln(stdout)
 		for _, l := range lines {
 			fmt.Fprintln(stdout, l)
@@ -91,7 +87,7 @@ func execute(ctx context.Context, c *common, jobs []job, args []string, after af
 	}
 	fmt.Fprintf(stdout, "\nresults: %s\n", out.Dir)
 	runtime.GOMAXPROCS(runtime.NumCPU()) // the sales are over: the plots may take every CPU
-	code = writeReport(ctx, out, file, code, stderr)
+	code = WriteReport(ctx, out, file, code, stderr)
 	if len(verdict) > 0 {
 		fmt.Fprintln(stdout)
 		for _, l := range verdict {
@@ -101,11 +97,11 @@ func execute(ctx context.Context, c *common, jobs []job, args []string, after af
 	return code
 }
 
-// writeReport writes the run's report beside its results.json and returns the exit
-// code. A run cut short still gets the report of what it measured; Ctrl-C while the
+// WriteReport writes the run's report beside its results.json and returns the exit
+// code, code or worse. A run cut short still gets the report of what it measured; Ctrl-C while the
 // report is written stops it (results.json is whole by then), and a report that fails
 // loses nothing but itself.
-func writeReport(ctx context.Context, out *results.Output, file *results.File, code int, stderr io.Writer) int {
+func WriteReport(ctx context.Context, out *results.Output, file *results.File, code int, stderr io.Writer) int {
 	rctx := ctx
 	if ctx.Err() != nil {
 		rctx = context.WithoutCancel(ctx)
@@ -117,49 +113,54 @@ func writeReport(ctx context.Context, out *results.Output, file *results.File, c
 		return code
 	case rctx.Err() != nil:
 		fmt.Fprintf(stderr, "stockbench: interrupted while writing the report; results.json is whole (stockbench report %s writes the rest)\n", out.Dir)
-		return exitInterrupted
+		return ExitInterrupted
 	}
-	fmt.Fprintf(stderr, "stockbench: report: %s; results.json is whole\n", oneLine(err.Error()))
-	return max(code, exitFailed)
+	fmt.Fprintf(stderr, "stockbench: report: %s; results.json is whole\n", OneLine(err.Error()))
+	return max(code, ExitFailed)
 }
 
-// env is the Redis a run uses (the harness: the shared server and a pool for the servers
-// some sales need beside it) and how to rerun a job.
-type env struct {
+// Env is the servers a run uses: the shared server and a pool for the servers some sales
+// need beside it.
+type Env struct {
 	*rig.Harness
 	// again is the command that reruns a job alone, recorded with its run.
-	again func(job) []string
+	again func(Job) []string
 }
 
-// start starts the shared server and the pool; on failure it reports and returns the
-// exit code.
-func start(ctx context.Context, c *common, stderr io.Writer) (*env, int) {
-	if c.procs < 0 {
-		return nil, complain(stderr, usageError(fmt.Errorf("--procs must not be negative, got %d", c.procs)))
+// Start starts the shared server and the pool, and runs o.Prepare on it; on failure it
+// says why on stderr and returns the exit code. Stop stops what it started.
+func Start(ctx context.Context, o Options, stderr io.Writer) (*Env, int) {
+	if o.Procs < 0 {
+		return nil, Complain(stderr, UsageError(fmt.Errorf("--procs must not be negative, got %d", o.Procs)))
 	}
-	provider, err := c.provider()
+	provider, err := o.Redis.Provider()
 	if err != nil {
-		return nil, complain(stderr, err)
+		return nil, Complain(stderr, UsageError(fmt.Errorf("--redis, --redis-url: %w", err)))
 	}
-	interrupted := func() (*env, int) {
+	interrupted := func() (*Env, int) {
 		fmt.Fprintln(stderr, "stockbench: interrupted before the run began; nothing ran")
-		return nil, exitInterrupted
+		return nil, ExitInterrupted
 	}
-	h, err := rig.StartHarness(ctx, provider, c.redis)
+	h, err := rig.StartHarness(ctx, provider, o.Redis)
 	var none *rig.NoServerError
 	switch {
 	case err != nil && ctx.Err() != nil:
 		return interrupted()
 	case errors.As(err, &none):
-		return nil, complain(stderr, usageError(fmt.Errorf("redis: %w", none.Err)))
+		return nil, Complain(stderr, UsageError(fmt.Errorf("redis: %w", none.Err)))
 	case err != nil:
-		return nil, complain(stderr, err)
+		return nil, Complain(stderr, err)
 	}
 	fmt.Fprintln(stderr, "stockbench: redis:", h.Shared.Info.Record())
-	if n := useProcs(c.procs, h.Shared.Info.Owned); n < runtime.NumCPU() {
+	if n := useProcs(o.Procs, h.Shared.Info.Owned); n < runtime.NumCPU() {
 		fmt.Fprintf(stderr, "stockbench: buyers run on %d of %d CPUs, leaving the rest to Redis (--procs to change)\n", n, runtime.NumCPU())
 	}
-	return &env{Harness: h}, exitOK
+	e := &Env{Harness: h, again: o.Rerun}
+	if err := e.prepare(ctx, o.Prepare); err != nil {
+		e.Stop(stderr)
+		return nil, Complain(stderr, UsageError(err))
+	}
+	return e, ExitOK
 }
 
 // useProcs sets how many CPUs the buyers' goroutines run on and returns it: n when set,
@@ -178,41 +179,22 @@ func useProcs(n int, redisHere bool) int {
 	return runtime.GOMAXPROCS(0)
 }
 
-// startChecked starts Redis as start does, then has it compile the designs read from
-// files; a design it refuses stops Redis again and is the user's error.
-func startChecked(ctx context.Context, c *common, stderr io.Writer) (*env, int) {
-	e, code := start(ctx, c, stderr)
-	if e == nil {
-		return nil, code
-	}
-	if err := e.checkDesigns(ctx, &c.designs); err != nil {
-		e.stop(stderr)
-		return nil, complain(stderr, usageError(err))
-	}
-	return e, exitOK
-}
-
-// checkDesigns has the shared server compile the scripts of the designs read from
-// files, before anything is written.
-func (e *env) checkDesigns(ctx context.Context, designs *catalogue) error {
-	if len(designs.files) == 0 && len(designs.execs) == 0 {
+// prepare runs fn on a client of the shared server, before anything is written.
+func (e *Env) prepare(ctx context.Context, fn func(context.Context, redis.UniversalClient) error) error {
+	if fn == nil {
 		return nil
 	}
 	c := e.Shared.Client(1)
 	defer c.Close()
-	return designs.check(ctx, c)
+	return fn(ctx, c)
 }
 
-// stop stops every server the run started.
-func (e *env) stop(stderr io.Writer) { closeAll(stderr, e.Close) }
-
-func closeAll(stderr io.Writer, closers ...func(context.Context) error) {
+// Stop stops every server the run started, saying on stderr what would not stop.
+func (e *Env) Stop(stderr io.Writer) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	for _, close := range closers {
-		if err := close(ctx); err != nil {
-			fmt.Fprintln(stderr, "stockbench: stop redis:", oneLine(err.Error()))
-		}
+	if err := e.Close(ctx); err != nil {
+		fmt.Fprintln(stderr, "stockbench: stop redis:", OneLine(err.Error()))
 	}
 }
 
@@ -223,7 +205,7 @@ const sideBySide = 10000
 // alone reports whether j's figures are what is compared, so that it runs with nothing
 // beside it: a sale of more than sideBySide buyers, and a sale with no fault (the rows
 // the soft gates compare, by their ratios to a reference design run the same way).
-func alone(j job) bool { return j.buyers() > sideBySide || len(j.need().Faults) == 0 }
+func alone(j Job) bool { return j.buyers() > sideBySide || len(j.need().Faults) == 0 }
 
 // runAll runs the jobs, recording each in file in the jobs' order, until ctx ends or the
 // shared server stops answering; it returns the exit code. Up to parallel fault sales run
@@ -233,8 +215,8 @@ func alone(j job) bool { return j.buyers() > sideBySide || len(j.need().Faults) 
 // and the others run: the run is then incomplete and exits 1 at the end. A sale that
 // could not start, or a shared server gone, stops new sales from starting; those running
 // finish.
-func (e *env) runAll(ctx context.Context, jobs []job, parallel int, id string, out *results.Output, file *results.File, stderr io.Writer) int {
-	parallel = max(parallel, 1)
+func (e *Env) runAll(ctx context.Context, jobs []Job, o Options, id string, out *results.Output, file *results.File, stderr io.Writer) int {
+	parallel := max(o.Parallel, 1)
 	if !e.Shared.Info.Owned {
 		parallel = 1 // a server of each sale's own cannot be started on the user's Redis
 	}
@@ -242,7 +224,7 @@ func (e *env) runAll(ctx context.Context, jobs []job, parallel int, id string, o
 	// CPU. A sale alone is measured, and gets the CPUs --procs gave it (see useProcs).
 	procs := runtime.GOMAXPROCS(0)
 	defer runtime.GOMAXPROCS(procs)
-	sc := &schedule{ran: make([]*results.Run, len(jobs)), code: exitOK, file: file, out: out, stderr: stderr}
+	sc := &schedule{ran: make([]*results.Run, len(jobs)), code: ExitOK, file: file, out: out, stderr: stderr}
 	tokens := make(chan struct{}, parallel)
 	var wg sync.WaitGroup
 	for _, i := range order(jobs, parallel) {
@@ -286,7 +268,7 @@ func (e *env) runAll(ctx context.Context, jobs []job, parallel int, id string, o
 
 // annotate adds to a job's run what the command knows of it: whether the server it
 // counted commands on was shared with others, and the command that reruns it.
-func (e *env) annotate(run *results.Run, j job) {
+func (e *Env) annotate(run *results.Run, j Job) {
 	if run.Commands != nil && !e.Shared.Info.Owned {
 		run.Commands.Shared = true
 	}
@@ -312,12 +294,12 @@ type schedule struct {
 func (sc *schedule) stopped() bool {
 	sc.mu.Lock()
 	defer sc.mu.Unlock()
-	return sc.code != exitOK
+	return sc.code != ExitOK
 }
 
 // fail records the first reason the run stops; sc.mu is held.
 func (sc *schedule) fail(c int, why string) {
-	if sc.code == exitOK {
+	if sc.code == ExitOK {
 		sc.code, sc.file.Incomplete = c, why
 	}
 }
@@ -325,14 +307,14 @@ func (sc *schedule) fail(c int, why string) {
 // record notes how job i ended: a sale that could not start stops the run; one that
 // started is written with the others, and if it failed, stops the run unless goOn (its
 // own servers failed it, the shared one still answers).
-func (sc *schedule) record(ctx context.Context, i int, j job, step string, run results.Run, err error, goOn bool) {
+func (sc *schedule) record(ctx context.Context, i int, j Job, step string, run results.Run, err error, goOn bool) {
 	sc.mu.Lock()
 	defer sc.mu.Unlock()
 	if err != nil && run.Scenario == "" {
 		if ctx.Err() != nil {
-			sc.fail(exitInterrupted, fmt.Sprintf("interrupted while %s was starting", j.design()))
+			sc.fail(ExitInterrupted, fmt.Sprintf("interrupted while %s was starting", j.design()))
 		} else {
-			sc.fail(exitFailed, fmt.Sprintf("%s could not start: %s", j.design(), oneLine(err.Error())))
+			sc.fail(ExitFailed, fmt.Sprintf("%s could not start: %s", j.design(), OneLine(err.Error())))
 		}
 		return
 	}
@@ -345,33 +327,33 @@ func (sc *schedule) record(ctx context.Context, i int, j job, step string, run r
 		}
 	}
 	if err := sc.out.Progress(sc.file); err != nil {
-		fmt.Fprintln(sc.stderr, "stockbench: write results:", oneLine(err.Error()))
+		fmt.Fprintln(sc.stderr, "stockbench: write results:", OneLine(err.Error()))
 	}
 	switch {
 	case err != nil:
-		why := fmt.Sprintf("%s with %s under %s failed: %s", run.Subject(), j.design(), run.FaultPlan(), oneLine(err.Error()))
+		why := fmt.Sprintf("%s with %s under %s failed: %s", run.Subject(), j.design(), run.FaultPlan(), OneLine(err.Error()))
 		if !goOn {
-			sc.fail(exitFailed, why)
+			sc.fail(ExitFailed, why)
 			break
 		}
 		sc.unfinished = append(sc.unfinished, why)
 		fmt.Fprintln(sc.stderr, "stockbench: did not finish, the other sales go on:", why)
 	case ctx.Err() != nil:
-		sc.fail(exitInterrupted, fmt.Sprintf("interrupted during %s with %s", run.Subject(), j.design()))
+		sc.fail(ExitInterrupted, fmt.Sprintf("interrupted during %s with %s", run.Subject(), j.design()))
 	}
 }
 
 // finish returns the run's exit code once every sale ended, with why it is incomplete:
 // interrupted before every one of the jobs ran, or some did not finish.
 func (sc *schedule) finish(ctx context.Context, jobs int) int {
-	if sc.code == exitOK && ctx.Err() != nil && len(sc.file.Runs) < jobs {
-		sc.code, sc.file.Incomplete = exitInterrupted, "interrupted before every sale ran"
+	if sc.code == ExitOK && ctx.Err() != nil && len(sc.file.Runs) < jobs {
+		sc.code, sc.file.Incomplete = ExitInterrupted, "interrupted before every sale ran"
 	}
 	if len(sc.unfinished) > 0 {
 		slices.Sort(sc.unfinished) // side by side, they end in no particular order
 		why := fmt.Sprintf("%d of %d sales did not finish: %s", len(sc.unfinished), jobs, strings.Join(sc.unfinished, "; "))
-		if sc.code == exitOK {
-			sc.code, sc.file.Incomplete = exitFailed, why
+		if sc.code == ExitOK {
+			sc.code, sc.file.Incomplete = ExitFailed, why
 		} else {
 			sc.file.Incomplete += "; " + why
 		}
@@ -381,7 +363,7 @@ func (sc *schedule) finish(ctx context.Context, jobs int) int {
 
 // answers reports whether the shared server still answers, within 2 s: when it does, a
 // sale that failed was failed by servers of its own, and the next sales can run.
-func (e *env) answers(ctx context.Context) bool {
+func (e *Env) answers(ctx context.Context) bool {
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
 	c := e.Shared.Client(1)
@@ -392,7 +374,7 @@ func (e *env) answers(ctx context.Context) bool {
 // order is the order the jobs run in: as given one at a time; side by side, the sales
 // that run alone first, in a process and on servers that no fault sale has touched yet,
 // then the fault sales. The record keeps the jobs' order either way.
-func order(jobs []job, parallel int) []int {
+func order(jobs []Job, parallel int) []int {
 	var first, then []int
 	for i, j := range jobs {
 		if parallel > 1 && !alone(j) {
@@ -404,19 +386,22 @@ func order(jobs []job, parallel int) []int {
 	return append(first, then...)
 }
 
+// Run runs one sale under the key prefix prefix on the shared server and whatever more
+// servers it needs, as a lone sale of a run does; a long one reports its progress on
+// progress when that is a terminal.
+func (e *Env) Run(ctx context.Context, j Job, prefix string, progress io.Writer) (results.Run, error) {
+	return e.runJob(ctx, j, prefix, false, progress)
+}
+
 // runJob runs one sale on the shared server and whatever more servers it needs; apart,
 // on servers of its own only (see rig.Apart).
-func (e *env) runJob(ctx context.Context, j job, prefix string, apart bool, stderr io.Writer) (results.Run, error) {
+func (e *Env) runJob(ctx context.Context, j Job, prefix string, apart bool, stderr io.Writer) (results.Run, error) {
 	need := j.need()
 	need.Apart = apart
 	return rig.On(ctx, e.Harness, need, func(ctx context.Context, c rig.Clients) (results.Run, error) {
 		return j.run(ctx, prefix, scenarios.Redis(c), stderr)
 	})
 }
-
-// redactArgs returns a copy of args with every password masked: a --redis-url's, and
-// one typed anywhere else (see package redact).
-func redactArgs(args []string) []string { return redact.Strings(slices.Clone(args)) }
 
 // Buyers' commands leave garbage at the rate Redis answers, and when a waiting buyer was a
 // goroutine, with 200,000 of them the collector's default pacing let the heap double past
@@ -429,17 +414,11 @@ const (
 	memoryPerBuyer = 512 // a waiting buyer: its ledger entry, its place among the waiters, doubled
 )
 
-// limitMemory sets the soft memory limit for sales of at most buyers buyers, unless
+// LimitMemory sets the soft memory limit for sales of at most buyers buyers, unless
 // GOMEMLIMIT set one.
-func limitMemory(buyers int) {
+func LimitMemory(buyers int) {
 	if os.Getenv("GOMEMLIMIT") != "" {
 		return
 	}
 	debug.SetMemoryLimit(max(memoryFloor, int64(buyers)*memoryPerBuyer))
-}
-
-// newFile starts the record of a run this command makes, args (its own, after the
-// command's name) masked.
-func newFile(args []string, id string, target results.Target) *results.File {
-	return results.NewFile("stockbench "+version(), redactArgs(args), id, target)
 }

@@ -12,11 +12,11 @@ import (
 // fits refuses, before any server starts, a sale this machine cannot hold: more memory
 // than it has available, or more connections than the process may open files. A
 // refusal names the estimate, what is there and the flag that changes the sale.
-func fits(jobs []job, redisHere bool) error {
+func fits(jobs []Job, redisHere bool) error {
 	avail, memOK := host.Memory()
 	files, filesOK := host.OpenFiles()
 	for _, j := range jobs {
-		f := j.footprint(redisHere)
+		f := j.Footprint(redisHere)
 		if memOK && f.Bytes > avail {
 			where := ""
 			if redisHere {
@@ -34,9 +34,9 @@ func fits(jobs []job, redisHere bool) error {
 	return nil
 }
 
-// writable checks, without leaving anything behind, that the run directory can be made
+// Writable checks, without leaving anything behind, that the run directory can be made
 // under out: out is a directory, or can be made as one, and files can be written there.
-func writable(out string) error {
+func Writable(out string) error {
 	dir := filepath.Clean(out)
 	for {
 		st, err := os.Stat(dir)

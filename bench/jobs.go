@@ -12,8 +12,8 @@ import (
 	"github.com/stockbench/stockbench/scenarios"
 )
 
-// job is one sale with one design.
-type job interface {
+// Job is one sale with one design: a LockJob or a QueueJob.
+type Job interface {
 	// describe is the progress line's account of the job.
 	describe() string
 	// design names the design, for messages.
@@ -22,61 +22,61 @@ type job interface {
 	need() rig.Need
 	// buyers is how many buyers the sale has.
 	buyers() int
-	// footprint estimates what the sale holds in memory, Redis here or not.
-	footprint(redisHere bool) scenarios.Footprint
+	// Footprint estimates what the sale holds in memory, Redis here or not.
+	Footprint(redisHere bool) scenarios.Footprint
 	// run runs the sale under prefix on r; a long sale reports its progress on
 	// progress when that is a terminal.
 	run(ctx context.Context, prefix string, r scenarios.Redis, progress io.Writer) (results.Run, error)
 }
 
-// lockJob is a flash sale through a lock design.
-type lockJob struct {
-	sale scenarios.FlashSale
-	impl lockimpl.Impl
-	// sweep, for a sale of a sweep, is where it sits.
-	sweep *results.SweepPoint
+// LockJob is a flash sale through a lock design.
+type LockJob struct {
+	Sale scenarios.FlashSale
+	Impl lockimpl.Impl
+	// Sweep, for a sale of a sweep, is where it sits.
+	Sweep *results.SweepPoint
 }
 
-func (j lockJob) describe() string {
-	return fmt.Sprintf("%s with %s, faults %s: %d buyers, stock %d", j.sale.Name, j.impl.Name, j.sale.Faults, j.sale.Buyers, j.sale.Stock)
+func (j LockJob) describe() string {
+	return fmt.Sprintf("%s with %s, faults %s: %d buyers, stock %d", j.Sale.Name, j.Impl.Name, j.Sale.Faults, j.Sale.Buyers, j.Sale.Stock)
 }
-func (j lockJob) design() string { return j.impl.Name }
-func (j lockJob) need() rig.Need {
-	return rig.ForLock(j.impl, j.sale.Faults, j.sale.WithDefaults().Conns)
+func (j LockJob) design() string { return j.Impl.Name }
+func (j LockJob) need() rig.Need {
+	return rig.ForLock(j.Impl, j.Sale.Faults, j.Sale.WithDefaults().Conns)
 }
-func (j lockJob) buyers() int { return j.sale.Buyers }
-func (j lockJob) footprint(redisHere bool) scenarios.Footprint {
-	return j.sale.Footprint(j.impl, redisHere)
+func (j LockJob) buyers() int { return j.Sale.Buyers }
+func (j LockJob) Footprint(redisHere bool) scenarios.Footprint {
+	return j.Sale.Footprint(j.Impl, redisHere)
 }
-func (j lockJob) run(ctx context.Context, prefix string, r scenarios.Redis, progress io.Writer) (results.Run, error) {
-	s := j.sale
+func (j LockJob) run(ctx context.Context, prefix string, r scenarios.Redis, progress io.Writer) (results.Run, error) {
+	s := j.Sale
 	s.Prefix = prefix
 	defer showProgress(&s.Sale, progress)()
-	run, err := s.Run(ctx, r, j.impl)
-	run.Sweep = j.sweep
+	run, err := s.Run(ctx, r, j.Impl)
+	run.Sweep = j.Sweep
 	return run, err
 }
 
-// queueJob is a sale through a queue design.
-type queueJob struct {
-	sale scenarios.QueueSale
-	impl queueimpl.Impl
+// QueueJob is a sale through a queue design.
+type QueueJob struct {
+	Sale scenarios.QueueSale
+	Impl queueimpl.Impl
 }
 
-func (j queueJob) describe() string {
-	s := j.sale.WithDefaults()
+func (j QueueJob) describe() string {
+	s := j.Sale.WithDefaults()
 	return fmt.Sprintf("%s with %s (%s fulfil), faults %s: %d buyers, %d workers, stock %d",
-		s.Name, j.impl.Name, s.Fulfil, s.Faults, s.Buyers, s.Workers, s.Stock)
+		s.Name, j.Impl.Name, s.Fulfil, s.Faults, s.Buyers, s.Workers, s.Stock)
 }
-func (j queueJob) design() string { return j.impl.Name }
-func (j queueJob) need() rig.Need { return rig.ForQueue(j.sale.Faults, j.sale.WithDefaults().Conns) }
-func (j queueJob) buyers() int    { return j.sale.Buyers }
-func (j queueJob) footprint(redisHere bool) scenarios.Footprint {
-	return j.sale.Footprint(redisHere)
+func (j QueueJob) design() string { return j.Impl.Name }
+func (j QueueJob) need() rig.Need { return rig.ForQueue(j.Sale.Faults, j.Sale.WithDefaults().Conns) }
+func (j QueueJob) buyers() int    { return j.Sale.Buyers }
+func (j QueueJob) Footprint(redisHere bool) scenarios.Footprint {
+	return j.Sale.Footprint(redisHere)
 }
-func (j queueJob) run(ctx context.Context, prefix string, r scenarios.Redis, progress io.Writer) (results.Run, error) {
-	s := j.sale
+func (j QueueJob) run(ctx context.Context, prefix string, r scenarios.Redis, progress io.Writer) (results.Run, error) {
+	s := j.Sale
 	s.Prefix = prefix
 	defer showProgress(&s.Sale, progress)()
-	return s.Run(ctx, r, j.impl)
+	return s.Run(ctx, r, j.Impl)
 }

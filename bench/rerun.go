@@ -2,114 +2,33 @@ package bench
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
-	"github.com/stockbench/stockbench/internal/redact"
-	"github.com/stockbench/stockbench/internal/servers"
 	"github.com/stockbench/stockbench/results"
-	"github.com/stockbench/stockbench/scenarios"
 )
 
-// rerun is the command line, after "stockbench", that runs job j again alone as it ran:
-// its preset, its design and where that came from, its fault plan, every size, the seed,
-// and where Redis came from. Every setting is spelled out, the preset's too, so that
-// the line says what the sale was and a shrink can change one setting of it. What only
-// a preset sets (a retry's jitter, a fault's rates) comes back with --scenario. Nil for
-// a shard's sale: one command does not rerun a sharded sale.
-func (c *common) rerun(j job) []string {
-	if c.shard.Sharded() {
-		return nil
+// RerunLines is the command that reruns each sale a person has to act on: a lone sale
+// that did harm, or of many, those not as their design documents and those that did not
+// finish. Redis's version is the one the record's target ran.
+func RerunLines(f *results.File) []string {
+	var lines []string
+	for _, r := range f.Runs {
+		rank, _ := r.Verdict.Class.Rank()
+		act := !r.Complete || (r.AsExpected != nil && !*r.AsExpected) || (len(f.Runs) == 1 && rank > 0)
+		if !act || len(r.Rerun) == 0 {
+			continue
+		}
+		version := f.Target.Version
+		if version == "" {
+			version = "?"
+		}
+		lines = append(lines, fmt.Sprintf("rerun %s (%s, Redis %s): stockbench %s", r.Key(), r.Verdict.Cell(), version, ShellLine(r.Rerun)))
 	}
-	var args []string
-	switch j := j.(type) {
-	case lockJob:
-		s := j.sale.WithDefaults()
-		args = []string{"run", "--scenario", s.Name, "--lock", j.impl.Name}
-		args = append(args, c.designs.source(j.impl.Name)...)
-		args = append(args, "--fault", s.Faults.String())
-		args = append(args, saleArgs(s.Sale)...)
-		args = append(args, "--critical", string(s.Critical), "--think", s.Think.String(), "--ttl", s.TTL.String(),
-			"--retry-interval", s.Retry.Interval.String(), "--timeout", s.Retry.Limit().String())
-		if s.Apps > 0 {
-			args = append(args, "--apps", strconv.Itoa(s.Apps))
-		}
-		if s.Serve > 0 {
-			args = append(args, "--serve", strconv.Itoa(s.Serve))
-		}
-		if s.CheckLinearizable {
-			args = append(args, "--check-linearizable")
-		}
-	case queueJob:
-		s := j.sale.WithDefaults()
-		args = []string{"run", "--scenario", s.Name, "--queue", j.impl.Name}
-		args = append(args, c.designs.source(j.impl.Name)...)
-		args = append(args, "--fulfil", string(s.Fulfil), "--fault", s.Faults.String())
-		args = append(args, saleArgs(s.Sale)...)
-		args = append(args, "--workers", strconv.Itoa(s.Workers), "--visibility", s.Visibility.String(), "--work", s.Work.String())
-	default:
-		return nil
-	}
-	return append(args, c.redisArgs()...)
+	return lines
 }
 
-// saleArgs spells out the settings every kind of sale has.
-func saleArgs(s scenarios.Sale) []string {
-	args := []string{"--buyers", strconv.Itoa(s.Buyers), "--stock", strconv.FormatInt(s.Stock, 10),
-		"--conns", strconv.Itoa(s.Conns), "--seed", strconv.FormatUint(s.Seed, 10)}
-	if s.Rate > 0 {
-		args = append(args, "--rate", strconv.FormatFloat(s.Rate, 'g', -1, 64))
-	}
-	if s.RampTo > 0 {
-		args = append(args, "--ramp-to", strconv.FormatFloat(s.RampTo, 'g', -1, 64))
-	}
-	if s.Warmup > 0 {
-		args = append(args, "--warmup", s.Warmup.String())
-	}
-	return args
-}
-
-// redisArgs says where Redis came from, when the command was told: a password in a URL
-// is masked, never written.
-func (c *common) redisArgs() []string {
-	var args []string
-	switch {
-	case c.redis.URL != "":
-		args = append(args, "--redis-url", redact.String(c.redis.URL))
-		if c.redis.Cluster {
-			args = append(args, "--redis-cluster")
-		}
-	case c.redis.Mode != "" && c.redis.Mode != servers.ModeAuto:
-		args = append(args, "--redis", string(c.redis.Mode))
-	}
-	return args
-}
-
-// source is the flags that bring the design named name into a command: none for a
-// built-in design.
-func (c *catalogue) source(name string) []string {
-	for _, d := range c.files {
-		if d.Name() == name {
-			if d.Lock != nil {
-				return []string{"--lock-file", d.Path}
-			}
-			return []string{"--queue-file", d.Path}
-		}
-	}
-	for _, e := range c.execs {
-		if e.cfg.Name == name {
-			args := []string{execFlags[e.part], e.cfg.Name + "=" + e.cfg.Command}
-			if c.procs > 0 {
-				args = append(args, "--adapter-procs", strconv.Itoa(c.procs))
-			}
-			return args
-		}
-	}
-	return nil
-}
-
-// shellLine is args as one line a shell reads back into args.
-func shellLine(args []string) string {
+// ShellLine is args as one line a shell reads back into args.
+func ShellLine(args []string) string {
 	q := make([]string, len(args))
 	for i, a := range args {
 		q[i] = shellQuote(a)
@@ -122,20 +41,4 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-// rerunLines is the command that reruns each sale a person has to act on: a lone sale
-// that did harm, or of many, those not as their design documents and those that did not
-// finish. Redis's version is the one the record's target ran.
-func rerunLines(f *results.File) []string {
-	var lines []string
-	for _, r := range f.Runs {
-		rank, _ := r.Verdict.Class.Rank()
-		act := !r.Complete || (r.AsExpected != nil && !*r.AsExpected) || (len(f.Runs) == 1 && rank > 0)
-		if !act || len(r.Rerun) == 0 {
-			continue
-		}
-		lines = append(lines, fmt.Sprintf("rerun %s (%s, Redis %s): stockbench %s", cellKey(r), r.Verdict.Cell(), or(f.Target.Version, "?"), shellLine(r.Rerun)))
-	}
-	return lines
 }

@@ -2,194 +2,67 @@ package bench
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
-	"regexp"
 	"time"
 
 	"github.com/stockbench/stockbench/internal/servers/rig"
 	"github.com/stockbench/stockbench/results"
-	"github.com/stockbench/stockbench/results/report"
 	"github.com/stockbench/stockbench/scenarios"
 )
 
-// shardOf reads --shard, or else a Kubernetes Indexed Job's JOB_COMPLETION_INDEX with
-// STOCKBENCH_SHARDS (the Job's completions); the zero Shard when neither says.
-func shardOf(flag string) (scenarios.Shard, error) {
-	if flag != "" {
-		return scenarios.ParseShard(flag)
+// RunShard runs this process's share of a sharded sale (j.Sale.Shard says which), met
+// with the other shards in Redis under the run's name runID, and writes it as a partial
+// record in dir (results.json, ledger.bin and, from shard 0, final.json) for
+// scenarios.Merge. It returns the exit code.
+func RunShard(ctx context.Context, o Options, j LockJob, runID, dir string, stdout, stderr io.Writer) int {
+	if err := Writable(filepath.Dir(dir)); err != nil {
+		return Complain(stderr, UsageError(err))
 	}
-	index, count := os.Getenv("JOB_COMPLETION_INDEX"), os.Getenv("STOCKBENCH_SHARDS")
-	if index == "" || count == "" {
-		return scenarios.Shard{}, nil
-	}
-	s, err := scenarios.ParseShard(index + "/" + count)
-	if err != nil {
-		return s, fmt.Errorf("from JOB_COMPLETION_INDEX=%s and STOCKBENCH_SHARDS=%s: %w", index, count, err)
-	}
-	return s, nil
-}
-
-var shardRunID = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
-
-// shardJob makes the one job of run a shard: a flash sale through a lock design, on the
-// user's Redis, which every shard must share, under the run's name.
-func (c *common) shardJob(jobs []job, args []string) error {
-	j, ok := jobs[0].(lockJob)
-	switch {
-	case !ok:
-		return usageError(errors.New("run: --shard shards a flash sale through a lock design (--lock), not a queue sale"))
-	case !c.external():
-		return usageError(errors.New("run: --shard needs --redis-url: every shard must reach the same Redis"))
-	case c.redis.Cluster && j.impl.LockNodes() > 1:
-		return usageError(fmt.Errorf("run: --shard: %s needs %d lock servers; a sharded sale has one Redis", j.impl.Name, j.impl.LockNodes()))
-	}
-	if c.runID == "" {
-		// Every shard is given the same flags, so the same sale names the same run.
-		sum := sha256.Sum256(fmt.Appendf(nil, "%s|%+v", j.impl.Name, j.sale))
-		c.runID = "sale-" + hex.EncodeToString(sum[:6])
-	}
-	if !shardRunID.MatchString(c.runID) {
-		return usageError(fmt.Errorf("run: --run-id must be 1 to 64 letters, digits, '.', '_' or '-', got %q", c.runID))
-	}
-	j.sale.Shard = c.shard
-	if err := j.sale.Validate(); err != nil {
-		return usageError(fmt.Errorf("run: %w", err))
-	}
-	jobs[0] = j
-	if _, err := os.Stat(c.shardDir()); err == nil {
-		return usageError(fmt.Errorf("run: %s already holds shard %s of run %s: give this run its own --run-id", c.shardDir(), c.shard, c.runID))
-	}
-	return nil
-}
-
-// shardDir is where the shard's partial record goes: one directory per run, one
-// subdirectory per shard, which stockbench merge reads whole.
-func (c *common) shardDir() string {
-	return filepath.Join(c.out, c.runID, fmt.Sprintf("shard-%d-of-%d", c.shard.Index, c.shard.Count))
-}
-
-// runShard is `stockbench run --shard i/n`: this process's share of the sale, met with
-// the other shards in Redis, written as a partial record (results.json, ledger.bin and,
-// from shard 0, final.json) for stockbench merge.
-func runShard(ctx context.Context, c *common, jb job, args []string, stdout, stderr io.Writer) int {
-	j := jb.(lockJob)
-	if err := writable(c.out); err != nil {
-		return complain(stderr, usageError(err))
-	}
-	e, code := startChecked(ctx, c, stderr)
+	e, code := Start(ctx, o, stderr)
 	if e == nil {
 		return code
 	}
-	defer e.stop(stderr)
-	s := j.sale
-	s.Prefix = "{stockbench:" + c.runID + "}"
-	fmt.Fprintf(stderr, "stockbench: shard %s of run %s: %s; waiting for the other shards\n", c.shard, c.runID, j.describe())
+	defer e.Stop(stderr)
+	s := j.Sale
+	s.Prefix = "{stockbench:" + runID + "}"
+	fmt.Fprintf(stderr, "stockbench: shard %s of run %s: %s; waiting for the other shards\n", s.Shard, runID, j.describe())
 	began := time.Now().UTC()
 	// Every shard runs on the one Redis they share, replicated or not as it is.
 	need := j.need()
 	need.Replicated = false
 	part, err := rig.On(ctx, e.Harness, need, func(ctx context.Context, c rig.Clients) (results.Part, error) {
 		defer showProgress(&s.Sale, stderr)()
-		return s.RunPart(ctx, scenarios.Redis(c), j.impl)
+		return s.RunPart(ctx, scenarios.Redis(c), j.Impl)
 	})
 	if err != nil && part.Run.Scenario == "" {
 		if ctx.Err() != nil {
 			fmt.Fprintln(stderr, "stockbench: interrupted before the sale began; nothing was written")
-			return exitInterrupted
+			return ExitInterrupted
 		}
-		return complain(stderr, err)
+		return Complain(stderr, err)
 	}
-	file := newFile(args, c.runID, e.Shared.Info.Record())
+	file := NewFile(o.Args, runID, e.Shared.Info.Record())
 	file.StartedAt, file.FinishedAt, file.Complete, file.Incomplete = began, time.Now().UTC(), part.Run.Complete, part.Run.Error
 	file.Runs = []results.Run{part.Run}
-	out := results.NewOutput(filepath.Dir(c.shardDir()), filepath.Base(c.shardDir()))
+	out := results.NewOutput(filepath.Dir(dir), filepath.Base(dir))
 	if werr := errors.Join(out.Progress(file), results.WritePart(out, part)); werr != nil {
-		return complain(stderr, werr)
+		return Complain(stderr, werr)
 	}
-	o := part.Run.Oracle
+	ledger := part.Run.Oracle
 	fmt.Fprintf(stdout, "shard %s: %d buyers, %d bought, %d sold out, %d gave up; started %s late\n",
-		c.shard, o.Buyers, o.Bought, o.SoldOut, o.GaveUp, part.Run.Shard.Late.Round(time.Microsecond))
+		s.Shard, ledger.Buyers, ledger.Bought, ledger.SoldOut, ledger.GaveUp, part.Run.Shard.Late.Round(time.Microsecond))
 	fmt.Fprintf(stdout, "partial record: %s (stockbench merge %s)\n", out.Dir, filepath.Dir(out.Dir))
 	switch {
 	case err != nil:
-		return complain(stderr, err)
+		return Complain(stderr, err)
 	case ctx.Err() != nil:
-		return exitInterrupted
+		return ExitInterrupted
 	case !part.Run.Complete:
 		fmt.Fprintln(stderr, "stockbench: incomplete:", part.Run.Error)
-		return exitFailed
+		return ExitFailed
 	}
-	return exitOK
-}
-
-// mergeCommand is `stockbench merge DIR...`: the shards' partial records of one sale
-// joined into the sale's record, judged on the union and reported as any run is.
-func mergeCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fset := newFlagSet("merge", "merge [--out DIR] SHARD_DIR... (or the run's directory, which holds them all)")
-	out := fset.String("out", "results/runs", "directory that receives the merged run directory")
-	dirs, help, err := parseWithArgs(fset, args, stdout)
-	if help || err != nil {
-		return complain(stderr, err)
-	}
-	if len(dirs) == 0 {
-		return complain(stderr, usageError(errors.New("merge: name the shards' directories, or the run directory that holds them")))
-	}
-	if err := writable(*out); err != nil {
-		return complain(stderr, usageError(err))
-	}
-	var parts []results.Part
-	for _, d := range shardDirs(dirs) {
-		p, err := results.ReadPart(d)
-		if err != nil {
-			return complain(stderr, usageError(fmt.Errorf("merge: %w", err)))
-		}
-		parts = append(parts, p)
-	}
-	run, err := scenarios.Merge(parts)
-	if err != nil {
-		return complain(stderr, usageError(err))
-	}
-	first := parts[0]
-	file := newFile(append([]string{"merge"}, args...), first.ID+"-merged", results.Target{})
-	file.StartedAt, file.FinishedAt = run.Started.UTC(), run.Started.Add(run.Duration).UTC()
-	file.Complete, file.Incomplete, file.Runs = run.Complete, run.Error, []results.Run{run}
-	if f, err := results.Read(filepath.Join(first.Run.Source, "results.json")); err == nil {
-		file.Target, file.Host = f.Target, f.Host // the load generator's host, not the merge's
-	}
-	o := results.NewOutput(*out, file.ID)
-	if _, err := os.Stat(o.Dir); err == nil {
-		return complain(stderr, usageError(fmt.Errorf("merge: %s exists already", o.Dir)))
-	}
-	if err := o.Progress(file); err != nil {
-		return complain(stderr, err)
-	}
-	fmt.Fprintf(stdout, "merged %d shards of run %s\n\n", len(parts), first.ID)
-	report.WriteReport(stdout, file.Runs)
-	fmt.Fprintf(stdout, "\nresults: %s\n", o.Dir)
-	code := writeReport(ctx, o, file, exitOK, stderr)
-	if !run.Complete {
-		fmt.Fprintln(stderr, "stockbench: incomplete:", run.Error)
-		code = max(code, exitFailed)
-	}
-	return code
-}
-
-// shardDirs expands each directory that holds no results.json but shards' directories
-// into those (Merge puts them in order).
-func shardDirs(dirs []string) []string {
-	var out []string
-	for _, d := range dirs {
-		matches, _ := filepath.Glob(filepath.Join(d, "shard-*-of-*"))
-		if _, err := os.Stat(filepath.Join(d, "results.json")); err == nil || len(matches) == 0 {
-			matches = []string{d} // a shard's own, or ReadPart says what is wrong with it
-		}
-		out = append(out, matches...)
-	}
-	return out
+	return ExitOK
 }

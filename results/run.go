@@ -207,6 +207,10 @@ func (r *Run) Subject() string {
 	return r.Scenario
 }
 
+// Key names the sale in a run's record, its baseline and its reruns: subject, design
+// and fault plan, as "flash-sale/set-nx-ex/none".
+func (r *Run) Key() string { return r.Subject() + "/" + r.Impl + "/" + r.FaultPlan() }
+
 // MainLatency is the latency the table and the plots show: the whole purchase, or for a
 // queue sale an order's time from its arrival to its fulfilment.
 func (r *Run) MainLatency() (Phase, Latency) {

@@ -74,8 +74,11 @@ func TestDocumentedVerdicts(t *testing.T) {
 
 // brokenOrOutlived asserts whose fault an overlap was. A lock whose key a fault takes
 // from under a live holder (a failover to a replica that missed it, an eviction, a clock
-// that jumps past its expiry) lets a
-// second holder in while the first is surely inside its lease: LOCK-BROKEN. Slow work, a
+// that jumps past its expiry) lets a second holder in while the first is inside its
+// lease: LOCK-BROKEN. On a loaded machine the holder may outlive its lease before the
+// fault strikes (a 1.2 s write under a 1 s lease, with the other packages' tests
+// running): the second holder then comes after that lease, an overlap the oracle rightly
+// does not call broken, and the test asks only that none of them came inside it. Slow work, a
 // paused holder or a paused server keep the key until its TTL has run out under the
 // holder: an outlived lease, never a broken lock, but for the designs that break their
 // promise by themselves (none grants everyone; seed-setnx's steal race) and those whose
@@ -89,8 +92,11 @@ func brokenOrOutlived(t *testing.T, design string, plan faults.Plan, o oracle.Re
 	}
 	switch plan[0].Kind {
 	case faults.Failover, faults.Evict, faults.ClockJump:
-		if o.Overlaps > 0 && o.LockBroken == 0 {
-			t.Errorf("the key lost under a live holder: want LOCK-BROKEN, got %d overlaps none broken: %+v", o.Overlaps, o.Violations)
+		for _, v := range o.Violations {
+			if o.LockBroken == 0 && v.Second.Enter < v.First.Sure() {
+				t.Errorf("the key lost under a live holder: want LOCK-BROKEN, got %d overlaps none broken: %+v", o.Overlaps, o.Violations)
+				break
+			}
 		}
 	case faults.SlowWork, faults.ClientPause, faults.RedisPause:
 		if o.LockBroken > 0 && design != "set-nx-ex" && design != "setnx-expire" {

@@ -112,20 +112,17 @@ func (g Rules) reference(r *results.Run) string {
 // Passed reports whether no regression was found.
 func (g Result) Passed() bool { return len(g.Regressions) == 0 }
 
-// runKey names a run the way gates and people match them: scenario/design/fault.
-func runKey(r *results.Run) string { return r.Subject() + "/" + r.Impl + "/" + r.FaultPlan() }
-
-// Gate compares current with baseline under rules.
+// Compare compares current with baseline under rules.
 func Compare(baseline, current *results.File, rules Rules) Result {
 	var res Result
 	base := make(map[string]*results.Run)
 	for i := range baseline.Runs {
-		base[runKey(&baseline.Runs[i])] = &baseline.Runs[i]
+		base[baseline.Runs[i].Key()] = &baseline.Runs[i]
 	}
 	seen := make(map[string]bool)
 	for i := range current.Runs {
 		r := &current.Runs[i]
-		key := runKey(r)
+		key := r.Key()
 		seen[key] = true
 		if rules.ignored(key) {
 			continue
@@ -142,7 +139,7 @@ func Compare(baseline, current *results.File, rules Rules) Result {
 		}
 	}
 	for i := range baseline.Runs {
-		if key := runKey(&baseline.Runs[i]); !seen[key] && !rules.ignored(key) {
+		if key := baseline.Runs[i].Key(); !seen[key] && !rules.ignored(key) {
 			res.Regressions = append(res.Regressions, key+": in the baseline but not in this run")
 		}
 	}

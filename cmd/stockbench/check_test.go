@@ -1,14 +1,16 @@
-package bench
+package main
 
 import (
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stockbench/stockbench/bench"
 )
 
 // examples is where the shipped design and run files are, from this package.
-const examples = "../examples"
+const examples = "../../examples"
 
 // TestCheckCatchesTheFlaw runs the shipped run file: the token lock written as scripts
 // meets every threshold, among them a ratio to the built-in token lock in the same run;
@@ -19,7 +21,7 @@ func TestCheckCatchesTheFlaw(t *testing.T) {
 	t.Parallel() // a whole command of its own: see TestMain
 	out := t.TempDir()
 	code, stdout, stderr := stockbench(t, "check", filepath.Join(examples, "stockbench.json"), "--out", out)
-	if code != exitFailed {
+	if code != bench.ExitFailed {
 		t.Fatalf("want exit 1, got %d:\n%s\n%s", code, stdout, stderr)
 	}
 	var broken []string
@@ -95,11 +97,11 @@ func TestCheckPassesAndGates(t *testing.T) {
 	}`)
 	out := filepath.Join(dir, "runs")
 	code, stdout, stderr := stockbench(t, "check", pass, "--out", out)
-	if code != exitOK || !strings.Contains(stdout, "check: PASS, 11 thresholds held on 3 runs") {
+	if code != bench.ExitOK || !strings.Contains(stdout, "check: PASS, 11 thresholds held on 3 runs") {
 		t.Fatalf("want exit 0 and all held, got %d:\n%s\n%s", code, stdout, stderr)
 	}
 	code, _, stderr = stockbench(t, "baseline", "--runs", out, "--to", filepath.Join(dir, "baseline.json"))
-	if code != exitOK {
+	if code != bench.ExitOK {
 		t.Fatalf("baseline: %d %s", code, stderr)
 	}
 	// The same designs with the crash-holder sale left out: the baseline has a run that
@@ -112,7 +114,7 @@ func TestCheckPassesAndGates(t *testing.T) {
 	}`)
 	writeFile(t, dir, "rules.json", `{"min_samples": 1000}`)
 	code, stdout, _ = stockbench(t, "check", gated, "--out", out)
-	if code != exitFailed || !strings.Contains(stdout, "REGRESSION: ") || !strings.Contains(stdout, "crash-holder") {
+	if code != bench.ExitFailed || !strings.Contains(stdout, "REGRESSION: ") || !strings.Contains(stdout, "crash-holder") {
 		t.Errorf("want exit 1 with the missing sale as a regression, got %d:\n%s", code, stdout)
 	}
 }
@@ -148,7 +150,7 @@ func TestCheckBadInput(t *testing.T) {
 			code, _, stderr := stockbench(t, "check", file, "--out", out)
 			lines := strings.Split(strings.TrimSpace(stderr), "\n")
 			last := lines[len(lines)-1]
-			if code != exitUsage || !strings.HasPrefix(last, "stockbench: ") || !strings.Contains(last, tc.want) {
+			if code != bench.ExitUsage || !strings.HasPrefix(last, "stockbench: ") || !strings.Contains(last, tc.want) {
 				t.Errorf("want exit 2 and a line with %q, got %d:\n%s", tc.want, code, stderr)
 			}
 			if _, err := os.Stat(out); !os.IsNotExist(err) {
@@ -157,7 +159,7 @@ func TestCheckBadInput(t *testing.T) {
 		})
 	}
 	code, _, stderr := stockbench(t, "check", filepath.Join(dir, "none", "stockbench.json"))
-	if code != exitUsage || !strings.Contains(stderr, "no such file") {
+	if code != bench.ExitUsage || !strings.Contains(stderr, "no such file") {
 		t.Errorf("a missing run file: want exit 2, got %d: %s", code, stderr)
 	}
 }
@@ -171,14 +173,14 @@ func TestDesignFiles(t *testing.T) {
 	queue := filepath.Join(examples, "queues", "reliable-scripts.json")
 
 	code, stdout, _ := stockbench(t, "list", "--lock-file", lock, "--queue-file", queue)
-	if code != exitOK || !strings.Contains(stdout, "token-scripts") || !strings.Contains(stdout, "reliable-scripts") {
+	if code != bench.ExitOK || !strings.Contains(stdout, "token-scripts") || !strings.Contains(stdout, "reliable-scripts") {
 		t.Errorf("list: want the file designs named, got %d:\n%s", code, stdout)
 	}
 
 	// The only design named: run runs it.
 	out := t.TempDir()
 	code, _, stderr := stockbench(t, "run", "--lock-file", flawed, "--scenario", "fault-sale", "--out", out)
-	if code != exitOK {
+	if code != bench.ExitOK {
 		t.Fatalf("run: exit %d:\n%s", code, stderr)
 	}
 	// The flaw lets a second holder in inside the first's lease every time (a broken
@@ -191,7 +193,7 @@ func TestDesignFiles(t *testing.T) {
 	out = t.TempDir()
 	code, _, stderr = stockbench(t, "matrix", "--lock-file", lock, "--queue-file", queue, "--locks", "token-scripts,token",
 		"--faults", "none,crash-holder", "--queues", "reliable-scripts", "--queue-faults", "worker-crash", "--fulfils", "idempotent", "--out", out)
-	if code != exitOK {
+	if code != bench.ExitOK {
 		t.Fatalf("matrix: exit %d:\n%s", code, stderr)
 	}
 	f := readRun(t, out, "summary.md")
@@ -210,7 +212,7 @@ func TestDesignFiles(t *testing.T) {
 	fails := writeFile(t, dir, "fails.json", `{"name": "fails", "lock": {"acquire": {"lua": "return redis.call('SET', KEYS[2], 1)", "keys": ["lock"]}, "release": {"lua": "return 1"}}}`)
 	out = t.TempDir()
 	code, _, stderr = stockbench(t, "run", "--lock-file", fails, "--out", out)
-	if code != exitFailed || !strings.Contains(stderr, "incomplete: flash-sale with fails under none failed: fails: acquire script (lock.acquire): ERR ") {
+	if code != bench.ExitFailed || !strings.Contains(stderr, "incomplete: flash-sale with fails under none failed: fails: acquire script (lock.acquire): ERR ") {
 		t.Errorf("a failing script: want exit 1 naming it, got %d:\n%s", code, stderr)
 	}
 	if f := readRun(t, out, "summary.md"); f.Complete {
@@ -228,7 +230,7 @@ func TestDesignFiles(t *testing.T) {
 		{[]string{"run", "--lock-file", filepath.Join(dir, "nope.json")}, "design file: open "},
 	} {
 		code, _, stderr := stockbench(t, append(tc.args, "--out", filepath.Join(dir, "runs"))...)
-		if code != exitUsage || !strings.Contains(stderr, tc.want) || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
+		if code != bench.ExitUsage || !strings.Contains(stderr, tc.want) || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
 			t.Errorf("%v: want exit 2 and one line with %q, got %d:\n%s", tc.args, tc.want, code, stderr)
 		}
 	}

@@ -1,4 +1,4 @@
-package bench
+package main
 
 import (
 	"errors"
@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"sort"
 
+	"github.com/stockbench/stockbench/bench"
 	"github.com/stockbench/stockbench/results"
 	"github.com/stockbench/stockbench/results/gate"
 )
@@ -38,27 +39,27 @@ func gateCommand(args []string, stdout, stderr io.Writer) int {
 	toggle(fset, &edits, "soft-under-faults", "soft-gate runs with a fault plan too",
 		func(r *gate.Rules, on bool) { r.SoftUnderFaults = on })
 	if help, err := parse(fset, args, stdout); help || err != nil {
-		return complain(stderr, err)
+		return bench.Complain(stderr, err)
 	}
 	rules, err := gateRules(*rulesFile, edits)
 	if err != nil {
-		return complain(stderr, usageError(err))
+		return bench.Complain(stderr, bench.UsageError(err))
 	}
 	if *baseline == "" {
-		return complain(stderr, usageError(errors.New("gate: --baseline is required")))
+		return bench.Complain(stderr, bench.UsageError(errors.New("gate: --baseline is required")))
 	}
 	base, err := readResults(*baseline)
 	if err != nil {
-		return complain(stderr, usageError(fmt.Errorf("gate: baseline: %w", err)))
+		return bench.Complain(stderr, bench.UsageError(fmt.Errorf("gate: baseline: %w", err)))
 	}
 	cur, _, err := readRunOrNewest(*current, *runs, "--current")
 	if err != nil {
-		return complain(stderr, usageError(fmt.Errorf("gate: current: %w", err)))
+		return bench.Complain(stderr, bench.UsageError(fmt.Errorf("gate: current: %w", err)))
 	}
 	for _, f := range []*results.File{base, cur} {
 		for _, r := range f.Runs {
 			if r.Shard != nil && !r.Shard.Merged {
-				return complain(stderr, usageError(fmt.Errorf("gate: %s holds shard %d of %d, a partial record: gate the merge of its shards (stockbench merge)", f.ID, r.Shard.Index, r.Shard.Count)))
+				return bench.Complain(stderr, bench.UsageError(fmt.Errorf("gate: %s holds shard %d of %d, a partial record: gate the merge of its shards (stockbench merge)", f.ID, r.Shard.Index, r.Shard.Count)))
 			}
 		}
 	}
@@ -72,10 +73,10 @@ func gateCommand(args []string, stdout, stderr io.Writer) int {
 	}
 	if !res.Passed() {
 		fmt.Fprintf(stdout, "gate: FAIL, %d regressions\n", len(res.Regressions))
-		return exitFailed
+		return bench.ExitFailed
 	}
 	fmt.Fprintln(stdout, "gate: PASS")
-	return exitOK
+	return bench.ExitOK
 }
 
 // gateRules are the defaults, overridden by the gate file, overridden by the flags given.
@@ -121,23 +122,23 @@ func baselineCommand(args []string, stdout, stderr io.Writer) int {
 	runs := fset.String("runs", "results/runs", "where to look for the newest run")
 	to := fset.String("to", "baseline/results.json", "the baseline file to write")
 	if help, err := parse(fset, args, stdout); help || err != nil {
-		return complain(stderr, err)
+		return bench.Complain(stderr, err)
 	}
 	f, dir, err := readRunOrNewest(*from, *runs, "--from")
 	if err != nil {
-		return complain(stderr, usageError(fmt.Errorf("baseline: %w", err)))
+		return bench.Complain(stderr, bench.UsageError(fmt.Errorf("baseline: %w", err)))
 	}
 	if !f.Complete {
-		return complain(stderr, usageError(fmt.Errorf("baseline: %s is incomplete (%s); a baseline must be a whole run", dir, f.Incomplete)))
+		return bench.Complain(stderr, bench.UsageError(fmt.Errorf("baseline: %s is incomplete (%s); a baseline must be a whole run", dir, f.Incomplete)))
 	}
 	if err := os.MkdirAll(filepath.Dir(*to), 0o755); err != nil {
-		return complain(stderr, fmt.Errorf("baseline: %w", err))
+		return bench.Complain(stderr, fmt.Errorf("baseline: %w", err))
 	}
 	if err := results.WriteFile(*to, results.Slim(f)); err != nil {
-		return complain(stderr, err)
+		return bench.Complain(stderr, err)
 	}
 	fmt.Fprintf(stdout, "baseline: %s now holds run %s (%d sales)\n", *to, f.ID, len(f.Runs))
-	return exitOK
+	return bench.ExitOK
 }
 
 // refs names the gate's reference designs for its first line.

@@ -1,4 +1,4 @@
-package bench
+package main
 
 import (
 	"os"
@@ -22,7 +22,7 @@ func TestDistributed(t *testing.T) {
 		t.Skip("no Docker engine: the shards are containers")
 	}
 	out := t.TempDir()
-	cmd := exec.Command("../scripts/bench-distributed.sh")
+	cmd := exec.Command("../../scripts/bench-distributed.sh")
 	cmd.Env = append(os.Environ(), "SHARDS=4", "BUYERS=400", "STOCK=40", "LOCKS=lua,seed-setnx", "FLAGS=--think 1ms", "OUT="+out)
 	b, err := cmd.CombinedOutput()
 	t.Logf("%s", b)

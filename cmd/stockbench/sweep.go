@@ -1,4 +1,4 @@
-package bench
+package main
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/stockbench/stockbench/bench"
 	"github.com/stockbench/stockbench/faults"
 	"github.com/stockbench/stockbench/results"
 	"github.com/stockbench/stockbench/scenarios"
@@ -27,38 +28,38 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	fault := fs.String("fault", faults.None, "the fault plan of every sale")
 	vary := fs.String("vary", "", "the setting and its values: SETTING=FROM..TO:N (N points, spaced evenly on a log scale when FROM is above 0) or SETTING=A,B,C; settings: "+strings.Join(sweepSettings(), ", "))
 	if help, err := parse(fs, args, stdout); help || err != nil {
-		return complain(stderr, err)
+		return bench.Complain(stderr, err)
 	}
 	if *locks == "" || *vary == "" {
-		return complain(stderr, usageError(fmt.Errorf("sweep: --lock and --vary are required (see 'stockbench sweep -h')")))
+		return bench.Complain(stderr, bench.UsageError(fmt.Errorf("sweep: --lock and --vary are required (see 'stockbench sweep -h')")))
 	}
 	v, err := parseVary(*vary)
 	if err != nil {
-		return complain(stderr, usageError(fmt.Errorf("sweep: --vary: %w", err)))
+		return bench.Complain(stderr, bench.UsageError(fmt.Errorf("sweep: --vary: %w", err)))
 	}
 	if given(fs, v.setting.flag) {
-		return complain(stderr, usageError(fmt.Errorf("sweep: --%s is what --vary varies; give it once", v.setting.flag)))
+		return bench.Complain(stderr, bench.UsageError(fmt.Errorf("sweep: --%s is what --vary varies; give it once", v.setting.flag)))
 	}
 	base, err := plan{locks: splitList(*locks), scenarios: []string{*scenario}, faults: []string{*fault}}.lockJobs(sf, &c)
 	if err != nil {
-		return complain(stderr, usageError(err))
+		return bench.Complain(stderr, bench.UsageError(err))
 	}
-	var jobs []job
+	var jobs []bench.Job
 	for _, p := range v.points {
 		for _, b := range base {
-			j := b.(lockJob)
-			j.sale.Name = fmt.Sprintf("%s %s=%s", *scenario, v.setting.flag, p.Value)
-			if err := v.setting.set(&j.sale, p.Value); err != nil {
-				return complain(stderr, usageError(fmt.Errorf("sweep: %s=%s: %w", v.setting.flag, p.Value, err)))
+			j := b.(bench.LockJob)
+			j.Sale.Name = fmt.Sprintf("%s %s=%s", *scenario, v.setting.flag, p.Value)
+			if err := v.setting.set(&j.Sale, p.Value); err != nil {
+				return bench.Complain(stderr, bench.UsageError(fmt.Errorf("sweep: %s=%s: %w", v.setting.flag, p.Value, err)))
 			}
-			if err := j.sale.Validate(); err != nil {
-				return complain(stderr, usageError(fmt.Errorf("sweep: %s=%s: %w", v.setting.flag, p.Value, err)))
+			if err := j.Sale.Validate(); err != nil {
+				return bench.Complain(stderr, bench.UsageError(fmt.Errorf("sweep: %s=%s: %w", v.setting.flag, p.Value, err)))
 			}
-			j.sweep = &p
+			j.Sweep = &p
 			jobs = append(jobs, j)
 		}
 	}
-	return execute(ctx, &c, jobs, args, nil, stdout, stderr)
+	return bench.Execute(ctx, c.options(args, nil), jobs, stdout, stderr)
 }
 
 // sweepSetting is a sale setting a sweep can vary: its flag's name, how its values read

@@ -1,9 +1,11 @@
-package bench
+package main
 
 import (
 	"io"
 	"strings"
 	"testing"
+
+	"github.com/stockbench/stockbench/bench"
 )
 
 // FuzzRunFlags: any command line for run is one job, checked, or one usage error,
@@ -21,23 +23,23 @@ func FuzzRunFlags(f *testing.F) {
 	f.Fuzz(func(t *testing.T, line string) {
 		_, jobs, _, err := runJobs(strings.Fields(line), io.Discard)
 		if err != nil {
-			if !strings.HasPrefix(err.Error(), errUsage.Error()+": ") {
+			if !strings.HasPrefix(err.Error(), bench.ErrUsage.Error()+": ") {
 				t.Fatalf("%q: an error that is not the user's: %v", line, err)
 			}
 			return
 		}
 		for _, j := range jobs {
 			switch j := j.(type) {
-			case lockJob:
-				if err := j.sale.Validate(); err != nil {
+			case bench.LockJob:
+				if err := j.Sale.Validate(); err != nil {
 					t.Fatalf("%q: the job does not validate: %v", line, err)
 				}
-			case queueJob:
-				if err := j.sale.Validate(); err != nil {
+			case bench.QueueJob:
+				if err := j.Sale.Validate(); err != nil {
 					t.Fatalf("%q: the job does not validate: %v", line, err)
 				}
 			}
-			if fp := j.footprint(true); fp.Bytes <= 0 {
+			if fp := j.Footprint(true); fp.Bytes <= 0 {
 				t.Fatalf("%q: a footprint of %d bytes", line, fp.Bytes)
 			}
 		}

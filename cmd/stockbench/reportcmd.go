@@ -1,4 +1,4 @@
-package bench
+package main
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/stockbench/stockbench/bench"
 	"github.com/stockbench/stockbench/results"
 	"github.com/stockbench/stockbench/results/report"
 )
@@ -23,16 +24,16 @@ func reportCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 	out := fset.String("out", "", "where the report goes (default: the run directory itself for one, a new compare-* directory beside the first for several)")
 	dirs, help, err := parseWithArgs(fset, args, stdout)
 	if help || err != nil {
-		return complain(stderr, err)
+		return bench.Complain(stderr, err)
 	}
 	if len(dirs) == 0 {
-		return complain(stderr, usageError(errors.New("report: name at least one run directory (results/runs/ID)")))
+		return bench.Complain(stderr, bench.UsageError(errors.New("report: name at least one run directory (results/runs/ID)")))
 	}
 	var sources []report.Source
 	for i, d := range dirs {
 		f, err := readResults(d)
 		if err != nil {
-			return complain(stderr, usageError(err))
+			return bench.Complain(stderr, bench.UsageError(err))
 		}
 		name := filepath.Base(filepath.Clean(strings.TrimSuffix(d, "results.json")))
 		if slices.ContainsFunc(sources, func(s report.Source) bool { return s.Name == name }) {
@@ -48,17 +49,17 @@ func reportCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 		dir = filepath.Join(filepath.Dir(resultsDir(dirs[0])), "compare-"+time.Now().UTC().Format("20060102-150405"))
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return complain(stderr, fmt.Errorf("report: %w", err))
+		return bench.Complain(stderr, fmt.Errorf("report: %w", err))
 	}
 	if err := report.Report(ctx, dir, sources); err != nil {
 		if ctx.Err() != nil {
 			fmt.Fprintln(stderr, "stockbench: report: interrupted; report.html was not written")
-			return exitInterrupted
+			return bench.ExitInterrupted
 		}
-		return complain(stderr, fmt.Errorf("report: %w", err))
+		return bench.Complain(stderr, fmt.Errorf("report: %w", err))
 	}
 	fmt.Fprintf(stdout, "report: %s\n", filepath.Join(dir, "report.html"))
-	return exitOK
+	return bench.ExitOK
 }
 
 // resultsDir is the run directory d names: d itself, or the directory of a results.json.

@@ -1,4 +1,4 @@
-package bench
+package main
 
 import (
 	"context"
@@ -62,7 +62,7 @@ func TestReportInBrowser(t *testing.T) {
 	for _, p := range wproblems {
 		t.Error("wide matrix:", p)
 	}
-	art := filepath.Join("..", "bin", "artefacts")
+	art := filepath.Join("..", "..", "bin", "artefacts")
 	if err := os.MkdirAll(art, 0o755); err == nil {
 		os.WriteFile(filepath.Join(art, "report.jpg"), shot, 0o644)
 	}

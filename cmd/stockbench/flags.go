@@ -1,4 +1,4 @@
-package bench
+package main
 
 import (
 	"errors"
@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/stockbench/stockbench/bench"
 	"github.com/stockbench/stockbench/internal/servers"
 	"github.com/stockbench/stockbench/scenarios"
 )
@@ -58,6 +59,13 @@ func (c *common) bindSales(fs *flag.FlagSet) *saleFlags {
 	return sf
 }
 
+// options are the harness's options for a run of command line args; after, when set,
+// judges the run when it ends.
+func (c *common) options(args []string, after bench.Afterword) bench.Options {
+	return bench.Options{Redis: c.redis, Out: c.out, Procs: c.procs, Parallel: c.parallel, Args: args,
+		Notes: c.notes, Prepare: c.designs.check, Rerun: c.rerun, After: after}
+}
+
 // external reports whether the run is on the user's own Redis: nothing is started, and
 // keys carry a lease (scenarios.DefaultKeyLease).
 func (c *common) external() bool { return c.redis.URL != "" || c.redis.Mode == servers.KindExternal }
@@ -66,7 +74,7 @@ func (c *common) external() bool { return c.redis.URL != "" || c.redis.Mode == s
 func (c *common) provider() (servers.Provider, error) {
 	p, err := c.redis.Provider()
 	if err != nil {
-		return nil, usageError(fmt.Errorf("--redis, --redis-url: %w", err))
+		return nil, bench.UsageError(fmt.Errorf("--redis, --redis-url: %w", err))
 	}
 	return p, nil
 }
@@ -218,7 +226,7 @@ func parse(fs *flag.FlagSet, args []string, stdout io.Writer) (help bool, err er
 		return help, err
 	}
 	if len(pos) > 0 {
-		return false, usageError(fmt.Errorf("%s: unexpected argument %q", fs.Name(), pos[0]))
+		return false, bench.UsageError(fmt.Errorf("%s: unexpected argument %q", fs.Name(), pos[0]))
 	}
 	return false, nil
 }
@@ -234,7 +242,7 @@ func parseWithArgs(fs *flag.FlagSet, args []string, stdout io.Writer) (pos []str
 				fs.Usage()
 				return nil, true, nil
 			}
-			return nil, false, usageError(fmt.Errorf("%s: %w (see 'stockbench %s -h')", fs.Name(), err, fs.Name()))
+			return nil, false, bench.UsageError(fmt.Errorf("%s: %w (see 'stockbench %s -h')", fs.Name(), err, fs.Name()))
 		}
 		if fs.NArg() == 0 {
 			return pos, false, nil

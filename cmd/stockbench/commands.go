@@ -1,4 +1,4 @@
-package bench
+package main
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/stockbench/stockbench/bench"
 	"github.com/stockbench/stockbench/faults"
 	"github.com/stockbench/stockbench/lockimpl"
 	"github.com/stockbench/stockbench/queueimpl"
@@ -21,17 +22,17 @@ import (
 func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	c, jobs, help, err := runJobs(args, stdout)
 	if help || err != nil {
-		return complain(stderr, err)
+		return bench.Complain(stderr, err)
 	}
 	if c.shard.Sharded() {
-		return runShard(ctx, c, jobs[0], args, stdout, stderr)
+		return c.runShard(ctx, jobs[0], args, stdout, stderr)
 	}
-	return execute(ctx, c, jobs, args, nil, stdout, stderr)
+	return bench.Execute(ctx, c.options(args, nil), jobs, stdout, stderr)
 }
 
 // runJobs reads run's command line into the job it names, checked; help is set when
 // help was asked for and printed.
-func runJobs(args []string, stdout io.Writer) (c *common, jobs []job, help bool, err error) {
+func runJobs(args []string, stdout io.Writer) (c *common, jobs []bench.Job, help bool, err error) {
 	fs := newFlagSet("run", "run (--lock NAME | --queue NAME) [--scenario NAME] [--fault PLAN] [flags]")
 	c = new(common)
 	sf := c.bindSales(fs)
@@ -46,7 +47,7 @@ func runJobs(args []string, stdout io.Writer) (c *common, jobs []job, help bool,
 		return nil, nil, help, err
 	}
 	if c.shard, err = shardOf(*shard); err != nil {
-		return nil, nil, false, usageError(fmt.Errorf("run: --shard: %w", err))
+		return nil, nil, false, bench.UsageError(fmt.Errorf("run: --shard: %w", err))
 	}
 	if *lock == "" && *queue == "" {
 		// One design file and nothing else named: run that design.
@@ -60,7 +61,7 @@ func runJobs(args []string, stdout io.Writer) (c *common, jobs []job, help bool,
 	var p plan
 	switch {
 	case *lock != "" && *queue != "":
-		return nil, nil, false, usageError(fmt.Errorf("run: --lock and --queue exclude each other"))
+		return nil, nil, false, bench.UsageError(fmt.Errorf("run: --lock and --queue exclude each other"))
 	case *lock != "":
 		name := or(*scenario, "flash-sale")
 		if preset, err := scenarios.Lookup(name); err == nil && !given(fs, "fault") && len(preset.Faults) > 0 {
@@ -71,7 +72,7 @@ func runJobs(args []string, stdout io.Writer) (c *common, jobs []job, help bool,
 		p = plan{queues: []string{*queue}, queueScenarios: []string{or(*scenario, "queue-sale")}, queueFaults: []string{*fault},
 			fulfils: []string{*fulfil}}
 	default:
-		return nil, nil, false, usageError(fmt.Errorf("run: --lock or --queue is required (locks: %s; queues: %s)",
+		return nil, nil, false, bench.UsageError(fmt.Errorf("run: --lock or --queue is required (locks: %s; queues: %s)",
 			joinNames(c.designs.lockNames()), joinNames(c.designs.queueNames())))
 	}
 	if jobs, err = p.jobs(sf, c); err != nil || !c.shard.Sharded() {
@@ -88,7 +89,7 @@ func matrixCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if v := os.Getenv("STOCKBENCH_PARALLEL"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 {
-			return complain(stderr, usageError(fmt.Errorf("matrix: STOCKBENCH_PARALLEL must be a number of at least 1, got %q", v)))
+			return bench.Complain(stderr, bench.UsageError(fmt.Errorf("matrix: STOCKBENCH_PARALLEL must be a number of at least 1, got %q", v)))
 		}
 		c.parallel = n
 	}
@@ -103,10 +104,10 @@ func matrixCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 	infra := fs.Bool("infra", false, "run the real-infrastructure matrix instead: each design on a Sentinel group of containers (master killed; master cut off, a split brain) and under restarts that keep data (persist=rdb, aof-everysec, aof-always); --faults and --queue-faults given still win")
 	headline := fs.String("headline", "", "comma-separated lock designs to run the headline preset with, under its own faults, after the matrix; default: "+joinNames(scenarios.Headline)+" (make bench runs those)")
 	if help, err := parse(fs, args, stdout); help || err != nil {
-		return complain(stderr, err)
+		return bench.Complain(stderr, err)
 	}
 	if c.parallel < 1 {
-		return complain(stderr, usageError(fmt.Errorf("matrix: --parallel must be at least 1, got %d", c.parallel)))
+		return bench.Complain(stderr, bench.UsageError(fmt.Errorf("matrix: --parallel must be at least 1, got %d", c.parallel)))
 	}
 	if *infra {
 		if !given(fs, "faults") {
@@ -132,22 +133,22 @@ func matrixCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if len(names) == 1 && names[0] == "default" {
 		names = scenarios.Headline
 	}
-	var jobs []job
+	var jobs []bench.Job
 	if len(p.locks)+len(p.queues) > 0 || len(names) == 0 {
 		var err error
 		if jobs, err = p.jobs(sf, &c); err != nil {
-			return complain(stderr, err)
+			return bench.Complain(stderr, err)
 		}
 	}
 	if len(names) > 0 {
 		preset, _ := scenarios.Lookup("headline")
 		more, err := plan{locks: names, scenarios: []string{"headline"}, faults: []string{preset.Faults.String()}}.lockJobs(sf, &c)
 		if err != nil {
-			return complain(stderr, usageError(err))
+			return bench.Complain(stderr, bench.UsageError(err))
 		}
 		jobs = append(jobs, more...)
 	}
-	return execute(ctx, &c, jobs, args, nil, stdout, stderr)
+	return bench.Execute(ctx, c.options(args, nil), jobs, stdout, stderr)
 }
 
 // defaultParallel is how many fault sales a matrix runs side by side (STOCKBENCH_PARALLEL
@@ -187,26 +188,26 @@ type plan struct {
 
 // jobs checks every name and setting before anything starts, so that bad input never
 // leaves a Redis behind or a results directory without results.
-func (p plan) jobs(sf *saleFlags, c *common) ([]job, error) {
+func (p plan) jobs(sf *saleFlags, c *common) ([]bench.Job, error) {
 	lockJobs, err := p.lockJobs(sf, c)
 	if err != nil {
-		return nil, usageError(err)
+		return nil, bench.UsageError(err)
 	}
 	queueJobs, err := p.queueJobs(sf, c)
 	if err != nil {
-		return nil, usageError(err)
+		return nil, bench.UsageError(err)
 	}
 	jobs := append(lockJobs, queueJobs...)
 	if len(jobs) == 0 && len(c.notes) > 0 {
-		return nil, usageError(errors.New(c.notes[0]))
+		return nil, bench.UsageError(errors.New(c.notes[0]))
 	}
 	if len(jobs) == 0 {
-		return nil, usageError(fmt.Errorf("nothing to run: name at least one lock or queue, with a scenario and a fault plan"))
+		return nil, bench.UsageError(fmt.Errorf("nothing to run: name at least one lock or queue, with a scenario and a fault plan"))
 	}
 	return jobs, nil
 }
 
-func (p plan) lockJobs(sf *saleFlags, c *common) ([]job, error) {
+func (p plan) lockJobs(sf *saleFlags, c *common) ([]bench.Job, error) {
 	impls := make([]lockimpl.Impl, len(p.locks))
 	for i, l := range p.locks {
 		impl, err := c.designs.lock(l)
@@ -219,7 +220,7 @@ func (p plan) lockJobs(sf *saleFlags, c *common) ([]job, error) {
 	if err != nil {
 		return nil, err
 	}
-	var jobs []job
+	var jobs []bench.Job
 	for _, name := range p.scenarios {
 		if len(impls) == 0 {
 			break
@@ -245,14 +246,14 @@ func (p plan) lockJobs(sf *saleFlags, c *common) ([]job, error) {
 					c.notes = append(c.notes, err.Error())
 					continue
 				}
-				jobs = append(jobs, lockJob{sale: sale, impl: impl})
+				jobs = append(jobs, bench.LockJob{Sale: sale, Impl: impl})
 			}
 		}
 	}
 	return jobs, nil
 }
 
-func (p plan) queueJobs(sf *saleFlags, c *common) ([]job, error) {
+func (p plan) queueJobs(sf *saleFlags, c *common) ([]bench.Job, error) {
 	impls := make([]queueimpl.Impl, len(p.queues))
 	for i, name := range p.queues {
 		impl, err := c.designs.queue(name)
@@ -273,7 +274,7 @@ func (p plan) queueJobs(sf *saleFlags, c *common) ([]job, error) {
 			return impl.Own
 		})
 	}
-	var jobs []job
+	var jobs []bench.Job
 	for _, name := range p.queueScenarios {
 		if len(impls) == 0 {
 			break
@@ -301,7 +302,7 @@ func (p plan) queueJobs(sf *saleFlags, c *common) ([]job, error) {
 						c.notes = append(c.notes, err.Error())
 						continue
 					}
-					jobs = append(jobs, queueJob{sale, impl})
+					jobs = append(jobs, bench.QueueJob{Sale: sale, Impl: impl})
 				}
 			}
 		}

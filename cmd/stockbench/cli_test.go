@@ -1,4 +1,4 @@
-package bench
+package main
 
 import (
 	"bufio"
@@ -18,6 +18,7 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/testcontainers/testcontainers-go"
 
+	"github.com/stockbench/stockbench/bench"
 	"github.com/stockbench/stockbench/oracle"
 	"github.com/stockbench/stockbench/results"
 	// The command registers asynq; the tests that call the commands in this process do too.
@@ -43,7 +44,7 @@ func TestMain(m *testing.M) {
 	// loaded machine stretch the timing some verdicts depend on. TestMatrixSideBySide
 	// runs them side by side.
 	os.Setenv("STOCKBENCH_PARALLEL", "1")
-	if out, err := exec.Command("go", "build", "-o", binary, "../cmd/stockbench").CombinedOutput(); err != nil {
+	if out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput(); err != nil {
 		panic("build: " + err.Error() + "\n" + string(out))
 	}
 	code := m.Run()
@@ -125,8 +126,8 @@ func TestBadInput(t *testing.T) {
 			t.Parallel()
 			out := filepath.Join(t.TempDir(), "runs")
 			code, _, stderr := stockbench(t, append(tt.args, "--out", out)...)
-			if code != exitUsage {
-				t.Errorf("exit code: want %d, got %d", exitUsage, code)
+			if code != bench.ExitUsage {
+				t.Errorf("exit code: want %d, got %d", bench.ExitUsage, code)
 			}
 			lines := strings.Split(strings.TrimSpace(stderr), "\n")
 			if len(lines) != 1 || !strings.HasPrefix(lines[0], "stockbench: ") || !strings.Contains(lines[0], tt.want) {
@@ -152,7 +153,7 @@ func TestOutChecked(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			code, _, stderr := stockbench(t, "run", "--lock", "lua", "--out", tt.out)
 			lines := strings.Split(strings.TrimSpace(stderr), "\n")
-			if code != exitUsage || len(lines) != 1 || !strings.Contains(lines[0], tt.want) {
+			if code != bench.ExitUsage || len(lines) != 1 || !strings.Contains(lines[0], tt.want) {
 				t.Errorf("want exit 2 and one line with %q, got %d:\n%s", tt.want, code, stderr)
 			}
 		})
@@ -200,10 +201,10 @@ func TestInterrupt(t *testing.T) {
 		exit        int
 		reason      string // in incomplete_reason
 	}{
-		{"process", "ctrl-c", exitInterrupted, "interrupted"},
-		{"container", "ctrl-c", exitInterrupted, "interrupted"},
-		{"process", "redis crash", exitFailed, "failed"},
-		{"container", "redis crash", exitFailed, "failed"},
+		{"process", "ctrl-c", bench.ExitInterrupted, "interrupted"},
+		{"container", "ctrl-c", bench.ExitInterrupted, "interrupted"},
+		{"process", "redis crash", bench.ExitFailed, "failed"},
+		{"container", "redis crash", bench.ExitFailed, "failed"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.mode+" "+tt.cause, func(t *testing.T) {
@@ -330,18 +331,6 @@ func needDocker(t *testing.T) {
 	}
 	if err != nil {
 		t.Skipf("no Docker engine answers: %v", err)
-	}
-}
-
-func TestRedactArgs(t *testing.T) {
-	got := redactArgs([]string{"--redis-url", "redis://u:hunter2@h:1", "--redis-url=redis://:hunter2@h:1", "--stock", "5"})
-	for _, a := range got {
-		if strings.Contains(a, "hunter2") {
-			t.Errorf("password left in %q", a)
-		}
-	}
-	if got[3] != "--stock" || got[4] != "5" {
-		t.Errorf("other args changed: %q", got)
 	}
 }
 

@@ -1,4 +1,4 @@
-package bench
+package main
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/stockbench/stockbench/bench"
 	"github.com/stockbench/stockbench/faults"
 	"github.com/stockbench/stockbench/internal/designs/adapter"
 	"github.com/stockbench/stockbench/lockimpl"
@@ -22,9 +23,9 @@ func listCommand(args []string, stdout, stderr io.Writer) int {
 	var designs catalogue
 	designs.bind(fs)
 	if help, err := parse(fs, args, stdout); help || err != nil {
-		return complain(stderr, err)
+		return bench.Complain(stderr, err)
 	}
-	return complain(stderr, list(stdout, &designs))
+	return bench.Complain(stderr, list(stdout, &designs))
 }
 
 // list prints the designs, the faults and the scenario presets.

@@ -1,4 +1,4 @@
-package bench
+package main
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/stockbench/stockbench/bench"
 	"github.com/stockbench/stockbench/internal/servers"
 )
 
@@ -31,18 +32,18 @@ func TestPasswordNeverShown(t *testing.T) {
 		exit   int
 		secret []string
 	}{
-		{"port not a number", []string{"--redis-url", "redis://:" + pw + "@host:notaport"}, "", exitUsage, nil},
-		{"option not a duration", []string{"--redis-url", "redis://:" + pw + "@127.0.0.1:1?dial_timeout=" + pw}, "", exitUsage, nil},
-		{"database not a number", []string{"--redis-url", "redis://:" + pw + "@127.0.0.1:1/" + pw}, "", exitUsage, nil},
-		{"scheme unknown", []string{"--redis-url", "http://:" + pw + "@127.0.0.1:1"}, "", exitUsage, nil},
-		{"unreachable", []string{"--redis-url", "redis://user:" + pw + "@127.0.0.1:1"}, "", exitUsage, nil},
-		{"cluster seed malformed", []string{"--redis-cluster", "--redis-url", "redis://:" + pw + "@127.0.0.1:1?addr=" + pw}, "", exitUsage, nil},
-		{"from the environment", nil, "redis://:" + pw + "@127.0.0.1:1", exitUsage, nil},
-		{"given without its flag", []string{"redis://:" + pw + "@127.0.0.1:1"}, "", exitUsage, nil},
-		{"a flag error beside it", []string{"--redis-url", "redis://:" + pw + "@127.0.0.1:1", "--stonks"}, "", exitUsage, nil},
-		{"wrong password", []string{"--redis-url", "redis://:" + wrong + "@" + addr}, "", exitUsage, []string{wrong}},
-		{"percent-encoded", []string{"--redis-url", "redis://:" + encoded + "@127.0.0.1:1"}, "", exitUsage, []string{encoded, decoded}},
-		{"a whole run", []string{"--redis-url=redis://default:" + pw + "@" + addr, "--buyers", "20", "--stock", "5"}, "", exitOK, nil},
+		{"port not a number", []string{"--redis-url", "redis://:" + pw + "@host:notaport"}, "", bench.ExitUsage, nil},
+		{"option not a duration", []string{"--redis-url", "redis://:" + pw + "@127.0.0.1:1?dial_timeout=" + pw}, "", bench.ExitUsage, nil},
+		{"database not a number", []string{"--redis-url", "redis://:" + pw + "@127.0.0.1:1/" + pw}, "", bench.ExitUsage, nil},
+		{"scheme unknown", []string{"--redis-url", "http://:" + pw + "@127.0.0.1:1"}, "", bench.ExitUsage, nil},
+		{"unreachable", []string{"--redis-url", "redis://user:" + pw + "@127.0.0.1:1"}, "", bench.ExitUsage, nil},
+		{"cluster seed malformed", []string{"--redis-cluster", "--redis-url", "redis://:" + pw + "@127.0.0.1:1?addr=" + pw}, "", bench.ExitUsage, nil},
+		{"from the environment", nil, "redis://:" + pw + "@127.0.0.1:1", bench.ExitUsage, nil},
+		{"given without its flag", []string{"redis://:" + pw + "@127.0.0.1:1"}, "", bench.ExitUsage, nil},
+		{"a flag error beside it", []string{"--redis-url", "redis://:" + pw + "@127.0.0.1:1", "--stonks"}, "", bench.ExitUsage, nil},
+		{"wrong password", []string{"--redis-url", "redis://:" + wrong + "@" + addr}, "", bench.ExitUsage, []string{wrong}},
+		{"percent-encoded", []string{"--redis-url", "redis://:" + encoded + "@127.0.0.1:1"}, "", bench.ExitUsage, []string{encoded, decoded}},
+		{"a whole run", []string{"--redis-url=redis://default:" + pw + "@" + addr, "--buyers", "20", "--stock", "5"}, "", bench.ExitOK, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -71,7 +72,7 @@ func TestPasswordNeverShown(t *testing.T) {
 		time.Sleep(1500 * time.Millisecond)
 		syscall.Kill(srv.Info.PID, syscall.SIGKILL)
 		cmd.Wait()
-		if exp, got := exitFailed, cmd.ProcessState.ExitCode(); exp != got {
+		if exp, got := bench.ExitFailed, cmd.ProcessState.ExitCode(); exp != got {
 			t.Errorf("exit code: want %d, got %d\n%s", exp, got, stderr.String())
 		}
 		if !strings.Contains(stderr.String(), "stopped answering") {

@@ -1,4 +1,4 @@
-package bench
+package main
 
 import (
 	"cmp"
@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/stockbench/stockbench/bench"
 	"github.com/stockbench/stockbench/faults"
 	"github.com/stockbench/stockbench/oracle"
 	"github.com/stockbench/stockbench/results"
@@ -32,69 +33,69 @@ func shrinkCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 	budget := fs.Duration("budget", 5*time.Minute, "how long the search may take")
 	dirs, help, err := parseWithArgs(fs, args, stdout)
 	if help || err != nil {
-		return complain(stderr, err)
+		return bench.Complain(stderr, err)
 	}
 	switch {
 	case len(dirs) != 1:
-		return complain(stderr, usageError(errors.New("shrink: name one run directory (results/runs/ID)")))
+		return bench.Complain(stderr, bench.UsageError(errors.New("shrink: name one run directory (results/runs/ID)")))
 	case *tries < 1:
-		return complain(stderr, usageError(fmt.Errorf("shrink: --tries must be positive, got %d", *tries)))
+		return bench.Complain(stderr, bench.UsageError(fmt.Errorf("shrink: --tries must be positive, got %d", *tries)))
 	case *budget <= 0:
-		return complain(stderr, usageError(fmt.Errorf("shrink: --budget must be positive, got %s", *budget)))
+		return bench.Complain(stderr, bench.UsageError(fmt.Errorf("shrink: --budget must be positive, got %s", *budget)))
 	}
 	orig, err := readResults(dirs[0])
 	if err != nil {
-		return complain(stderr, usageError(err))
+		return bench.Complain(stderr, bench.UsageError(err))
 	}
 	i := slices.IndexFunc(orig.Runs, func(r results.Run) bool {
 		rank, _ := r.Verdict.Class.Rank()
-		return rank > 0 && len(r.Rerun) > 0 && strings.Contains(cellKey(r), *only)
+		return rank > 0 && len(r.Rerun) > 0 && strings.Contains(r.Key(), *only)
 	})
 	if i < 0 {
-		return complain(stderr, usageError(fmt.Errorf("shrink: no harmful sale with a recorded command in %s matches %q", dirs[0], *only)))
+		return bench.Complain(stderr, bench.UsageError(fmt.Errorf("shrink: no harmful sale with a recorded command in %s matches %q", dirs[0], *only)))
 	}
 	first := orig.Runs[i]
 	if _, _, _, err := runJobs(first.Rerun[1:], io.Discard); err != nil {
-		return complain(stderr, usageError(fmt.Errorf("shrink: %s: its command: %w", cellKey(first), err)))
+		return bench.Complain(stderr, bench.UsageError(fmt.Errorf("shrink: %s: its command: %w", first.Key(), err)))
 	}
-	e, code := startChecked(ctx, c, stderr)
+	e, code := bench.Start(ctx, c.options(nil, nil), stderr)
 	if e == nil {
 		return code
 	}
-	defer e.stop(stderr)
+	defer e.Stop(stderr)
 
 	s := shrinker{e: e, want: first.Verdict.Class, tries: *tries, stderr: stderr, n: new(int), failed: map[string]bool{}}
-	fmt.Fprintf(stderr, "stockbench: shrink %s (%s): stockbench %s\n", cellKey(first), first.Verdict.Cell(), shellLine(first.Rerun))
+	fmt.Fprintf(stderr, "stockbench: shrink %s (%s): stockbench %s\n", first.Key(), first.Verdict.Cell(), bench.ShellLine(first.Rerun))
 	best, run, ok := s.search(ctx, first.Rerun, time.Now().Add(*budget))
 	if !ok {
 		if ctx.Err() != nil {
-			return exitInterrupted
+			return bench.ExitInterrupted
 		}
 		fmt.Fprintf(stdout, "shrink: %s did not earn %s again in %d reruns: nothing to shrink from (stockbench replay measures how often it does)\n",
-			cellKey(first), first.Verdict.Class, *tries)
-		return exitFailed
+			first.Key(), first.Verdict.Class, *tries)
+		return bench.ExitFailed
 	}
 	run.Rerun = best
 	id := results.NewID()
 	out := results.NewOutput(c.out, id)
-	file := newFile(append([]string{"shrink"}, args...), id, e.Shared.Info.Record())
+	file := bench.NewFile(append([]string{"shrink"}, args...), id, e.Shared.Info.Record())
 	file.StartedAt, file.FinishedAt, file.Complete, file.Runs = run.Started, time.Now().UTC(), true, []results.Run{run}
 	if err := out.Progress(file); err != nil {
-		return complain(stderr, fmt.Errorf("shrink: %w", err))
+		return bench.Complain(stderr, fmt.Errorf("shrink: %w", err))
 	}
 	if err := report.Write(context.WithoutCancel(ctx), out, file); err != nil {
-		return complain(stderr, fmt.Errorf("shrink: report: %w", err))
+		return bench.Complain(stderr, fmt.Errorf("shrink: report: %w", err))
 	}
 	fmt.Fprintf(stdout, "shrink: %s from %d buyers and a stock of %d to %d buyers and a stock of %d in %d sales: %s (%s)\n",
-		cellKey(first), first.Params.Buyers, first.Params.Stock, run.Params.Buyers, run.Params.Stock, *s.n, run.Verdict.Cell(), run.Verdict)
-	fmt.Fprintf(stdout, "smallest: stockbench %s\n", shellLine(best))
+		first.Key(), first.Params.Buyers, first.Params.Stock, run.Params.Buyers, run.Params.Stock, *s.n, run.Verdict.Cell(), run.Verdict)
+	fmt.Fprintf(stdout, "smallest: stockbench %s\n", bench.ShellLine(best))
 	fmt.Fprintf(stdout, "results: %s\n", out.Dir)
-	return exitOK
+	return bench.ExitOK
 }
 
 // shrinker reruns smaller sales on one Redis, and keeps one while it earns want.
 type shrinker struct {
-	e      *env
+	e      *bench.Env
 	want   oracle.Class
 	tries  int
 	stderr io.Writer
@@ -168,23 +169,23 @@ func (s shrinker) search(ctx context.Context, args []string, deadline time.Time)
 // earned the class.
 func (s shrinker) earns(ctx context.Context, args []string) (run results.Run, ok bool) {
 	_, jobs, _, err := runJobs(args[1:], io.Discard)
-	if err != nil || s.failed[shellLine(args)] {
+	if err != nil || s.failed[bench.ShellLine(args)] {
 		return results.Run{}, false // a smaller sale the settings refuse, or tried
 	}
 	defer func() {
 		if ctx.Err() == nil && !ok {
-			s.failed[shellLine(args)] = true
+			s.failed[bench.ShellLine(args)] = true
 		}
 	}()
 	for t := range s.tries {
 		*s.n++
-		run, err = s.e.runJob(ctx, jobs[0], fmt.Sprintf("{stockbench:shrink:%d}", *s.n), false, io.Discard)
+		run, err = s.e.Run(ctx, jobs[0], fmt.Sprintf("{stockbench:shrink:%d}", *s.n), io.Discard)
 		if ctx.Err() != nil {
 			return results.Run{}, false
 		}
 		got := string(run.Verdict.Class)
 		if err != nil {
-			got = "did not finish: " + oneLine(err.Error())
+			got = "did not finish: " + bench.OneLine(err.Error())
 		}
 		fmt.Fprintf(s.stderr, "stockbench: shrink [%d] %s: %s (try %d of %d)\n", *s.n, sizes(args), got, t+1, s.tries)
 		if err == nil && run.Verdict.Class == s.want {

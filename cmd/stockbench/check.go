@@ -1,4 +1,4 @@
-package bench
+package main
 
 import (
 	"bytes"
@@ -15,6 +15,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/stockbench/stockbench/bench"
 	"github.com/stockbench/stockbench/faults"
 	"github.com/stockbench/stockbench/internal/designs/adapter"
 	"github.com/stockbench/stockbench/internal/designs/designfile"
@@ -70,9 +71,9 @@ type runFile struct {
 func checkCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	c, jobs, after, help, err := checkJobs(args, stdout)
 	if help || err != nil {
-		return complain(stderr, err)
+		return bench.Complain(stderr, err)
 	}
-	return execute(ctx, c, jobs, args, after, stdout, stderr)
+	return bench.Execute(ctx, c.options(args, after), jobs, stdout, stderr)
 }
 
 // checkFlags binds check's flags: those of every running command, and the sale's.
@@ -86,7 +87,7 @@ func checkFlags() (*flag.FlagSet, *common, *saleFlags) {
 
 // checkJobs reads the command line and the run file into the jobs to run and the checks
 // of their outcome; everything is checked before anything starts.
-func checkJobs(args []string, stdout io.Writer) (*common, []job, afterword, bool, error) {
+func checkJobs(args []string, stdout io.Writer) (*common, []bench.Job, bench.Afterword, bool, error) {
 	fs, _, _ := checkFlags()
 	pos, help, err := parseWithArgs(fs, args, stdout)
 	if help || err != nil {
@@ -98,23 +99,23 @@ func checkJobs(args []string, stdout io.Writer) (*common, []job, afterword, bool
 	case 1:
 		file = pos[0]
 	default:
-		return nil, nil, nil, false, usageError(fmt.Errorf("check: one run file at most, got %q", pos))
+		return nil, nil, nil, false, bench.UsageError(fmt.Errorf("check: one run file at most, got %q", pos))
 	}
 	rf, err := readRunFile(file)
 	if err != nil {
-		return nil, nil, nil, false, usageError(err)
+		return nil, nil, nil, false, bench.UsageError(err)
 	}
 	// The file's settings first, then the command line's flags over them.
 	fs, c, sf := checkFlags()
 	if err := rf.apply(fs); err != nil {
-		return nil, nil, nil, false, usageError(fmt.Errorf("%s: %w", file, err))
+		return nil, nil, nil, false, bench.UsageError(fmt.Errorf("%s: %w", file, err))
 	}
 	if _, _, err := parseWithArgs(fs, args, io.Discard); err != nil {
 		return nil, nil, nil, false, err
 	}
 	p, err := rf.plan(file, &c.designs)
 	if err != nil {
-		return nil, nil, nil, false, usageError(fmt.Errorf("%s: %w", file, err))
+		return nil, nil, nil, false, bench.UsageError(fmt.Errorf("%s: %w", file, err))
 	}
 	jobs, err := p.jobs(sf, c)
 	if err != nil {
@@ -122,7 +123,7 @@ func checkJobs(args []string, stdout io.Writer) (*common, []job, afterword, bool
 	}
 	j, err := rf.checks(file, append(slices.Clone(p.locks), p.queues...))
 	if err != nil {
-		return nil, nil, nil, false, usageError(fmt.Errorf("%s: %w", file, err))
+		return nil, nil, nil, false, bench.UsageError(fmt.Errorf("%s: %w", file, err))
 	}
 	return c, jobs, j, false, nil
 }
@@ -235,7 +236,7 @@ func (rf *runFile) plan(file string, designs *catalogue) (plan, error) {
 
 // checks reads the thresholds and the baseline now, so that a bad one stops the check
 // before it runs, and returns what judges the run.
-func (rf *runFile) checks(file string, designs []string) (afterword, error) {
+func (rf *runFile) checks(file string, designs []string) (bench.Afterword, error) {
 	th := gate.Thresholds{}
 	for sel, list := range rf.Thresholds {
 		where := fmt.Sprintf("thresholds[%q]", sel)
@@ -311,12 +312,12 @@ func checkRun(f *results.File, th gate.Thresholds, base *results.File, rules gat
 	switch {
 	case broken+regressions > 0:
 		lines = append(lines, fmt.Sprintf("check: FAIL, %d of %d thresholds broken, %d regressions", broken, broken+held, regressions))
-		return lines, exitFailed
+		return lines, bench.ExitFailed
 	case !f.Complete:
 		lines = append(lines, "check: FAIL, the run did not finish: "+f.Incomplete)
-		return lines, exitFailed
+		return lines, bench.ExitFailed
 	}
-	return append(lines, fmt.Sprintf("check: PASS, %d thresholds held on %d runs%s", held, len(f.Runs), against(base))), exitOK
+	return append(lines, fmt.Sprintf("check: PASS, %d thresholds held on %d runs%s", held, len(f.Runs), against(base))), bench.ExitOK
 }
 
 func against(base *results.File) string {

@@ -1,4 +1,4 @@
-package bench
+package main
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/stockbench/stockbench/bench"
 	"github.com/stockbench/stockbench/oracle"
 	"github.com/stockbench/stockbench/results"
 	"github.com/stockbench/stockbench/results/report"
@@ -28,30 +29,30 @@ func replayCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 	only := fs.String("only", "", "rerun only the sales whose scenario/design/fault contains this `text`, as fault-sale/token/failover")
 	dirs, help, err := parseWithArgs(fs, args, stdout)
 	if help || err != nil {
-		return complain(stderr, err)
+		return bench.Complain(stderr, err)
 	}
 	if len(dirs) != 1 {
-		return complain(stderr, usageError(errors.New("replay: name one run directory (results/runs/ID)")))
+		return bench.Complain(stderr, bench.UsageError(errors.New("replay: name one run directory (results/runs/ID)")))
 	}
 	if *times < 1 {
-		return complain(stderr, usageError(fmt.Errorf("replay: --times must be positive, got %d", *times)))
+		return bench.Complain(stderr, bench.UsageError(fmt.Errorf("replay: --times must be positive, got %d", *times)))
 	}
 	orig, err := readResults(dirs[0])
 	if err != nil {
-		return complain(stderr, usageError(err))
+		return bench.Complain(stderr, bench.UsageError(err))
 	}
 	var picked []int
-	var jobs []job
+	var jobs []bench.Job
 	for i, r := range orig.Runs {
-		if !strings.Contains(cellKey(r), *only) {
+		if !strings.Contains(r.Key(), *only) {
 			continue
 		}
 		if len(r.Rerun) == 0 {
-			return complain(stderr, usageError(fmt.Errorf("replay: %s has no recorded command (a shard's sale, or a record older than replay)", cellKey(r))))
+			return bench.Complain(stderr, bench.UsageError(fmt.Errorf("replay: %s has no recorded command (a shard's sale, or a record older than replay)", r.Key())))
 		}
 		_, js, _, err := runJobs(r.Rerun[1:], io.Discard)
 		if err != nil {
-			return complain(stderr, usageError(fmt.Errorf("replay: %s: its command %q: %w", cellKey(r), shellLine(r.Rerun), err)))
+			return bench.Complain(stderr, bench.UsageError(fmt.Errorf("replay: %s: its command %q: %w", r.Key(), bench.ShellLine(r.Rerun), err)))
 		}
 		picked = append(picked, i)
 		for range *times {
@@ -59,32 +60,27 @@ func replayCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 		}
 	}
 	if len(picked) == 0 {
-		return complain(stderr, usageError(fmt.Errorf("replay: no sale of %s matches --only %q", dirs[0], *only)))
+		return bench.Complain(stderr, bench.UsageError(fmt.Errorf("replay: no sale of %s matches --only %q", dirs[0], *only)))
 	}
 	after := func(f *results.File) ([]string, int) {
-		return tally(orig, picked, f.Runs), exitOK
+		return tally(orig, picked, f.Runs), bench.ExitOK
 	}
-	code := execute(ctx, c, jobs, append([]string{"replay"}, args...), after, stdout, stderr)
-	if code == exitUsage {
+	code := bench.Execute(ctx, c.options(append([]string{"replay"}, args...), after), jobs, stdout, stderr)
+	if code == bench.ExitUsage {
 		return code
 	}
 	// The tallies are in orig now: its record and report say how steady each cell is.
 	dir := resultsDir(dirs[0])
 	out := results.Reopen(dir)
 	if err := out.Progress(orig); err != nil {
-		return complain(stderr, fmt.Errorf("replay: write %s: %w", dir, err))
+		return bench.Complain(stderr, fmt.Errorf("replay: write %s: %w", dir, err))
 	}
 	if err := report.Write(context.WithoutCancel(ctx), out, orig); err != nil {
-		fmt.Fprintf(stderr, "stockbench: replay: report: %s\n", oneLine(err.Error()))
-		return max(code, exitFailed)
+		fmt.Fprintf(stderr, "stockbench: replay: report: %s\n", bench.OneLine(err.Error()))
+		return max(code, bench.ExitFailed)
 	}
 	fmt.Fprintf(stdout, "replay: repeats written into %s\n", filepath.Join(dir, "results.json"))
 	return code
-}
-
-// cellKey names a run as --only matches it: scenario/design/fault plan.
-func cellKey(r results.Run) string {
-	return r.Subject() + "/" + r.Impl + "/" + r.FaultPlan()
 }
 
 // tally counts, for each picked run of orig, the classes its reruns earned, keeps them
@@ -96,7 +92,7 @@ func tally(orig *results.File, picked []int, reruns []results.Run) []string {
 		r := &orig.Runs[i]
 		rep := &results.Repeats{Classes: map[oracle.Class]int{}}
 		for _, x := range reruns {
-			if cellKey(x) != cellKey(*r) || !x.Complete {
+			if x.Key() != r.Key() || !x.Complete {
 				continue
 			}
 			rep.Times++
@@ -107,7 +103,7 @@ func tally(orig *results.File, picked []int, reruns []results.Run) []string {
 		}
 		if rep.Times == 0 {
 			// Interrupted before any rerun of it ended: what an earlier replay tallied stands.
-			lines = append(lines, fmt.Sprintf("%s: recorded %s; not rerun (the replay ended first)", cellKey(*r), r.Verdict.Class))
+			lines = append(lines, fmt.Sprintf("%s: recorded %s; not rerun (the replay ended first)", r.Key(), r.Verdict.Class))
 			continue
 		}
 		r.Repeats = rep
@@ -123,7 +119,7 @@ func tally(orig *results.File, picked []int, reruns []results.Run) []string {
 			mark = "  <- did not repeat"
 		}
 		lines = append(lines, fmt.Sprintf("%s: recorded %s; %d of %d reruns the same (%s)%s",
-			cellKey(*r), r.Verdict.Class, rep.Same, rep.Times, strings.Join(got, ", "), mark))
+			r.Key(), r.Verdict.Class, rep.Same, rep.Times, strings.Join(got, ", "), mark))
 	}
 	return append(lines, fmt.Sprintf("%d of %d sales earned their recorded class on every rerun", steady, len(picked)))
 }

@@ -1,4 +1,4 @@
-package bench
+package main
 
 import (
 	"os"
@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stockbench/stockbench/bench"
 )
 
 // needPHP skips, saying why, without PHP and phpredis; CI requires them.
@@ -24,11 +26,11 @@ func needPHP(t *testing.T) {
 // cannot take part in a fault is left out of a matrix, saying so.
 func TestLockExec(t *testing.T) {
 	needPHP(t)
-	seed, _ := filepath.Abs("../adapters/php/seed-lock.php")
+	seed, _ := filepath.Abs("../../adapters/php/seed-lock.php")
 	out := t.TempDir()
 	code, stdout, stderr := stockbench(t, "matrix", "--lock-exec", "php-seed=php "+seed, "--locks", "php-seed",
 		"--faults", "none,client-pause,net-latency", "--queues", "", "--adapter-procs", "8", "--out", out)
-	if code != exitOK {
+	if code != bench.ExitOK {
 		t.Fatalf("exit %d:\n%s\n%s", code, stdout, stderr)
 	}
 	// Its verdicts are internal/designs/adapter's to assert; here, that the command ran it.
@@ -44,10 +46,10 @@ func TestLockExec(t *testing.T) {
 	}
 
 	// A queue adapter, the only design named: run runs it.
-	zset, _ := filepath.Abs("../adapters/php/seed-queue.php")
+	zset, _ := filepath.Abs("../../adapters/php/seed-queue.php")
 	out = t.TempDir()
 	code, stdout, stderr = stockbench(t, "run", "--queue-exec", "php "+zset, "--fault", "worker-crash", "--out", out)
-	if code != exitOK {
+	if code != bench.ExitOK {
 		t.Fatalf("queue: exit %d:\n%s\n%s", code, stdout, stderr)
 	}
 	f = readRun(t, out, "summary.md")
@@ -63,8 +65,8 @@ func TestLockExec(t *testing.T) {
 // named for, is one line and exit 2, and nothing is written.
 func TestLockExecBadInput(t *testing.T) {
 	needPHP(t)
-	seed, _ := filepath.Abs("../adapters/php/seed-lock.php")
-	exits, _ := filepath.Abs("../internal/designs/adapter/testdata/exits.sh")
+	seed, _ := filepath.Abs("../../adapters/php/seed-lock.php")
+	exits, _ := filepath.Abs("../../internal/designs/adapter/testdata/exits.sh")
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -80,7 +82,7 @@ func TestLockExecBadInput(t *testing.T) {
 		out := filepath.Join(t.TempDir(), "runs")
 		code, _, stderr := stockbench(t, append(tc.args, "--out", out)...)
 		lines := strings.Split(strings.TrimSpace(stderr), "\n")
-		if code != exitUsage || !strings.Contains(lines[len(lines)-1], tc.want) {
+		if code != bench.ExitUsage || !strings.Contains(lines[len(lines)-1], tc.want) {
 			t.Errorf("%v: want exit 2 and a last line with %q, got %d:\n%s", tc.args, tc.want, code, stderr)
 		}
 		if _, err := os.Stat(out); !os.IsNotExist(err) {
@@ -108,11 +110,11 @@ func running(marker string) []string {
 // server still answers (here an adapter that dies mid-sale) is a "?" cell with its
 // reason; the other sales run, the report is written, and the command exits 1 at the end.
 func TestMatrixGoesOnPastAnUnfinishedSale(t *testing.T) {
-	crashes, _ := filepath.Abs("../internal/designs/adapter/testdata/crashes.sh")
+	crashes, _ := filepath.Abs("../../internal/designs/adapter/testdata/crashes.sh")
 	out := t.TempDir()
 	code, stdout, stderr := stockbench(t, "matrix", "--lock-exec", "crashes=/bin/sh "+crashes, "--locks", "crashes,lua",
 		"--faults", "none,crash-holder", "--queues", "", "--adapter-procs", "2", "--out", out)
-	if code != exitFailed {
+	if code != bench.ExitFailed {
 		t.Fatalf("want exit 1 at the end, got %d:\n%s\n%s", code, stdout, stderr)
 	}
 	f := readRun(t, out, "report.html")

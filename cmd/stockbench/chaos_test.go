@@ -1,4 +1,4 @@
-package bench
+package main
 
 import (
 	"bufio"
@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stockbench/stockbench/bench"
 	"github.com/stockbench/stockbench/results"
 )
 
@@ -104,7 +105,7 @@ func TestSignalDuringSetup(t *testing.T) {
 					break
 				}
 			}
-			s.wait(t, exitInterrupted)
+			s.wait(t, bench.ExitInterrupted)
 			if !strings.Contains(s.err.String(), "stockbench: interrupted before") {
 				t.Errorf("stderr does not say the run was stopped before it began:\n%s", s.err.String())
 			}
@@ -122,7 +123,7 @@ func TestSignalDuringSale(t *testing.T) {
 	s.until(t, "[1/1]")
 	time.Sleep(time.Second)
 	s.cmd.Process.Signal(syscall.SIGTERM)
-	s.wait(t, exitInterrupted)
+	s.wait(t, bench.ExitInterrupted)
 	f := readOnlyRun(t, s.out)
 	if f.Complete || !strings.Contains(f.Incomplete, "interrupted") || f.Runs[0].Oracle.Bought == 0 {
 		t.Errorf("want the sales so far, marked interrupted; got complete=%v %q", f.Complete, f.Incomplete)
@@ -142,7 +143,7 @@ func TestSignalAtScale(t *testing.T) {
 			time.Sleep(1500 * time.Millisecond) // every buyer has arrived and waits for the lock
 			signalled := time.Now()
 			s.cmd.Process.Signal(sig)
-			s.wait(t, exitInterrupted)
+			s.wait(t, bench.ExitInterrupted)
 			if took := time.Since(signalled); took > 10*time.Second {
 				t.Errorf("the run took %s to end after %s", took.Round(time.Millisecond), sig)
 			}
@@ -168,7 +169,7 @@ func TestSignalDuringReport(t *testing.T) {
 				"--queues", "list,stream", "--queue-faults", "none,worker-crash", "--redis", "process")
 			s.until(t, "writing the report")
 			s.cmd.Process.Signal(sig)
-			s.wait(t, exitInterrupted)
+			s.wait(t, bench.ExitInterrupted)
 			path := firstResults(t, s.out)
 			f, err := results.Read(path)
 			if err != nil {
@@ -209,7 +210,7 @@ func TestRedisKilled(t *testing.T) {
 			time.Sleep(time.Second)
 			killed := time.Now()
 			crash(t, line)
-			s.wait(t, exitFailed)
+			s.wait(t, bench.ExitFailed)
 			if took := time.Since(killed); took > 8*time.Second {
 				t.Errorf("the run took %s to stop after Redis died", took.Round(time.Millisecond))
 			}

@@ -1,4 +1,4 @@
-package bench
+package main
 
 import (
 	"context"
@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/stockbench/stockbench/bench"
 	"github.com/stockbench/stockbench/lockimpl"
 	"github.com/stockbench/stockbench/scenarios"
 )
@@ -36,25 +37,25 @@ func perfCommand(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	rounds := fset.Int("rounds", 3, "rounds of (lua sale, redis-benchmark); each side's median is compared")
 	cpuProfile := fset.String("cpuprofile", "", "write a CPU profile of the lua sales (not of redis-benchmark) to this file")
 	if help, err := parse(fset, args, stdout); help || err != nil {
-		return complain(stderr, err)
+		return bench.Complain(stderr, err)
 	}
 	if *sales <= 0 || *conns <= 0 || *rounds <= 0 {
-		return complain(stderr, usageError(errors.New("perf: --sales, --conns and --rounds must be positive")))
+		return bench.Complain(stderr, bench.UsageError(errors.New("perf: --sales, --conns and --rounds must be positive")))
 	}
 	rssBuyers, err := rssCounts(*rssList)
 	if err != nil {
-		return complain(stderr, usageError(err))
+		return bench.Complain(stderr, bench.UsageError(err))
 	}
-	bench, err := exec.LookPath("redis-benchmark")
+	benchmark, err := exec.LookPath("redis-benchmark")
 	if err != nil {
-		return complain(stderr, usageError(errors.New("perf: redis-benchmark is not on PATH (apt-get install redis-tools)")))
+		return bench.Complain(stderr, bench.UsageError(errors.New("perf: redis-benchmark is not on PATH (apt-get install redis-tools)")))
 	}
-	limitMemory(*sales) // as run and matrix do
-	e, code := start(ctx, &c, stderr)
+	bench.LimitMemory(*sales) // as run and matrix do
+	e, code := bench.Start(ctx, c.options(nil, nil), stderr)
 	if e == nil {
 		return code
 	}
-	defer e.stop(stderr)
+	defer e.Stop(stderr)
 
 	// Rounds alternate the two, so that a noisy neighbour on a shared machine weighs on
 	// both sides alike.
@@ -62,11 +63,11 @@ func perfCommand(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	for r := range *rounds {
 		ours, err := perfSale(ctx, e, *sales, *conns, *cpuProfile)
 		if err != nil {
-			return complain(stderr, err)
+			return bench.Complain(stderr, err)
 		}
-		theirs, err := perfRedisBenchmark(ctx, e, bench, *sales, *conns)
+		theirs, err := perfRedisBenchmark(ctx, e, benchmark, *sales, *conns)
 		if err != nil {
-			return complain(stderr, err)
+			return bench.Complain(stderr, err)
 		}
 		fmt.Fprintf(stderr, "stockbench: perf round %d: lua scenario %.0f sales/s, redis-benchmark %.0f requests/s\n", r+1, ours, theirs)
 		oursAll, theirsAll = append(oursAll, ours), append(theirsAll, theirs)
@@ -81,7 +82,7 @@ func perfCommand(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	for _, n := range rssBuyers {
 		rss, took, err := perfRSS(ctx, e, n)
 		if err != nil {
-			return complain(stderr, err)
+			return bench.Complain(stderr, err)
 		}
 		fmt.Fprintf(stdout, "waiting buyers:   %8d buyers of the rush preset on set-nx-ex, %s\n", n, took.Round(time.Second))
 		if target := rssTarget(n); target > 0 {
@@ -90,7 +91,7 @@ func perfCommand(ctx context.Context, args []string, stdout, stderr io.Writer) i
 			fmt.Fprintf(stdout, "peak RSS:         %8.0f MiB (no target for this many)\n", float64(rss)/(1<<20))
 		}
 	}
-	return exitOK
+	return bench.ExitOK
 }
 
 // rssTarget is the brief's peak RSS for n lock buyers waiting at once: 300 MB for
@@ -135,7 +136,7 @@ func met(ok bool) string {
 
 // perfSale is the lua design's sales/s: every buyer buys, all start at once. With a
 // profile named, the sale is profiled into it (the last round's profile is kept).
-func perfSale(ctx context.Context, e *env, n, conns int, profile string) (float64, error) {
+func perfSale(ctx context.Context, e *bench.Env, n, conns int, profile string) (float64, error) {
 	impl, err := lockimpl.Lookup("lua")
 	if err != nil {
 		return 0, err
@@ -168,7 +169,7 @@ var rpsLine = regexp.MustCompile(`([0-9.]+) requests per second`)
 
 // perfRedisBenchmark has redis-benchmark run the purchase script n times on conns
 // connections, each call selling one unit to a random buyer, and returns its rate.
-func perfRedisBenchmark(ctx context.Context, e *env, bin string, n, conns int) (float64, error) {
+func perfRedisBenchmark(ctx context.Context, e *bench.Env, bin string, n, conns int) (float64, error) {
 	c := e.Shared.Client(1)
 	defer c.Close()
 	stock := lockimpl.NewStock("{stockbench-perf}")
@@ -204,7 +205,7 @@ func perfRedisBenchmark(ctx context.Context, e *env, bin string, n, conns int) (
 
 // perfRSS runs the rush preset with n buyers in a child process against the same server
 // and returns the child's peak RSS.
-func perfRSS(ctx context.Context, e *env, n int) (int64, time.Duration, error) {
+func perfRSS(ctx context.Context, e *bench.Env, n int) (int64, time.Duration, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return 0, 0, fmt.Errorf("perf: %w", err)

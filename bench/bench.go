@@ -1,0 +1,123 @@
+// Package bench is stockbench's harness: it starts the servers a list of sales needs,
+// runs the sales on rigs of them, alone or side by side, and writes the run record and
+// its report; cmd/stockbench turns command lines into its calls.
+//
+// A run is [Execute] with [Options] and a list of [Job]s ([LockJob], [QueueJob]);
+// [Start] gives the servers alone, to a command that drives them its own way, and
+// [RunShard] runs one shard of a sale shared by several load generators.
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"runtime/debug"
+	"strings"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/stockbench/stockbench/internal/redact"
+	"github.com/stockbench/stockbench/internal/servers"
+	"github.com/stockbench/stockbench/results"
+)
+
+// Exit codes a run ends with.
+const (
+	ExitOK          = 0
+	ExitFailed      = 1 // a run failed (Redis died, say), or the Afterword found harm
+	ExitUsage       = 2 // bad input, or no Redis: nothing ran
+	ExitInterrupted = 130
+)
+
+// Options are what a run needs besides its jobs; the zero value runs on a Redis the
+// harness starts itself (see servers.Config), writes under results/runs, one sale at a
+// time.
+type Options struct {
+	// Redis is where the servers come from.
+	Redis servers.Config
+	// Out receives the run's directory. Default: results/runs.
+	Out string
+	// Procs is how many CPUs the buyers' goroutines run on; 0: all but one when Redis
+	// runs on this machine, all otherwise, or GOMAXPROCS from the environment.
+	Procs int
+	// Parallel is how many fault sales of at most 10,000 buyers run side by side, each on
+	// servers of its own. Default 1. Sales with no fault always run alone.
+	Parallel int
+	// Args is the command line the record says made the run; passwords are masked.
+	Args []string
+	// Notes are what the command leaves out of the run, and why, printed as it starts.
+	Notes []string
+	// Prepare runs once on the shared server before any sale (designs read from files
+	// have it compile their scripts); an error is the user's, and nothing runs.
+	Prepare func(context.Context, redis.UniversalClient) error
+	// Rerun is the command line, after "stockbench", that reruns a job alone; it is
+	// recorded with the job's run. Nil: none is recorded.
+	Rerun func(Job) []string
+	// After, when set, reads the finished run for a verdict of its own.
+	After Afterword
+}
+
+// Afterword reads a finished run for a verdict of its own (check's thresholds), which
+// may add to the file before it is written; it returns the lines to print last and the
+// exit code it calls for.
+type Afterword func(f *results.File) (lines []string, code int)
+
+// External reports whether the run is on the user's own Redis: nothing is started, and
+// keys carry a lease (scenarios.DefaultKeyLease).
+func (o Options) External() bool {
+	return o.Redis.URL != "" || o.Redis.Mode == servers.KindExternal
+}
+
+func (o Options) out() string {
+	if o.Out == "" {
+		return "results/runs"
+	}
+	return o.Out
+}
+
+// ErrUsage marks errors that are the user's input, not the run's: exit code 2.
+var ErrUsage = errors.New("usage")
+
+// UsageError marks err as the user's input.
+func UsageError(err error) error { return fmt.Errorf("%w: %w", ErrUsage, err) }
+
+// Complain prints err on one line of stderr and returns its exit code: ExitOK for nil,
+// ExitUsage for a UsageError, ExitFailed for the others.
+func Complain(stderr io.Writer, err error) int {
+	if err == nil {
+		return ExitOK
+	}
+	msg := strings.TrimPrefix(err.Error(), ErrUsage.Error()+": ")
+	fmt.Fprintln(stderr, "stockbench:", OneLine(msg))
+	if errors.Is(err, ErrUsage) {
+		return ExitUsage
+	}
+	return ExitFailed
+}
+
+// OneLine folds a joined error onto one line.
+func OneLine(s string) string {
+	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", "; ")), " ")
+}
+
+// Version is the build's module version and VCS revision, as the record names its tool.
+func Version() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "unknown"
+	}
+	v := info.Main.Version
+	for _, s := range info.Settings {
+		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
+			v += " " + s.Value[:12]
+		}
+	}
+	return v
+}
+
+// NewFile starts the record of a run made by the command line args (after the command's
+// name), its passwords masked.
+func NewFile(args []string, id string, target results.Target) *results.File {
+	return results.NewFile("stockbench "+Version(), redact.Strings(append([]string(nil), args...)), id, target)
+}

@@ -1,0 +1,146 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+
+	"github.com/stockbench/stockbench/bench"
+	"github.com/stockbench/stockbench/results"
+	"github.com/stockbench/stockbench/results/report"
+	"github.com/stockbench/stockbench/scenarios"
+)
+
+// shardOf reads --shard, or else a Kubernetes Indexed Job's JOB_COMPLETION_INDEX with
+// STOCKBENCH_SHARDS (the Job's completions); the zero Shard when neither says.
+func shardOf(flag string) (scenarios.Shard, error) {
+	if flag != "" {
+		return scenarios.ParseShard(flag)
+	}
+	index, count := os.Getenv("JOB_COMPLETION_INDEX"), os.Getenv("STOCKBENCH_SHARDS")
+	if index == "" || count == "" {
+		return scenarios.Shard{}, nil
+	}
+	s, err := scenarios.ParseShard(index + "/" + count)
+	if err != nil {
+		return s, fmt.Errorf("from JOB_COMPLETION_INDEX=%s and STOCKBENCH_SHARDS=%s: %w", index, count, err)
+	}
+	return s, nil
+}
+
+var shardRunID = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+
+// shardJob makes the one job of run a shard: a flash sale through a lock design, on the
+// user's Redis, which every shard must share, under the run's name.
+func (c *common) shardJob(jobs []bench.Job, args []string) error {
+	j, ok := jobs[0].(bench.LockJob)
+	switch {
+	case !ok:
+		return bench.UsageError(errors.New("run: --shard shards a flash sale through a lock design (--lock), not a queue sale"))
+	case !c.external():
+		return bench.UsageError(errors.New("run: --shard needs --redis-url: every shard must reach the same Redis"))
+	case c.redis.Cluster && j.Impl.LockNodes() > 1:
+		return bench.UsageError(fmt.Errorf("run: --shard: %s needs %d lock servers; a sharded sale has one Redis", j.Impl.Name, j.Impl.LockNodes()))
+	}
+	if c.runID == "" {
+		// Every shard is given the same flags, so the same sale names the same run.
+		sum := sha256.Sum256(fmt.Appendf(nil, "%s|%+v", j.Impl.Name, j.Sale))
+		c.runID = "sale-" + hex.EncodeToString(sum[:6])
+	}
+	if !shardRunID.MatchString(c.runID) {
+		return bench.UsageError(fmt.Errorf("run: --run-id must be 1 to 64 letters, digits, '.', '_' or '-', got %q", c.runID))
+	}
+	j.Sale.Shard = c.shard
+	if err := j.Sale.Validate(); err != nil {
+		return bench.UsageError(fmt.Errorf("run: %w", err))
+	}
+	jobs[0] = j
+	if _, err := os.Stat(c.shardDir()); err == nil {
+		return bench.UsageError(fmt.Errorf("run: %s already holds shard %s of run %s: give this run its own --run-id", c.shardDir(), c.shard, c.runID))
+	}
+	return nil
+}
+
+// shardDir is where the shard's partial record goes: one directory per run, one
+// subdirectory per shard, which stockbench merge reads whole.
+func (c *common) shardDir() string {
+	return filepath.Join(c.out, c.runID, fmt.Sprintf("shard-%d-of-%d", c.shard.Index, c.shard.Count))
+}
+
+// runShard is `stockbench run --shard i/n`: this process's share of the sale, met with
+// the other shards in Redis, written as a partial record for stockbench merge.
+func (c *common) runShard(ctx context.Context, j bench.Job, args []string, stdout, stderr io.Writer) int {
+	return bench.RunShard(ctx, c.options(args, nil), j.(bench.LockJob), c.runID, c.shardDir(), stdout, stderr)
+}
+
+// mergeCommand is `stockbench merge DIR...`: the shards' partial records of one sale
+// joined into the sale's record, judged on the union and reported as any run is.
+func mergeCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fset := newFlagSet("merge", "merge [--out DIR] SHARD_DIR... (or the run's directory, which holds them all)")
+	out := fset.String("out", "results/runs", "directory that receives the merged run directory")
+	dirs, help, err := parseWithArgs(fset, args, stdout)
+	if help || err != nil {
+		return bench.Complain(stderr, err)
+	}
+	if len(dirs) == 0 {
+		return bench.Complain(stderr, bench.UsageError(errors.New("merge: name the shards' directories, or the run directory that holds them")))
+	}
+	if err := bench.Writable(*out); err != nil {
+		return bench.Complain(stderr, bench.UsageError(err))
+	}
+	var parts []results.Part
+	for _, d := range shardDirs(dirs) {
+		p, err := results.ReadPart(d)
+		if err != nil {
+			return bench.Complain(stderr, bench.UsageError(fmt.Errorf("merge: %w", err)))
+		}
+		parts = append(parts, p)
+	}
+	run, err := scenarios.Merge(parts)
+	if err != nil {
+		return bench.Complain(stderr, bench.UsageError(err))
+	}
+	first := parts[0]
+	file := bench.NewFile(append([]string{"merge"}, args...), first.ID+"-merged", results.Target{})
+	file.StartedAt, file.FinishedAt = run.Started.UTC(), run.Started.Add(run.Duration).UTC()
+	file.Complete, file.Incomplete, file.Runs = run.Complete, run.Error, []results.Run{run}
+	if f, err := results.Read(filepath.Join(first.Run.Source, "results.json")); err == nil {
+		file.Target, file.Host = f.Target, f.Host // the load generator's host, not the merge's
+	}
+	o := results.NewOutput(*out, file.ID)
+	if _, err := os.Stat(o.Dir); err == nil {
+		return bench.Complain(stderr, bench.UsageError(fmt.Errorf("merge: %s exists already", o.Dir)))
+	}
+	if err := o.Progress(file); err != nil {
+		return bench.Complain(stderr, err)
+	}
+	fmt.Fprintf(stdout, "merged %d shards of run %s\n\n", len(parts), first.ID)
+	report.WriteReport(stdout, file.Runs)
+	fmt.Fprintf(stdout, "\nresults: %s\n", o.Dir)
+	code := bench.WriteReport(ctx, o, file, bench.ExitOK, stderr)
+	if !run.Complete {
+		fmt.Fprintln(stderr, "stockbench: incomplete:", run.Error)
+		code = max(code, bench.ExitFailed)
+	}
+	return code
+}
+
+// shardDirs expands each directory that holds no results.json but shards' directories
+// into those (Merge puts them in order).
+func shardDirs(dirs []string) []string {
+	var out []string
+	for _, d := range dirs {
+		matches, _ := filepath.Glob(filepath.Join(d, "shard-*-of-*"))
+		if _, err := os.Stat(filepath.Join(d, "results.json")); err == nil || len(matches) == 0 {
+			matches = []string{d} // a shard's own, or ReadPart says what is wrong with it
+		}
+		out = append(out, matches...)
+	}
+	return out
+}
