@@ -398,8 +398,8 @@ func (e *Env) Run(ctx context.Context, j Job, prefix string, progress io.Writer)
 func (e *Env) runJob(ctx context.Context, j Job, prefix string, apart bool, stderr io.Writer) (results.Run, error) {
 	need := j.need()
 	need.Apart = apart
-	return rig.On(ctx, e.Harness, need, func(ctx context.Context, c rig.Clients) (results.Run, error) {
-		return j.run(ctx, prefix, scenarios.Redis(c), stderr)
+	return rig.On(ctx, e.Harness, need, func(ctx context.Context, r scenarios.Redis) (results.Run, error) {
+		return j.run(ctx, prefix, r, stderr)
 	})
 }
 

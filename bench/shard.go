@@ -33,9 +33,9 @@ func RunShard(ctx context.Context, o Options, j LockJob, runID, dir string, stdo
 	// Every shard runs on the one Redis they share, replicated or not as it is.
 	need := j.need()
 	need.Replicated = false
-	part, err := rig.On(ctx, e.Harness, need, func(ctx context.Context, c rig.Clients) (results.Part, error) {
+	part, err := rig.On(ctx, e.Harness, need, func(ctx context.Context, r scenarios.Redis) (results.Part, error) {
 		defer showProgress(&s.Sale, stderr)()
-		return s.RunPart(ctx, scenarios.Redis(c), j.Impl)
+		return s.RunPart(ctx, r, j.Impl)
 	})
 	if err != nil && part.Run.Scenario == "" {
 		if ctx.Err() != nil {

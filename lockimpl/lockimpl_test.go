@@ -12,7 +12,6 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/stockbench/stockbench/internal/servers/redistest"
-	"github.com/stockbench/stockbench/internal/servers/rig"
 )
 
 func TestMain(m *testing.M) { redistest.Main(m) }
@@ -38,14 +37,13 @@ func env(t *testing.T, impl Impl) Env {
 	t.Helper()
 	tg := redistest.Shared(t)
 	if impl.Replicas > 0 {
-		ctx := context.Background()
-		g, err := rig.Start(ctx, tg, redistest.Harness(t).Pool, 1, nil, rig.Replicated())
-		if err != nil {
+		primary, replica := redistest.Start(t), redistest.Start(t)
+		if err := replica.ReplicaOf(context.Background(), primary); err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { g.Close(ctx) })
-		c := g.Clients(4)
-		return Env{Stock: c.Stock, Locks: c.Locks}
+		c := primary.Client(4)
+		t.Cleanup(func() { c.Close() })
+		return Env{Stock: c, Locks: []redis.UniversalClient{c}}
 	}
 	e := Env{Stock: client(t)}
 	for db := range impl.LockNodes() {

@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/stockbench/stockbench/faults"
-	"github.com/stockbench/stockbench/internal/servers/redistest"
 	"github.com/stockbench/stockbench/internal/servers/rig"
+	"github.com/stockbench/stockbench/internal/servers/rig/rigtest"
 	"github.com/stockbench/stockbench/lockimpl"
 	"github.com/stockbench/stockbench/oracle"
 	"github.com/stockbench/stockbench/queueimpl"
@@ -31,20 +31,12 @@ func documented(v scenarios.Verdicts, a faults.Applies) (plans []faults.Plan, wa
 	return plans, want
 }
 
-// onRig runs a sale on the servers need asks for, beside the shared server.
-func onRig(t *testing.T, h *rig.Harness, need rig.Need, run func(context.Context, scenarios.Redis) (results.Run, error)) results.Run {
-	t.Helper()
-	return redistest.OnRig(t, h, need, func(ctx context.Context, c rig.Clients) (results.Run, error) {
-		return run(ctx, scenarios.Redis(c))
-	})
-}
-
 // TestDocumentedVerdicts runs every design under every fault it documents a verdict for,
 // on the preset make bench runs, and asserts the verdict: the negative control oversells
 // everywhere, fencing and the lock-free designs never oversell, the TTL locks break
 // exactly where they say they do.
 func TestDocumentedVerdicts(t *testing.T) {
-	h := redistest.Harness(t)
+	h := rigtest.Harness(t)
 	sale, err := scenarios.Lookup("fault-sale")
 	if err != nil {
 		t.Fatal(err)
@@ -61,7 +53,7 @@ func TestDocumentedVerdicts(t *testing.T) {
 				s := sale
 				s.Faults = plan
 				s.Prefix = fmt.Sprintf("{test:%s:%s}", impl.Name, plan)
-				run := onRig(t, h, rig.ForLock(impl, plan, s.WithDefaults().Conns),
+				run := rigtest.On(t, h, rig.ForLock(impl, plan, s.WithDefaults().Conns),
 					func(ctx context.Context, r scenarios.Redis) (results.Run, error) { return s.Run(ctx, r, impl) })
 				if !slices.Contains(wants[i], run.Verdict.Class) {
 					t.Errorf("want %v, got %s (%s); events %+v", wants[i], run.Verdict.Cell(), run.Verdict, run.Events)
@@ -113,7 +105,7 @@ func brokenOrOutlived(t *testing.T, design string, plan faults.Plan, o oracle.Re
 // exactly the crashed workers' tasks, reliable-list and stream lose none and duplicate
 // only what an idempotent fulfil absorbs, no design oversells.
 func TestDocumentedQueueVerdicts(t *testing.T) {
-	h := redistest.Harness(t)
+	h := rigtest.Harness(t)
 	sale, err := scenarios.LookupQueue("queue-sale")
 	if err != nil {
 		t.Fatal(err)
@@ -127,7 +119,7 @@ func TestDocumentedQueueVerdicts(t *testing.T) {
 					s := sale
 					s.Faults, s.Fulfil = plan, fulfil
 					s.Prefix = fmt.Sprintf("{test:%s:%s:%s}", impl.Name, plan, fulfil)
-					run := onRig(t, h, rig.ForQueue(plan, s.WithDefaults().Conns),
+					run := rigtest.On(t, h, rig.ForQueue(plan, s.WithDefaults().Conns),
 						func(ctx context.Context, r scenarios.Redis) (results.Run, error) { return s.Run(ctx, r, impl) })
 					q := run.Queue
 					if !slices.Contains(wants[i], run.Verdict.Class) || q.Oversold > 0 {

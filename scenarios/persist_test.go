@@ -1,4 +1,4 @@
-package scenarios
+package scenarios_test
 
 import (
 	"context"
@@ -7,12 +7,13 @@ import (
 	"time"
 
 	"github.com/stockbench/stockbench/faults"
-	"github.com/stockbench/stockbench/internal/servers/redistest"
 	"github.com/stockbench/stockbench/internal/servers/rig"
+	"github.com/stockbench/stockbench/internal/servers/rig/rigtest"
 	"github.com/stockbench/stockbench/lockimpl"
 	"github.com/stockbench/stockbench/oracle"
 	"github.com/stockbench/stockbench/queueimpl"
 	"github.com/stockbench/stockbench/results"
+	"github.com/stockbench/stockbench/scenarios"
 )
 
 // A restart gives back what the server's persistence mode kept. A queue that keeps its
@@ -30,8 +31,8 @@ import (
 // whose commands failed through a slow restart leaves its lock to expire, and buyers who
 // gave up before it did would read as STUCK, which is the restart's time, not the AOF.
 func TestRestartKeepsWhatItsModeKept(t *testing.T) {
-	h := redistest.Harness(t)
-	queue, err := LookupQueue("queue-sale")
+	h := rigtest.Harness(t)
+	queue, err := scenarios.LookupQueue("queue-sale")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,9 +52,9 @@ func TestRestartKeepsWhatItsModeKept(t *testing.T) {
 		t.Run(fmt.Sprintf("stream/%s", tt.mode), func(t *testing.T) {
 			plan := faults.Plan{{Kind: faults.RedisRestart, Persist: tt.mode}}
 			s := queue
-			s.Faults, s.Fulfil, s.Prefix = plan, Idempotent, fmt.Sprintf("{persist:stream:%s}", tt.mode)
-			r := redistest.OnRig(t, h, rig.Need{Nodes: 1, Faults: plan, Conns: s.WithDefaults().Conns}, func(ctx context.Context, c rig.Clients) (results.Run, error) {
-				return s.Run(ctx, Redis(c), stream)
+			s.Faults, s.Fulfil, s.Prefix = plan, scenarios.Idempotent, fmt.Sprintf("{persist:stream:%s}", tt.mode)
+			r := rigtest.On(t, h, rig.Need{Nodes: 1, Faults: plan, Conns: s.WithDefaults().Conns}, func(ctx context.Context, red scenarios.Redis) (results.Run, error) {
+				return s.Run(ctx, red, stream)
 			})
 			restarted(t, r)
 			q := r.Queue
@@ -63,7 +64,7 @@ func TestRestartKeepsWhatItsModeKept(t *testing.T) {
 		})
 	}
 
-	sale, err := Lookup("fault-sale")
+	sale, err := scenarios.Lookup("fault-sale")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,8 +85,8 @@ func TestRestartKeepsWhatItsModeKept(t *testing.T) {
 			s.TTL = 10 * time.Second
 			s.Retry.Timeout = 3 * s.TTL
 			s.Faults, s.Prefix = plan, fmt.Sprintf("{persist:token:%s}", tt.mode)
-			r := redistest.OnRig(t, h, rig.Need{Nodes: 1, Faults: plan, Conns: s.WithDefaults().Conns}, func(ctx context.Context, c rig.Clients) (results.Run, error) {
-				return s.Run(ctx, Redis(c), token)
+			r := rigtest.On(t, h, rig.Need{Nodes: 1, Faults: plan, Conns: s.WithDefaults().Conns}, func(ctx context.Context, red scenarios.Redis) (results.Run, error) {
+				return s.Run(ctx, red, token)
 			})
 			restarted(t, r)
 			if r.Verdict.Class != tt.want {

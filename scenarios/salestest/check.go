@@ -159,8 +159,8 @@ func (s subject) onRig(ctx context.Context, r *Redis, plan faults.Plan, prefix s
 	}
 	need := s.need
 	need.Faults = plan
-	return rig.On(ctx, r.h, need, func(ctx context.Context, c rig.Clients) (results.Run, error) {
-		return s.run(ctx, scenarios.Redis(c), func(sale *scenarios.Sale) {
+	return rig.On(ctx, r.h, need, func(ctx context.Context, red scenarios.Redis) (results.Run, error) {
+		return s.run(ctx, red, func(sale *scenarios.Sale) {
 			sale.Faults, sale.Prefix, sale.KeyLease = plan, prefix, lease
 		})
 	})

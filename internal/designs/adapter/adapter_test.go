@@ -13,6 +13,7 @@ import (
 
 	"github.com/stockbench/stockbench/faults"
 	"github.com/stockbench/stockbench/internal/servers/redistest"
+	"github.com/stockbench/stockbench/internal/servers/rig/rigtest"
 	"github.com/stockbench/stockbench/internal/servers/rig"
 	"github.com/stockbench/stockbench/lockimpl"
 	"github.com/stockbench/stockbench/results"
@@ -42,7 +43,7 @@ var (
 // under only those given), and checks that a sale under a fault an adapter's connections
 // never see is refused.
 func earns(t *testing.T, impl lockimpl.Impl, documented string, only ...faults.Kind) {
-	h := redistest.Harness(t)
+	h := rigtest.Harness(t)
 	sale, err := scenarios.Lookup("fault-sale")
 	if err != nil {
 		t.Fatal(err)
@@ -73,8 +74,8 @@ func earns(t *testing.T, impl lockimpl.Impl, documented string, only ...faults.K
 		// One sale at a time: a pool of 32 interpreters starting at once is a load of its
 		// own, and the other packages' timing-bound verdicts run beside these.
 		t.Run(plan.String(), func(t *testing.T) {
-			run := redistest.OnRig(t, h, rig.Need{Nodes: 1, Faults: plan, Conns: s.WithDefaults().Conns}, func(ctx context.Context, c rig.Clients) (results.Run, error) {
-				return s.Run(ctx, scenarios.Redis(c), impl)
+			run := rigtest.On(t, h, rig.Need{Nodes: 1, Faults: plan, Conns: s.WithDefaults().Conns}, func(ctx context.Context, red scenarios.Redis) (results.Run, error) {
+				return s.Run(ctx, red, impl)
 			})
 			if !slices.Contains(classes, run.Verdict.Class) {
 				t.Errorf("%s documents %v, the adapter earned %s (%s)", documented, classes, run.Verdict.Cell(), run.Verdict)
@@ -160,7 +161,7 @@ func TestMisbehavingAdapters(t *testing.T) {
 func TestBuyInPHP(t *testing.T) {
 	need(t, "PHP with phpredis (php-cli, php-redis)", php...)
 	impl := Lock(Config{Name: "php-buy", Command: "php ../../../adapters/php/seed-lock.php --buy"}, true)
-	h := redistest.Harness(t)
+	h := rigtest.Harness(t)
 	sale, err := scenarios.Lookup("fault-sale")
 	if err != nil {
 		t.Fatal(err)
@@ -168,8 +169,8 @@ func TestBuyInPHP(t *testing.T) {
 	for _, plan := range []faults.Plan{nil, {{Kind: faults.ClientPause}}, {{Kind: faults.RedisPause}}} {
 		s := sale
 		s.Faults, s.Prefix = plan, fmt.Sprintf("{adapter:buy:%s}", plan)
-		run := redistest.OnRig(t, h, rig.Need{Nodes: 1, Faults: plan, Conns: s.WithDefaults().Conns}, func(ctx context.Context, c rig.Clients) (results.Run, error) {
-			return s.Run(ctx, scenarios.Redis(c), impl)
+		run := rigtest.On(t, h, rig.Need{Nodes: 1, Faults: plan, Conns: s.WithDefaults().Conns}, func(ctx context.Context, red scenarios.Redis) (results.Run, error) {
+			return s.Run(ctx, red, impl)
 		})
 		if !run.Complete || run.Errors > 0 || int64(run.Oracle.Bought) < s.Stock {
 			t.Errorf("%s: want the stock sold without errors, got %d of %d, %d errors (%s)", plan, run.Oracle.Bought, s.Stock, run.Errors, run.FirstError)
@@ -187,7 +188,7 @@ func TestBuyInPHP(t *testing.T) {
 func TestSeedQueueInPHP(t *testing.T) {
 	need(t, "PHP with phpredis (php-cli, php-redis)", php...)
 	impl := Queue(Config{Name: "php-zset", Command: "php ../../../adapters/php/seed-queue.php"})
-	h := redistest.Harness(t)
+	h := rigtest.Harness(t)
 	sale, err := scenarios.LookupQueue("queue-sale")
 	if err != nil {
 		t.Fatal(err)
@@ -213,8 +214,8 @@ func TestSeedQueueInPHP(t *testing.T) {
 				continue
 			}
 			t.Run(fmt.Sprintf("%s/%s", plan, fulfil), func(t *testing.T) {
-				run := redistest.OnRig(t, h, rig.Need{Nodes: 1, Faults: plan, Conns: s.WithDefaults().Conns}, func(ctx context.Context, c rig.Clients) (results.Run, error) {
-					return s.Run(ctx, scenarios.Redis(c), impl)
+				run := rigtest.On(t, h, rig.Need{Nodes: 1, Faults: plan, Conns: s.WithDefaults().Conns}, func(ctx context.Context, red scenarios.Redis) (results.Run, error) {
+					return s.Run(ctx, red, impl)
 				})
 				if !slices.Contains(classes, run.Verdict.Class) || run.Queue.Oversold > 0 {
 					t.Errorf("seed-zset documents %v, the adapter earned %s (%s)", classes, run.Verdict.Cell(), run.Verdict)
@@ -231,7 +232,7 @@ func TestQueueWithAck(t *testing.T) {
 	need(t, "Debian's Python with redis-py (python3-redis)", python...)
 	script, _ := filepath.Abs("testdata/ackqueue.py")
 	impl := Queue(Config{Name: "ackqueue", Command: "/usr/bin/python3 " + script})
-	h := redistest.Harness(t)
+	h := rigtest.Harness(t)
 	sale, err := scenarios.LookupQueue("queue-sale")
 	if err != nil {
 		t.Fatal(err)
@@ -239,8 +240,8 @@ func TestQueueWithAck(t *testing.T) {
 	for _, plan := range []faults.Plan{nil, {{Kind: faults.WorkerCrash}}} {
 		s := sale
 		s.Faults, s.Prefix = plan, fmt.Sprintf("{adapter:ack:%s}", plan)
-		run := redistest.OnRig(t, h, rig.Need{Nodes: 1, Faults: plan, Conns: s.WithDefaults().Conns}, func(ctx context.Context, c rig.Clients) (results.Run, error) {
-			return s.Run(ctx, scenarios.Redis(c), impl)
+		run := rigtest.On(t, h, rig.Need{Nodes: 1, Faults: plan, Conns: s.WithDefaults().Conns}, func(ctx context.Context, red scenarios.Redis) (results.Run, error) {
+			return s.Run(ctx, red, impl)
 		})
 		q := run.Queue
 		if !run.Complete || q.Oversold > 0 || q.Lost != q.Crashed || (plan == nil && run.Verdict.Class != "SAFE") {
@@ -268,7 +269,7 @@ var rqLib = []string{"/usr/bin/python3", "-c", "import rq"}
 func TestRQ(t *testing.T) {
 	need(t, "Debian's Python with redis-py and RQ (python3-redis, python3-rq)", rqLib...)
 	impl := Queue(Config{Name: "rq", Command: "/usr/bin/python3 ../../../adapters/python/rq_queue.py"})
-	h := redistest.Harness(t)
+	h := rigtest.Harness(t)
 	sale, err := scenarios.LookupQueue("queue-sale")
 	if err != nil {
 		t.Fatal(err)
@@ -284,8 +285,8 @@ func TestRQ(t *testing.T) {
 			t.Run(fmt.Sprintf("%s/%s", plan, fulfil), func(t *testing.T) {
 				s := sale
 				s.Faults, s.Fulfil, s.Prefix = plan, fulfil, fmt.Sprintf("{adapter:rq:%s:%s}", plan, fulfil)
-				run := redistest.OnRig(t, h, rig.Need{Nodes: 1, Faults: plan, Conns: s.WithDefaults().Conns}, func(ctx context.Context, c rig.Clients) (results.Run, error) {
-					return s.Run(ctx, scenarios.Redis(c), impl)
+				run := rigtest.On(t, h, rig.Need{Nodes: 1, Faults: plan, Conns: s.WithDefaults().Conns}, func(ctx context.Context, red scenarios.Redis) (results.Run, error) {
+					return s.Run(ctx, red, impl)
 				})
 				q := run.Queue
 				want := "SAFE"
@@ -317,7 +318,7 @@ func TestRenewingAdapter(t *testing.T) {
 	need(t, "Debian's Python with redis-py (python3-redis)", python...)
 	script, _ := filepath.Abs("testdata/renewlock.py")
 	impl := Lock(Config{Name: "renewlock", Command: "/usr/bin/python3 " + script}, false)
-	h := redistest.Harness(t)
+	h := rigtest.Harness(t)
 	sale, err := scenarios.Lookup("fault-sale")
 	if err != nil {
 		t.Fatal(err)
@@ -327,8 +328,8 @@ func TestRenewingAdapter(t *testing.T) {
 		classes, _ := want.For(plan)
 		s := sale
 		s.Faults, s.Prefix = plan, fmt.Sprintf("{adapter:renew:%s}", plan)
-		run := redistest.OnRig(t, h, rig.Need{Nodes: 1, Faults: plan, Conns: s.WithDefaults().Conns}, func(ctx context.Context, c rig.Clients) (results.Run, error) {
-			return s.Run(ctx, scenarios.Redis(c), impl)
+		run := rigtest.On(t, h, rig.Need{Nodes: 1, Faults: plan, Conns: s.WithDefaults().Conns}, func(ctx context.Context, red scenarios.Redis) (results.Run, error) {
+			return s.Run(ctx, red, impl)
 		})
 		if !slices.Contains(classes, run.Verdict.Class) || run.Oracle.RenewalsAfterRelease > 0 {
 			t.Errorf("%s: token-watchdog documents %v, the adapter earned %s (%s)", plan, classes, run.Verdict.Cell(), run.Verdict)
@@ -343,7 +344,7 @@ func TestFencingAdapter(t *testing.T) {
 	need(t, "Debian's Python with redis-py (python3-redis)", python...)
 	script, _ := filepath.Abs("testdata/renewlock.py")
 	impl := Lock(Config{Name: "fencelock", Command: "/usr/bin/python3 " + script + " --fence"}, false)
-	h := redistest.Harness(t)
+	h := rigtest.Harness(t)
 	sale, err := scenarios.Lookup("fault-sale")
 	if err != nil {
 		t.Fatal(err)
@@ -353,8 +354,8 @@ func TestFencingAdapter(t *testing.T) {
 		classes, _ := want.For(plan)
 		s := sale
 		s.Faults, s.Prefix = plan, fmt.Sprintf("{adapter:fence:%s}", plan)
-		run := redistest.OnRig(t, h, rig.Need{Nodes: 1, Faults: plan, Conns: s.WithDefaults().Conns}, func(ctx context.Context, c rig.Clients) (results.Run, error) {
-			return s.Run(ctx, scenarios.Redis(c), impl)
+		run := rigtest.On(t, h, rig.Need{Nodes: 1, Faults: plan, Conns: s.WithDefaults().Conns}, func(ctx context.Context, red scenarios.Redis) (results.Run, error) {
+			return s.Run(ctx, red, impl)
 		})
 		if !slices.Contains(classes, run.Verdict.Class) {
 			t.Errorf("%s: fencing documents %v, the adapter earned %s (%s)", plan, classes, run.Verdict.Cell(), run.Verdict)

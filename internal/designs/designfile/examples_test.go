@@ -8,6 +8,7 @@ import (
 
 	"github.com/stockbench/stockbench/faults"
 	"github.com/stockbench/stockbench/internal/servers/redistest"
+	"github.com/stockbench/stockbench/internal/servers/rig/rigtest"
 	"github.com/stockbench/stockbench/internal/servers/rig"
 	"github.com/stockbench/stockbench/oracle"
 	"github.com/stockbench/stockbench/results"
@@ -36,7 +37,7 @@ func plansOf(a faults.Applies) []faults.Plan {
 // every fault the matrix runs: the same design, whatever it is written in.
 func TestTokenScriptsEarnTokensVerdicts(t *testing.T) {
 	d := read(t, "../../../examples/locks/token-scripts.json")
-	h := redistest.Harness(t)
+	h := rigtest.Harness(t)
 	sale, err := scenarios.Lookup("fault-sale")
 	if err != nil {
 		t.Fatal(err)
@@ -51,8 +52,8 @@ func TestTokenScriptsEarnTokensVerdicts(t *testing.T) {
 			t.Parallel()
 			s := sale
 			s.Faults, s.Prefix = plan, fmt.Sprintf("{designfile:token:%s}", plan)
-			run := redistest.OnRig(t, h, rig.Need{Nodes: 1, Faults: plan, Conns: s.WithDefaults().Conns}, func(ctx context.Context, c rig.Clients) (results.Run, error) {
-				return s.Run(ctx, scenarios.Redis(c), *d.Lock)
+			run := rigtest.On(t, h, rig.Need{Nodes: 1, Faults: plan, Conns: s.WithDefaults().Conns}, func(ctx context.Context, red scenarios.Redis) (results.Run, error) {
+				return s.Run(ctx, red, *d.Lock)
 			})
 			if !slices.Contains(want, run.Verdict.Class) {
 				t.Errorf("token documents %v, the scripts earned %s (%s)", want, run.Verdict.Cell(), run.Verdict)
@@ -88,7 +89,7 @@ func TestPxSecondsIsCaught(t *testing.T) {
 // what BLMOVE and the Go reaper do.
 func TestReliableScriptsEarnReliableListsVerdicts(t *testing.T) {
 	d := read(t, "../../../examples/queues/reliable-scripts.json")
-	h := redistest.Harness(t)
+	h := rigtest.Harness(t)
 	sale, err := scenarios.LookupQueue("queue-sale")
 	if err != nil {
 		t.Fatal(err)
@@ -104,8 +105,8 @@ func TestReliableScriptsEarnReliableListsVerdicts(t *testing.T) {
 				t.Parallel()
 				s := sale
 				s.Faults, s.Fulfil, s.Prefix = plan, fulfil, fmt.Sprintf("{designfile:reliable:%s:%s}", plan, fulfil)
-				run := redistest.OnRig(t, h, rig.Need{Nodes: 1, Faults: plan, Conns: s.WithDefaults().Conns}, func(ctx context.Context, c rig.Clients) (results.Run, error) {
-					return s.Run(ctx, scenarios.Redis(c), *d.Queue)
+				run := rigtest.On(t, h, rig.Need{Nodes: 1, Faults: plan, Conns: s.WithDefaults().Conns}, func(ctx context.Context, red scenarios.Redis) (results.Run, error) {
+					return s.Run(ctx, red, *d.Queue)
 				})
 				if !slices.Contains(want, run.Verdict.Class) || run.Queue.Oversold > 0 {
 					t.Errorf("reliable-list documents %v, the scripts earned %s (%s)", want, run.Verdict.Cell(), run.Verdict)

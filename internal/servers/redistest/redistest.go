@@ -15,8 +15,6 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/stockbench/stockbench/internal/servers"
-	"github.com/stockbench/stockbench/internal/servers/rig"
-	"github.com/stockbench/stockbench/results"
 )
 
 // Config is the target configuration tests use: the environment's, but never the user's
@@ -106,30 +104,4 @@ func Main(m *testing.M) {
 		sharedOnce.t.Close(context.Background())
 	}
 	os.Exit(code)
-}
-
-// Harness is the package's shared server with a pool of servers beside it for tb's sales
-// whose faults need their own: the pool is closed when tb ends, the shared server when
-// the package's tests end (Main).
-func Harness(tb testing.TB) *rig.Harness {
-	tb.Helper()
-	pool, err := rig.NewPool(context.Background(), Shared(tb), Config())
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { pool.Close(context.Background()) })
-	return &rig.Harness{Shared: Shared(tb), Pool: pool}
-}
-
-// OnRig runs a sale on h, on the servers need asks for beside the shared one; it fails tb
-// when the servers cannot start or the sale cannot run.
-func OnRig(tb testing.TB, h *rig.Harness, need rig.Need, run func(context.Context, rig.Clients) (results.Run, error)) results.Run {
-	tb.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	got, err := rig.On(ctx, h, need, run)
-	if err != nil {
-		tb.Fatalf("run: %v", err)
-	}
-	return got
 }

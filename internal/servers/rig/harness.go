@@ -6,6 +6,7 @@ import (
 
 	"github.com/stockbench/stockbench/faults"
 	"github.com/stockbench/stockbench/internal/servers"
+	"github.com/stockbench/stockbench/scenarios"
 )
 
 // Harness is the Redis a run uses, started once for a whole list of sales: the shared
@@ -61,7 +62,7 @@ type Need struct {
 
 // On starts the servers need asks for beside h's shared one, runs sale on their clients
 // and stops them again, whatever sale returns.
-func On[T any](ctx context.Context, h *Harness, need Need, sale func(context.Context, Clients) (T, error)) (T, error) {
+func On[T any](ctx context.Context, h *Harness, need Need, sale func(context.Context, scenarios.Redis) (T, error)) (T, error) {
 	var opts []Option
 	if need.Apart {
 		opts = append(opts, Apart())

@@ -12,6 +12,7 @@ import (
 
 	"github.com/stockbench/stockbench/faults"
 	"github.com/stockbench/stockbench/internal/servers"
+	"github.com/stockbench/stockbench/scenarios"
 )
 
 // Rig is the servers of one sale: the stock store, the lock servers and a standby, each
@@ -153,29 +154,18 @@ func (r *Rig) assemble(ctx context.Context, shared *servers.Target, nodes int, n
 	return nil
 }
 
-// Clients is the sale's view of a rig: the clients of its servers and what its faults
-// act on. It has scenarios.Redis's fields, so that one converts to the other, and the
-// rig need not know the sale that runs on it.
-type Clients struct {
-	Stock      redis.UniversalClient
-	Locks      []redis.UniversalClient
-	StockAdmin redis.UniversalClient
-	LockAdmins []redis.UniversalClient
-	Servers    faults.Servers
-}
-
-// Clients returns the sale's view of the rig, with buyer clients of conns connections
-// each; Close closes them.
-func (r *Rig) Clients(conns int) Clients {
+// Clients returns the sale's view of the rig: buyer clients of conns connections each,
+// admin clients, and the servers its faults act on; Close closes them.
+func (r *Rig) Clients(conns int) scenarios.Redis {
 	if r.topo != nil {
 		buyers, admin := r.topo.Client(conns), r.topo.Admin()
 		r.clients = append(r.clients, buyers, admin)
 		srv := r.topoFaults
 		srv.Admin = admin
-		return Clients{Stock: buyers, Locks: []redis.UniversalClient{buyers}, StockAdmin: admin,
+		return scenarios.Redis{Stock: buyers, Locks: []redis.UniversalClient{buyers}, StockAdmin: admin,
 			LockAdmins: []redis.UniversalClient{admin}, Servers: srv}
 	}
-	var red Clients
+	var red scenarios.Redis
 	buyers := make(map[*servers.Target]redis.UniversalClient)
 	admins := make(map[*servers.Target]redis.UniversalClient)
 	// One client per server and role: a server that is both stock store and lock server
