@@ -5,6 +5,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/stockbench/stockbench/faults"
 	"github.com/stockbench/stockbench/internal/registry"
 )
 
@@ -42,6 +43,10 @@ type Impl struct {
 	// process adapter dials Redis itself, and the network faults and the server's moves
 	// act on the harness's connections. Default: none.
 	Outside []string
+	// Documented is what the design documents it earns with no fault and under each
+	// fault: a sale's record says whether it earned one of them, and the tests assert
+	// every built-in design's on a real Redis. Default: nothing documented.
+	Documented faults.Verdicts
 }
 
 // LockNodes is how many lock servers impl needs.

@@ -41,6 +41,9 @@ type Impl struct {
 	// registry of queues and servers), so it runs only on servers the harness starts,
 	// never on the user's own Redis. Default: false.
 	Own bool
+	// Documented is what the design documents it earns with each fulfil, as
+	// lockimpl.Impl.Documented. Default: nothing documented.
+	Documented Verdicts
 }
 
 // Setupper is a design that needs its keys prepared before the first order.

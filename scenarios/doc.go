@@ -36,5 +36,13 @@
 //
 // A design need not be registered to be run: build a [lockimpl.Impl] or [queueimpl.Impl]
 // around your own Locker, Purchaser or Queue and pass it to Run, on a [Redis] of your own
-// ([Single] wraps one client).
+// ([Single] wraps one client). What it documents it earns (Impl.Documented) judges its
+// sales: a record says whether each earned one of those classes.
+//
+// Importing scenarios compiles about 210 packages, not the 150 once hoped for: go-redis
+// alone brings 189, most of them the standard library's networking and crypto, which no
+// program that talks to Redis avoids. What comes on top (the designs with redsync and
+// redislock, the faults, the oracles with porcupine, hdrhistogram) is about 20; the
+// container engine's client, the report's plotting and asynq stay out.
+// deps_test.go holds both counts under a budget.
 package scenarios

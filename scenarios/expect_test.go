@@ -19,7 +19,7 @@ import (
 )
 
 // documented is each plan v documents a verdict for, with the classes, in matrix order.
-func documented(v scenarios.Verdicts, a faults.Applies) (plans []faults.Plan, want [][]oracle.Class) {
+func documented(v faults.Verdicts, a faults.Applies) (plans []faults.Plan, want [][]oracle.Class) {
 	if v.None != nil {
 		plans, want = append(plans, nil), append(want, v.None)
 	}
@@ -42,7 +42,7 @@ func TestDocumentedVerdicts(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, impl := range lockimpl.All() {
-		plans, wants := documented(scenarios.LockVerdicts(impl.Name), faults.Locks)
+		plans, wants := documented(impl.Documented, faults.Locks)
 		for i, plan := range plans {
 			t.Run(impl.Name+"/"+plan.String(), func(t *testing.T) {
 				if impl.LockNodes() == 1 {
@@ -112,7 +112,7 @@ func TestDocumentedQueueVerdicts(t *testing.T) {
 	}
 	for _, impl := range queueimpl.All() {
 		for _, fulfil := range scenarios.Fulfils {
-			plans, wants := documented(scenarios.QueueVerdicts(impl.Name, fulfil), faults.Queues)
+			plans, wants := documented(impl.Documented.For(fulfil == scenarios.Idempotent), faults.Queues)
 			for i, plan := range plans {
 				t.Run(fmt.Sprintf("%s/%s/%s", impl.Name, plan, fulfil), func(t *testing.T) {
 					t.Parallel()
@@ -156,13 +156,13 @@ func TestDocumentedQueueVerdicts(t *testing.T) {
 // fault and under every fault of its sale it does not leave to chance.
 func TestEveryDesignDocumented(t *testing.T) {
 	for _, impl := range lockimpl.All() {
-		if v := scenarios.LockVerdicts(impl.Name); v.None == nil || len(v.Under) < len(faults.Kinds(faults.Locks))-1 {
+		if v := impl.Documented; v.None == nil || len(v.Under) < len(faults.Kinds(faults.Locks))-1 {
 			t.Errorf("lock %s documents %d faults", impl.Name, len(v.Under))
 		}
 	}
 	for _, impl := range queueimpl.All() {
 		for _, f := range scenarios.Fulfils {
-			if v := scenarios.QueueVerdicts(impl.Name, f); v.None == nil || len(v.Under) != len(faults.Kinds(faults.Queues)) {
+			if v := impl.Documented.For(f == scenarios.Idempotent); v.None == nil || len(v.Under) != len(faults.Kinds(faults.Queues)) {
 				t.Errorf("queue %s with a %s fulfil documents %d faults", impl.Name, f, len(v.Under))
 			}
 		}

@@ -402,7 +402,7 @@ func (ls *lockSale) conclude(run *results.Run, unfired []string) {
 			v.Findings = append(v.Findings, "NOT-LINEARIZABLE")
 		}
 	}
-	want, _ := LockVerdicts(ls.impl.Name).For(ls.Faults)
+	want, _ := ls.impl.Documented.For(ls.Faults)
 	run.Judge(v, unfired, want)
 	run.Log = ls.log
 	fromLedger(run, r, ls.ledger.Started())

@@ -238,7 +238,7 @@ func (qs *queueRun) conclude(run *results.Run, unfired []string) {
 	if qs.Warmup > 0 {
 		run.Params.Warmup = qs.Warmup.String()
 	}
-	want, _ := QueueVerdicts(qs.impl.Name, qs.Fulfil).For(qs.Faults)
+	want, _ := qs.impl.Documented.For(qs.Fulfil == Idempotent).For(qs.Faults)
 	run.Judge(q.Outcome(), unfired, want)
 	run.Log = qs.log
 	var last time.Duration

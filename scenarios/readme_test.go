@@ -151,7 +151,7 @@ func plan(t *testing.T, fault string) faults.Plan {
 // README cannot show a verdict the code no longer earns.
 func TestReadmeMatrices(t *testing.T) {
 	readme := readDoc(t, "README.md")
-	check := func(title string, want func(design string) scenarios.Verdicts) {
+	check := func(title string, want func(design string) faults.Verdicts) {
 		asserted := 0
 		for k, got := range matrix(t, readme, title) {
 			classes, ok := want(k[0]).For(plan(t, k[1]))
@@ -167,10 +167,20 @@ func TestReadmeMatrices(t *testing.T) {
 			t.Errorf("README.md, %s: no cell is a documented verdict", title)
 		}
 	}
-	check(`fault-sale: DESIGN \ FAULT`, scenarios.LockVerdicts)
+	check(`fault-sale: DESIGN \ FAULT`, func(d string) faults.Verdicts {
+		impl, err := lockimpl.Lookup(d)
+		if err != nil {
+			t.Errorf("README.md: %v", err)
+		}
+		return impl.Documented
+	})
 	for _, f := range scenarios.Fulfils {
-		check(fmt.Sprintf(`queue-sale (%s fulfil): DESIGN \ FAULT`, f), func(d string) scenarios.Verdicts {
-			return scenarios.QueueVerdicts(d, f)
+		check(fmt.Sprintf(`queue-sale (%s fulfil): DESIGN \ FAULT`, f), func(d string) faults.Verdicts {
+			impl, err := queueimpl.Lookup(d)
+			if err != nil {
+				t.Errorf("README.md: %v", err)
+			}
+			return impl.Documented.For(f == scenarios.Idempotent)
 		})
 	}
 }

@@ -76,7 +76,7 @@ func yes(b bool) string {
 // oversellsUnder names the faults (or none) under which impl documents that a second
 // holder writes.
 func oversellsUnder(impl lockimpl.Impl) string {
-	v := scenarios.LockVerdicts(impl.Name)
+	v := impl.Documented
 	oversells := func(want []oracle.Class) bool {
 		return slices.Contains(want, oracle.ClassOversold) && !slices.Contains(want, oracle.ClassSafe)
 	}

@@ -98,6 +98,11 @@ func init() {
 		Guarantee: "at least once, eventually: a dead worker's task comes back after its 30 s lease",
 		New:       func(e queueimpl.Env) queueimpl.Queue { return &Asynq{Client: e.Client} },
 		Own:       true,
+		// asynq gives a dead worker's task back only once its 30 s lease has run out,
+		// past any sale here: within the sale that is a loss, as with an at-most-once
+		// design. A stalled worker's server goes on renewing the lease, so nothing is
+		// done twice.
+		Documented: queueimpl.AtMostOnce,
 	})
 }
 

@@ -48,7 +48,7 @@ func earns(t *testing.T, impl lockimpl.Impl, documented string, only ...faults.K
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := scenarios.LockVerdicts(documented)
+	want := lockDocumented(t, documented)
 	kinds := only
 	if len(kinds) == 0 {
 		kinds = append([]faults.Kind{""}, faults.Kinds(faults.Locks)...)
@@ -194,7 +194,7 @@ func TestSeedQueueInPHP(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, fulfil := range scenarios.Fulfils {
-		want := scenarios.QueueVerdicts("seed-zset", fulfil)
+		want := queueDocumented(t, "seed-zset", fulfil)
 		for _, k := range append([]faults.Kind{""}, faults.Kinds(faults.Queues)...) {
 			var plan faults.Plan
 			if k != "" {
@@ -323,7 +323,7 @@ func TestRenewingAdapter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := scenarios.LockVerdicts("token-watchdog")
+	want := lockDocumented(t, "token-watchdog")
 	for _, plan := range []faults.Plan{nil, {{Kind: faults.SlowWork}}, {{Kind: faults.ClientPause}}} {
 		classes, _ := want.For(plan)
 		s := sale
@@ -349,7 +349,7 @@ func TestFencingAdapter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := scenarios.LockVerdicts("fencing")
+	want := lockDocumented(t, "fencing")
 	for _, plan := range []faults.Plan{nil, {{Kind: faults.ClientPause}}} {
 		classes, _ := want.For(plan)
 		s := sale

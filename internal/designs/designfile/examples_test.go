@@ -42,7 +42,7 @@ func TestTokenScriptsEarnTokensVerdicts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	documented := scenarios.LockVerdicts("token")
+	documented := lockDocumented(t, "token")
 	for _, plan := range plansOf(faults.Locks) {
 		want, ok := documented.For(plan)
 		if !ok {
@@ -95,7 +95,7 @@ func TestReliableScriptsEarnReliableListsVerdicts(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, fulfil := range scenarios.Fulfils {
-		documented := scenarios.QueueVerdicts("reliable-list", fulfil)
+		documented := queueDocumented(t, "reliable-list", fulfil)
 		for _, plan := range plansOf(faults.Queues) {
 			want, ok := documented.For(plan)
 			if !ok {

@@ -1,0 +1,36 @@
+package lockimpl
+
+import (
+	"slices"
+
+	"github.com/stockbench/stockbench/faults"
+	"github.com/stockbench/stockbench/oracle"
+)
+
+// The classes the built-in designs document, as sets a verdict may fall in.
+var (
+	safe       = []oracle.Class{oracle.ClassSafe}
+	oversold   = []oracle.Class{oracle.ClassOversold}
+	stuck      = []oracle.Class{oracle.ClassStuck}
+	noOversell = []oracle.Class{oracle.ClassSafe, oracle.ClassOverlap, oracle.ClassStuck}
+	// fenced: a fault that takes the key from under a live holder lets a second one in
+	// inside the first one's lease, the lock broken, but the fence refuses the stale write.
+	fenced = append(slices.Clone(noOversell), oracle.ClassBroken)
+	// Redlock's: no second holder, though split votes may keep everyone out; or a
+	// second holder, who may or may not get to write before the sale stalls.
+	safeOrStuck  = []oracle.Class{oracle.ClassSafe, oracle.ClassStuck}
+	secondHolder = []oracle.Class{oracle.ClassOversold, oracle.ClassLost, oracle.ClassOverlap}
+	// aRace is a verdict that a race decides: a second holder gets in, or nobody does.
+	aRace = []oracle.Class{oracle.ClassSafe, oracle.ClassStuck, oracle.ClassOversold, oracle.ClassLost, oracle.ClassOverlap, oracle.ClassBroken}
+	// notExercised: the design has no part the fault acts on, so it never strikes.
+	notExercised = []oracle.Class{oracle.ClassNotExercised}
+)
+
+// everywhere is want with no fault and under every lock fault.
+func everywhere(want []oracle.Class) faults.Verdicts { return faults.Everywhere(faults.Locks, want) }
+
+// ttlLock is what a lock that relies on its TTL alone earns: safe while holders are alive
+// and quick, an oversell whenever the lock is lost under a holder that then writes: a
+// clock jump on its server expires it early, renewed or not (a watchdog's PEXPIRE finds
+// it gone; token-wait's replica deletes it when the master's expiry reaches it).
+var ttlLock = everywhere(oversold).WithNone(safe).With(safe, faults.CrashAcquire, faults.CrashHolder, faults.NetLatency)

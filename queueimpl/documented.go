@@ -1,0 +1,47 @@
+package queueimpl
+
+import (
+	"github.com/stockbench/stockbench/faults"
+	"github.com/stockbench/stockbench/oracle"
+)
+
+// Verdicts is what a queue design documents it earns with each way a worker may
+// fulfil an order, since the same design behaves differently with each.
+type Verdicts struct {
+	// Naive: the fulfil applies an order every time it is delivered.
+	Naive faults.Verdicts
+	// Idempotent: the fulfil applies each order once, however often it is delivered.
+	Idempotent faults.Verdicts
+}
+
+// For is what v documents with an idempotent fulfil or a naive one.
+func (v Verdicts) For(idempotent bool) faults.Verdicts {
+	if idempotent {
+		return v.Idempotent
+	}
+	return v.Naive
+}
+
+// The classes the built-in designs document, as sets a verdict may fall in.
+var (
+	safe       = []oracle.Class{oracle.ClassSafe}
+	lost       = []oracle.Class{oracle.ClassLost}
+	duplicated = []oracle.Class{oracle.ClassDuplicated}
+	// racy is a queue race's verdict: it fires in most runs, but not in all.
+	racy = []oracle.Class{oracle.ClassDuplicated, oracle.ClassSafe}
+)
+
+// both is v with either fulfil.
+func both(v faults.Verdicts) Verdicts { return Verdicts{Naive: v, Idempotent: v} }
+
+// AtMostOnce is what a design that forgets a task once it is taken earns: it loses what
+// a dying worker held, and everything to a server that forgets everything.
+var AtMostOnce = both(faults.Everywhere(faults.Queues, safe).With(lost, faults.WorkerCrash, faults.RedisRestart))
+
+// AtLeastOnce is what a design that hands a silent worker's task on earns: no loss but
+// to a server that forgets everything, and duplicates that only an idempotent fulfil
+// absorbs.
+var AtLeastOnce = Verdicts{
+	Naive:      faults.Everywhere(faults.Queues, safe).With(lost, faults.RedisRestart).With(duplicated, faults.WorkerCrashLate, faults.WorkerPause),
+	Idempotent: faults.Everywhere(faults.Queues, safe).With(lost, faults.RedisRestart),
+}
