@@ -9,7 +9,6 @@ import (
 
 	"github.com/stockbench/stockbench/bench"
 	"github.com/stockbench/stockbench/faults"
-	"github.com/stockbench/stockbench/internal/designs/adapter"
 	"github.com/stockbench/stockbench/lockimpl"
 	"github.com/stockbench/stockbench/oracle"
 	"github.com/stockbench/stockbench/queueimpl"
@@ -32,18 +31,12 @@ func listCommand(args []string, stdout, stderr io.Writer) int {
 func list(w io.Writer, designs *catalogue) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "LOCK\tHOW\tDOCUMENTED TO OVERSELL UNDER")
-	for _, impl := range lockimpl.All() {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", impl.Name, impl.Summary, oversellsUnder(impl))
-	}
-	for _, d := range designs.files {
-		if d.Lock != nil {
-			fmt.Fprintf(tw, "%s\t%s\t%s\n", d.Name(), d.Lock.Summary, "not documented: from "+d.Path)
+	for _, impl := range append(lockimpl.All(), designs.locks()...) {
+		under := oversellsUnder(impl)
+		if !impl.Documented.Documented() {
+			under = "not documented: " + or(bench.ShellLine(designs.source(impl.Name)), "built in")
 		}
-	}
-	for _, e := range designs.execs {
-		if e.part != adapter.SupportsQueue {
-			fmt.Fprintf(tw, "%s\t%s\t%s\n", e.cfg.Name, e.impl().Summary, "not documented: a process adapter")
-		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", impl.Name, impl.Summary, under)
 	}
 	fmt.Fprintln(tw, "\t\t")
 	fmt.Fprintln(tw, "QUEUE\tHOW\tGUARANTEE")

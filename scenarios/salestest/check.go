@@ -142,6 +142,12 @@ func (s subject) sale(t *testing.T, r *Redis, plan faults.Plan, prefix string, r
 		if run.Verdict.Class == oracle.ClassNotExercised {
 			rw.note = "the fault never struck: " + strings.Join(run.NotExercised, ", ")
 		}
+		// A design that documents what it earns (Impl.Documented) is held to that too,
+		// as the command holds the built-in designs.
+		if run.AsExpected != nil && !*run.AsExpected {
+			rw.worse = true
+			rw.note = strings.TrimPrefix(fmt.Sprintf("%s; the design documents %v", rw.note, run.Expected), "; ")
+		}
 	}
 	if rw.worse {
 		got := rw.note

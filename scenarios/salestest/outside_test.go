@@ -54,6 +54,13 @@ func TestFromAnotherModule(t *testing.T) {
 			t.Errorf("the failure does not say %q:\n%s", want, out)
 		}
 	}
+	out, err = goTest("^TestDocumentedLock$")
+	if _, failed := err.(*exec.ExitError); !failed {
+		t.Fatalf("the lock documented as it does not earn: want go test to fail, got %v\n%s", err, out)
+	}
+	if want := "mylock-documented under none: claimed at worst OVERSOLD, got SAFE (SAFE) the design documents [OVERSOLD]"; !strings.Contains(out, want) {
+		t.Errorf("the failure does not say %q:\n%s", want, out)
+	}
 }
 
 func copyFile(t *testing.T, from, to string) {

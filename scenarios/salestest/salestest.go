@@ -43,7 +43,9 @@ import (
 const NoFault faults.Kind = faults.None
 
 // Claims is the worst verdict class a design admits, by fault (NoFault for none): a run
-// fails when its class is more severe (see oracle.Class.Admits). A fault not listed is
+// fails when its class is more severe (see oracle.Class.Admits). A design whose Impl
+// documents what it earns (lockimpl.Impl.Documented) also fails a run whose class is not
+// one of those, as the command's matrix marks it. A fault not listed is
 // claimed SAFE. OVERSOLD admits everything but UNKNOWN, which no claim admits: a sale
 // whose final state could not be read has no verdict.
 type Claims map[faults.Kind]oracle.Class

@@ -36,6 +36,9 @@ type file struct {
 	// Guarantee and Ordered describe a queue design, as queueimpl.Impl's fields do.
 	Guarantee string `json:"guarantee"`
 	Ordered   bool   `json:"ordered"`
+	// Documented is what the design documents it earns (see classesByFault): a run says
+	// whether each sale earned it, as for a built-in design.
+	Documented json.RawMessage `json:"documented"`
 }
 
 // scriptFile is one script as written: its source inline (lua) or in a file (file, a
@@ -119,7 +122,11 @@ func decode(path string, b []byte) (Design, error) {
 		if err != nil {
 			return Design{}, err
 		}
-		d.Lock = &lockimpl.Impl{Name: f.Name, Summary: summary, NewLocker: func(e lockimpl.Env) lockimpl.Locker {
+		documented, err := lockVerdicts(f.Documented)
+		if err != nil {
+			return Design{}, err
+		}
+		d.Lock = &lockimpl.Impl{Name: f.Name, Summary: summary, Documented: documented, NewLocker: func(e lockimpl.Env) lockimpl.Locker {
 			return &locker{name: f.Name, c: e.Locks[0], acquire: s["acquire"], release: s["release"], renew: s["renew"]}
 		}}
 		return d, nil
@@ -128,7 +135,11 @@ func decode(path string, b []byte) (Design, error) {
 	if err != nil {
 		return Design{}, err
 	}
-	d.Queue = &queueimpl.Impl{Name: f.Name, Summary: summary, Guarantee: f.Guarantee, Ordered: f.Ordered,
+	documented, err := queueVerdicts(f.Documented)
+	if err != nil {
+		return Design{}, err
+	}
+	d.Queue = &queueimpl.Impl{Name: f.Name, Summary: summary, Guarantee: f.Guarantee, Ordered: f.Ordered, Documented: documented,
 		New: func(e queueimpl.Env) queueimpl.Queue { return newQueue(f.Name, e, s) }}
 	return d, nil
 }

@@ -47,6 +47,11 @@ func TestReadRefuses(t *testing.T) {
 		{"no source", `{"name": "x", "lock": {` + acquire + `, "release": {"keys": ["lock"]}}}`, `lock.release: give the script either inline ("lua") or as a file ("file")`},
 		{"missing file", `{"name": "x", "lock": {` + acquire + `, "release": {"file": "nope.lua"}}}`, "lock.release.file: open "},
 		{"queue fields on a lock", `{"name": "x", "ordered": true, "lock": {` + acquire + `,` + release + `}}`, "a queue's, not a lock's"},
+		{"documented: unknown class", `{"name": "x", "documented": {"none": ["FINE"]}, "lock": {` + acquire + `,` + release + `}}`, `documented.none: unknown class "FINE" (classes: `},
+		{"documented: unknown fault", `{"name": "x", "documented": {"pause": ["SAFE"]}, "lock": {` + acquire + `,` + release + `}}`, `documented.pause: not a fault of locks sales (faults: none, slow-work`},
+		{"documented: a queue fault on a lock", `{"name": "x", "documented": {"worker-crash": ["LOST"]}, "lock": {` + acquire + `,` + release + `}}`, `documented.worker-crash: not a fault of locks sales`},
+		{"documented: no class", `{"name": "x", "documented": {"none": []}, "lock": {` + acquire + `,` + release + `}}`, `documented.none: no class`},
+		{"documented: a lock's shape on a queue", `{"name": "q", "documented": {"none": ["SAFE"]}, "queue": {"enqueue": {"lua": "return 1"}, "dequeue": {"lua": "return 1"}, "len": {"lua": "return 1"}}}`, `documented: json: unknown field "none" (write {"naive"`},
 		{"queue without len", `{"name": "q", "queue": {"enqueue": {"lua": "return 1"}, "dequeue": {"lua": "return 1"}}}`, "queue.len: missing (a queue needs enqueue, dequeue, len)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

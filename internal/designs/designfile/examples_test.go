@@ -3,6 +3,7 @@ package designfile
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -33,8 +34,8 @@ func plansOf(a faults.Applies) []faults.Plan {
 	return plans
 }
 
-// The token lock written as scripts earns what the built-in token lock documents, under
-// every fault the matrix runs: the same design, whatever it is written in.
+// The token lock written as scripts documents what the built-in token lock does, and
+// earns it under every fault the matrix runs: the same design, whatever it is written in.
 func TestTokenScriptsEarnTokensVerdicts(t *testing.T) {
 	d := read(t, "../../../examples/locks/token-scripts.json")
 	h := rigtest.Harness(t)
@@ -42,7 +43,11 @@ func TestTokenScriptsEarnTokensVerdicts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	documented := lockDocumented(t, "token")
+	// The file documents what it copies, and its runs are judged by its own.
+	documented := d.Lock.Documented
+	if !reflect.DeepEqual(documented, lockDocumented(t, "token")) {
+		t.Fatalf("the file documents %+v; token documents %+v", documented, lockDocumented(t, "token"))
+	}
 	for _, plan := range plansOf(faults.Locks) {
 		want, ok := documented.For(plan)
 		if !ok {
@@ -55,8 +60,8 @@ func TestTokenScriptsEarnTokensVerdicts(t *testing.T) {
 			run := rigtest.On(t, h, rig.Need{Nodes: 1, Faults: plan, Conns: s.WithDefaults().Conns}, func(ctx context.Context, red scenarios.Redis) (results.Run, error) {
 				return s.Run(ctx, red, *d.Lock)
 			})
-			if !slices.Contains(want, run.Verdict.Class) {
-				t.Errorf("token documents %v, the scripts earned %s (%s)", want, run.Verdict.Cell(), run.Verdict)
+			if !slices.Contains(want, run.Verdict.Class) || run.AsExpected == nil || !*run.AsExpected {
+				t.Errorf("the file documents %v, the scripts earned %s (%s), as documented: %v", want, run.Verdict.Cell(), run.Verdict, run.AsExpected)
 			}
 		})
 	}
@@ -95,7 +100,10 @@ func TestReliableScriptsEarnReliableListsVerdicts(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, fulfil := range scenarios.Fulfils {
-		documented := queueDocumented(t, "reliable-list", fulfil)
+		documented := d.Queue.Documented.For(fulfil == scenarios.Idempotent)
+		if !reflect.DeepEqual(documented, queueDocumented(t, "reliable-list", fulfil)) {
+			t.Fatalf("with a %s fulfil the file documents %+v; reliable-list documents %+v", fulfil, documented, queueDocumented(t, "reliable-list", fulfil))
+		}
 		for _, plan := range plansOf(faults.Queues) {
 			want, ok := documented.For(plan)
 			if !ok {
@@ -108,8 +116,8 @@ func TestReliableScriptsEarnReliableListsVerdicts(t *testing.T) {
 				run := rigtest.On(t, h, rig.Need{Nodes: 1, Faults: plan, Conns: s.WithDefaults().Conns}, func(ctx context.Context, red scenarios.Redis) (results.Run, error) {
 					return s.Run(ctx, red, *d.Queue)
 				})
-				if !slices.Contains(want, run.Verdict.Class) || run.Queue.Oversold > 0 {
-					t.Errorf("reliable-list documents %v, the scripts earned %s (%s)", want, run.Verdict.Cell(), run.Verdict)
+				if !slices.Contains(want, run.Verdict.Class) || run.Queue.Oversold > 0 || run.AsExpected == nil || !*run.AsExpected {
+					t.Errorf("the file documents %v, the scripts earned %s (%s), as documented: %v", want, run.Verdict.Cell(), run.Verdict, run.AsExpected)
 				}
 			})
 		}

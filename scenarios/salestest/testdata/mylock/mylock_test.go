@@ -47,3 +47,14 @@ func TestSecondsLock(t *testing.T) {
 		Faults: []faults.Kind{faults.ClientPause, faults.CrashHolder},
 	})
 }
+
+// Claims that admit anything, but documentation the lock does not earn: the honest lock
+// is SAFE with no fault, not OVERSOLD as its Impl says. The kit holds it to its word.
+func TestDocumentedLock(t *testing.T) {
+	salestest.Lock(t, salestest.LockDesign{
+		Impl: lockimpl.Impl{Name: "mylock-documented", NewLocker: func(e lockimpl.Env) lockimpl.Locker { return adapt{Lock{C: e.Locks[0]}} },
+			Documented: faults.Verdicts{None: []oracle.Class{oracle.ClassOversold}}},
+		Claims: salestest.Claims{salestest.NoFault: oracle.ClassOversold, faults.CrashHolder: oracle.ClassOversold},
+		Faults: []faults.Kind{faults.CrashHolder},
+	})
+}

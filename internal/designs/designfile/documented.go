@@ -1,0 +1,108 @@
+package designfile
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/stockbench/stockbench/faults"
+	"github.com/stockbench/stockbench/oracle"
+	"github.com/stockbench/stockbench/queueimpl"
+)
+
+// classesByFault is what a design file documents it earns, as written: the classes its
+// verdict may fall in, by fault, "none" for no fault. A lock file writes one; a queue
+// file one for each fulfil, as {"naive": {...}, "idempotent": {...}}.
+type classesByFault map[string][]string
+
+// lockVerdicts reads a lock file's "documented".
+func lockVerdicts(raw json.RawMessage) (faults.Verdicts, error) {
+	if raw == nil {
+		return faults.Verdicts{}, nil
+	}
+	var byFault classesByFault
+	if err := strictly(raw, &byFault); err != nil {
+		return faults.Verdicts{}, fmt.Errorf(`documented: %w (write {"none": ["SAFE"], "client-pause": ["OVERSOLD"], ...})`, err)
+	}
+	return byFault.verdicts("documented", faults.Locks)
+}
+
+// queueVerdicts reads a queue file's "documented".
+func queueVerdicts(raw json.RawMessage) (queueimpl.Verdicts, error) {
+	if raw == nil {
+		return queueimpl.Verdicts{}, nil
+	}
+	var byFulfil struct {
+		Naive      classesByFault `json:"naive"`
+		Idempotent classesByFault `json:"idempotent"`
+	}
+	if err := strictly(raw, &byFulfil); err != nil {
+		return queueimpl.Verdicts{}, fmt.Errorf(`documented: %w (write {"naive": {"none": ["SAFE"], ...}, "idempotent": {...}})`, err)
+	}
+	var v queueimpl.Verdicts
+	var err error
+	if v.Naive, err = byFulfil.Naive.verdicts("documented.naive", faults.Queues); err != nil {
+		return v, err
+	}
+	v.Idempotent, err = byFulfil.Idempotent.verdicts("documented.idempotent", faults.Queues)
+	return v, err
+}
+
+// strictly decodes raw into v, refusing fields v does not have.
+func strictly(raw json.RawMessage, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	return dec.Decode(v)
+}
+
+// verdicts checks every fault and class written under field against the vocabularies
+// of sales of a.
+func (c classesByFault) verdicts(field string, a faults.Applies) (faults.Verdicts, error) {
+	var v faults.Verdicts
+	for _, fault := range slices.Sorted(maps.Keys(c)) {
+		at := field + "." + fault
+		if len(c[fault]) == 0 {
+			return v, fmt.Errorf("%s: no class (classes: %s)", at, classList())
+		}
+		var classes []oracle.Class
+		for _, name := range c[fault] {
+			class := oracle.Class(name)
+			if _, ok := class.Rank(); !ok {
+				return v, fmt.Errorf("%s: unknown class %q (classes: %s)", at, name, classList())
+			}
+			classes = append(classes, class)
+		}
+		if fault == faults.None {
+			v.None = classes
+			continue
+		}
+		kind := faults.Kind(fault)
+		if !slices.Contains(faults.Kinds(a), kind) {
+			return v, fmt.Errorf("%s: not a fault of %s sales (faults: none, %s)", at, a, kindList(faults.Kinds(a)))
+		}
+		if v.Under == nil {
+			v.Under = map[faults.Kind][]oracle.Class{}
+		}
+		v.Under[kind] = classes
+	}
+	return v, nil
+}
+
+func classList() string {
+	var names []string
+	for _, c := range oracle.Classes() {
+		names = append(names, string(c))
+	}
+	return strings.Join(names, ", ")
+}
+
+func kindList(kinds []faults.Kind) string {
+	names := make([]string, len(kinds))
+	for i, k := range kinds {
+		names[i] = string(k)
+	}
+	return strings.Join(names, ", ")
+}
