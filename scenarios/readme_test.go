@@ -1,7 +1,10 @@
 package scenarios_test
 
 import (
+	"cmp"
 	"fmt"
+	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -14,6 +17,7 @@ import (
 	"github.com/stockbench/stockbench/lockimpl"
 	"github.com/stockbench/stockbench/oracle"
 	"github.com/stockbench/stockbench/queueimpl"
+	"github.com/stockbench/stockbench/results"
 	"github.com/stockbench/stockbench/scenarios"
 )
 
@@ -251,4 +255,68 @@ func TestDesignsDocumented(t *testing.T) {
 	if got := rows("Queues"); !slices.Equal(got, queues) {
 		t.Errorf("docs/designs.md's queue table names %v; the built-in queues are %v", got, queues)
 	}
+}
+
+// TestPerformanceHeadline: docs/performance.md's headline table is the committed
+// baseline's headline, row for row: a refreshed baseline (make baseline) refreshes the
+// page, or this fails.
+func TestPerformanceHeadline(t *testing.T) {
+	doc := readDoc(t, "docs/performance.md")
+	base, err := results.Read(filepath.Join("..", "baseline", "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := 0
+	for _, r := range base.Runs {
+		if r.Scenario != "headline" {
+			continue
+		}
+		rows++
+		if r.DamageRate == nil || r.Repeats == nil {
+			t.Fatalf("the baseline's headline %s has no damage rate or reruns: make baseline makes both", r.Impl)
+		}
+		row := fmt.Sprintf("| %s | %s | %d/%d | %s | %s | %s (%s-%s) | %s |", r.Impl, r.Verdict.Cell(),
+			r.Oracle.Bought, r.Params.Stock, thousands(r.SalesPerSec), p99(r.Latency["purchase"].P99Us),
+			thousands(r.DamageRate.Per10k), thousands(r.DamageRate.Low), thousands(r.DamageRate.High), reruns(r.Repeats))
+		if !strings.Contains(doc, row+"\n") {
+			t.Errorf("docs/performance.md lacks the baseline's row\n%s", row)
+		}
+	}
+	if rows == 0 {
+		t.Fatal("the baseline has no headline sale")
+	}
+	table := regexp.MustCompile(`(?m)^\| [a-z-]+ \| [A-Z-]+.*\| [A-Z-]+ \d+(, [A-Z-]+ \d+)* \|$`)
+	if n := len(table.FindAllString(doc, -1)); n != rows {
+		t.Errorf("docs/performance.md shows %d headline rows; the baseline has %d", n, rows)
+	}
+}
+
+// thousands is x rounded, with commas: 49,202.
+func thousands(x float64) string {
+	s := fmt.Sprint(int64(math.Round(x)))
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// p99 is a latency as the table writes it: 20 ms, 1.31 s.
+func p99(us int64) string {
+	if us >= 1e6 {
+		return fmt.Sprintf("%.2f s", float64(us)/1e6)
+	}
+	return fmt.Sprintf("%.0f ms", float64(us)/1e3)
+}
+
+// reruns is the classes reruns earned, the most frequent first: LOST 6, STUCK 4.
+func reruns(r *results.Repeats) string {
+	classes := slices.Collect(maps.Keys(r.Classes))
+	slices.SortFunc(classes, func(a, b oracle.Class) int {
+		return cmp.Or(cmp.Compare(r.Classes[b], r.Classes[a]), cmp.Compare(a, b))
+	})
+	parts := make([]string, len(classes))
+	for i, c := range classes {
+		parts[i] = fmt.Sprintf("%s %d", c, r.Classes[c])
+	}
+	return strings.Join(parts, ", ")
 }
