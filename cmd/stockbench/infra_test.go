@@ -17,7 +17,8 @@ import (
 // off from its peers; token-wait, whose locks need a replica's acknowledgement, never
 // oversells there. A restart from an AOF gives the lock back (within its 5s TTL), one
 // from a snapshot taken before the lock does not, unless that snapshot caught an earlier
-// holder's lock. Nothing is left behind.
+// holder's lock; a restart slower than the lease outlives it, but breaks no lock inside
+// it. Nothing is left behind.
 func TestInfraMatrix(t *testing.T) {
 	t.Parallel() // a whole command of its own: see TestMain
 	needDocker(t)
@@ -33,8 +34,16 @@ func TestInfraMatrix(t *testing.T) {
 	f := readRun(t, out, "summary.md")
 	got := map[string]oracle.Class{}
 	for _, r := range f.Runs {
-		got[fmt.Sprintf("%s/%s", r.Impl, r.Params.Faults)] = r.Verdict.Class
+		cell := fmt.Sprintf("%s/%s", r.Impl, r.Params.Faults)
+		got[cell] = r.Verdict.Class
 		t.Logf("%s under %s: %s %v", r.Impl, r.Params.Faults, r.Verdict.Cell(), r.Events)
+		// The AOF gives the lock back with its absolute expiry: a restart slower than
+		// what the victim's lease had left (4.6 s of a 5 s TTL on a machine compiling
+		// beside it) lets the next holder in after that lease, an outlived lease, never
+		// a lock broken inside it as an empty restart's is.
+		if cell == "token/redis-restart:persist=aof-always" && r.Oracle.LockBroken > 0 {
+			t.Errorf("%s: the lock broken inside its lease (%s): the AOF did not give it back", cell, r.Verdict)
+		}
 	}
 	for _, tt := range []struct {
 		cell string
@@ -46,7 +55,7 @@ func TestInfraMatrix(t *testing.T) {
 		// The snapshot (save 1 1) may have caught an earlier holder's lock: restored
 		// with its absolute 5 s expiry, it keeps everyone out past the victim's hold.
 		{"token/redis-restart:persist=rdb", []oracle.Class{oracle.ClassOversold, oracle.ClassLost, oracle.ClassSafe}},
-		{"token/redis-restart:persist=aof-always", []oracle.Class{oracle.ClassSafe}},
+		{"token/redis-restart:persist=aof-always", []oracle.Class{oracle.ClassSafe, oracle.ClassOversold, oracle.ClassLost, oracle.ClassOverlap}},
 		{"stream/redis-restart:persist=rdb", []oracle.Class{oracle.ClassLost}},
 		{"stream/redis-restart:persist=aof-always", []oracle.Class{oracle.ClassSafe}},
 	} {
