@@ -9,8 +9,13 @@ import (
 
 // The classes the built-in designs document, as sets a verdict may fall in.
 var (
-	safe       = []oracle.Class{oracle.ClassSafe}
-	oversold   = []oracle.Class{oracle.ClassOversold}
+	safe     = []oracle.Class{oracle.ClassSafe}
+	oversold = []oracle.Class{oracle.ClassOversold}
+	// lateWrite is what a second holder's write does: it loses the first one's update,
+	// and oversells once the stock runs out, which on a machine so loaded that most
+	// buyers give up first it may not (token under redis-pause read LOST 4 with 72 of
+	// 100 buyers gone, beside the other packages' tests on two CPUs).
+	lateWrite  = []oracle.Class{oracle.ClassOversold, oracle.ClassLost}
 	stuck      = []oracle.Class{oracle.ClassStuck}
 	noOversell = []oracle.Class{oracle.ClassSafe, oracle.ClassOverlap, oracle.ClassStuck}
 	// fenced: a fault that takes the key from under a live holder lets a second one in
@@ -30,7 +35,7 @@ var (
 func everywhere(want []oracle.Class) faults.Verdicts { return faults.Everywhere(faults.Locks, want) }
 
 // ttlLock is what a lock that relies on its TTL alone earns: safe while holders are alive
-// and quick, an oversell whenever the lock is lost under a holder that then writes: a
+// and quick, a late write whenever the lock is lost under a holder that then writes: a
 // clock jump on its server expires it early, renewed or not (a watchdog's PEXPIRE finds
 // it gone; token-wait's replica deletes it when the master's expiry reaches it).
-var ttlLock = everywhere(oversold).WithNone(safe).With(safe, faults.CrashAcquire, faults.CrashHolder, faults.NetLatency)
+var ttlLock = everywhere(lateWrite).WithNone(safe).With(safe, faults.CrashAcquire, faults.CrashHolder, faults.NetLatency)
