@@ -1,8 +1,10 @@
 package faults
 
 import (
+	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/stockbench/stockbench/oracle"
 )
@@ -68,4 +70,47 @@ func (v Verdicts) For(plan Plan) ([]oracle.Class, bool) {
 		return c, true
 	}
 	return nil, false
+}
+
+// ParseVerdicts reads what a design written outside Go documents (a design file's
+// "documented", say): the classes its verdict may fall in, by fault name, "none" for no
+// fault. Every fault must be one of sales of a, every class one a sale can end in; an
+// error names where, after field.
+func ParseVerdicts(field string, byFault map[string][]string, a Applies) (Verdicts, error) {
+	var v Verdicts
+	for _, fault := range slices.Sorted(maps.Keys(byFault)) {
+		at := field + "." + fault
+		if len(byFault[fault]) == 0 {
+			return v, fmt.Errorf("%s: no class (classes: %s)", at, joined(oracle.Classes()))
+		}
+		var classes []oracle.Class
+		for _, name := range byFault[fault] {
+			class := oracle.Class(name)
+			if _, ok := class.Rank(); !ok {
+				return v, fmt.Errorf("%s: unknown class %q (classes: %s)", at, name, joined(oracle.Classes()))
+			}
+			classes = append(classes, class)
+		}
+		if fault == None {
+			v.None = classes
+			continue
+		}
+		if !slices.Contains(Kinds(a), Kind(fault)) {
+			return v, fmt.Errorf("%s: not a fault of %s sales (faults: none, %s)", at, a, joined(Kinds(a)))
+		}
+		if v.Under == nil {
+			v.Under = map[Kind][]oracle.Class{}
+		}
+		v.Under[Kind(fault)] = classes
+	}
+	return v, nil
+}
+
+// joined is names as a list a message reads.
+func joined[T ~string](names []T) string {
+	s := make([]string, len(names))
+	for i, n := range names {
+		s[i] = string(n)
+	}
+	return strings.Join(s, ", ")
 }

@@ -4,12 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"maps"
-	"slices"
-	"strings"
 
 	"github.com/stockbench/stockbench/faults"
-	"github.com/stockbench/stockbench/oracle"
 	"github.com/stockbench/stockbench/queueimpl"
 )
 
@@ -61,48 +57,5 @@ func strictly(raw json.RawMessage, v any) error {
 // verdicts checks every fault and class written under field against the vocabularies
 // of sales of a.
 func (c classesByFault) verdicts(field string, a faults.Applies) (faults.Verdicts, error) {
-	var v faults.Verdicts
-	for _, fault := range slices.Sorted(maps.Keys(c)) {
-		at := field + "." + fault
-		if len(c[fault]) == 0 {
-			return v, fmt.Errorf("%s: no class (classes: %s)", at, classList())
-		}
-		var classes []oracle.Class
-		for _, name := range c[fault] {
-			class := oracle.Class(name)
-			if _, ok := class.Rank(); !ok {
-				return v, fmt.Errorf("%s: unknown class %q (classes: %s)", at, name, classList())
-			}
-			classes = append(classes, class)
-		}
-		if fault == faults.None {
-			v.None = classes
-			continue
-		}
-		kind := faults.Kind(fault)
-		if !slices.Contains(faults.Kinds(a), kind) {
-			return v, fmt.Errorf("%s: not a fault of %s sales (faults: none, %s)", at, a, kindList(faults.Kinds(a)))
-		}
-		if v.Under == nil {
-			v.Under = map[faults.Kind][]oracle.Class{}
-		}
-		v.Under[kind] = classes
-	}
-	return v, nil
-}
-
-func classList() string {
-	var names []string
-	for _, c := range oracle.Classes() {
-		names = append(names, string(c))
-	}
-	return strings.Join(names, ", ")
-}
-
-func kindList(kinds []faults.Kind) string {
-	names := make([]string, len(kinds))
-	for i, k := range kinds {
-		names[i] = string(k)
-	}
-	return strings.Join(names, ", ")
+	return faults.ParseVerdicts(field, c, a)
 }
