@@ -11,7 +11,9 @@ import (
 	"github.com/stockbench/stockbench/internal/servers/redistest"
 	"github.com/stockbench/stockbench/internal/servers/rig"
 	"github.com/stockbench/stockbench/internal/servers/rig/rigtest"
+	"github.com/stockbench/stockbench/lockimpl"
 	"github.com/stockbench/stockbench/oracle"
+	"github.com/stockbench/stockbench/queueimpl"
 	"github.com/stockbench/stockbench/results"
 	"github.com/stockbench/stockbench/scenarios"
 )
@@ -45,8 +47,8 @@ func TestTokenScriptsEarnTokensVerdicts(t *testing.T) {
 	}
 	// The file documents what it copies, and its runs are judged by its own.
 	documented := d.Lock.Documented
-	if !reflect.DeepEqual(documented, lockDocumented(t, "token")) {
-		t.Fatalf("the file documents %+v; token documents %+v", documented, lockDocumented(t, "token"))
+	if token, err := lockimpl.Lookup("token"); err != nil || !reflect.DeepEqual(documented, token.Documented) {
+		t.Fatalf("the file documents %+v; token documents %+v (%v)", documented, token.Documented, err)
 	}
 	for _, plan := range plansOf(faults.Locks) {
 		want, ok := documented.For(plan)
@@ -101,8 +103,9 @@ func TestReliableScriptsEarnReliableListsVerdicts(t *testing.T) {
 	}
 	for _, fulfil := range scenarios.Fulfils {
 		documented := d.Queue.Documented.For(fulfil == scenarios.Idempotent)
-		if !reflect.DeepEqual(documented, queueDocumented(t, "reliable-list", fulfil)) {
-			t.Fatalf("with a %s fulfil the file documents %+v; reliable-list documents %+v", fulfil, documented, queueDocumented(t, "reliable-list", fulfil))
+		reliable, err := queueimpl.Lookup("reliable-list")
+		if want := reliable.Documented.For(fulfil == scenarios.Idempotent); err != nil || !reflect.DeepEqual(documented, want) {
+			t.Fatalf("with a %s fulfil the file documents %+v; reliable-list documents %+v (%v)", fulfil, documented, want, err)
 		}
 		for _, plan := range plansOf(faults.Queues) {
 			want, ok := documented.For(plan)
