@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/stockbench/stockbench/faults"
 	"github.com/stockbench/stockbench/internal/servers/redistest"
@@ -63,7 +64,7 @@ func TestTokenScriptsEarnTokensVerdicts(t *testing.T) {
 				return s.Run(ctx, red, *d.Lock)
 			})
 			if !slices.Contains(want, run.Verdict.Class) || run.AsExpected == nil || !*run.AsExpected {
-				t.Errorf("the file documents %v, the scripts earned %s (%s), as documented: %v", want, run.Verdict.Cell(), run.Verdict, run.AsExpected)
+				t.Errorf("the file documents %v, the scripts earned %s (%s), as documented: %v", want, run.Verdict.Cell(), run.Verdict, asExpected(run))
 			}
 		})
 	}
@@ -116,13 +117,27 @@ func TestReliableScriptsEarnReliableListsVerdicts(t *testing.T) {
 				t.Parallel()
 				s := sale
 				s.Faults, s.Fulfil, s.Prefix = plan, fulfil, fmt.Sprintf("{designfile:reliable:%s:%s}", plan, fulfil)
+				// A second, not the preset's 300 ms: on two CPUs loaded by the other
+				// packages' tests a live worker's polled dequeue and ack took longer than
+				// 300 ms, and its task went to a second worker (DUPLICATED 3, no fault):
+				// what the design does to a slow worker, not what this test asks. The
+				// faults' own timings scale with it.
+				s.Visibility = time.Second
 				run := rigtest.On(t, h, rig.Need{Nodes: 1, Faults: plan, Conns: s.WithDefaults().Conns}, func(ctx context.Context, red scenarios.Redis) (results.Run, error) {
 					return s.Run(ctx, red, *d.Queue)
 				})
 				if !slices.Contains(want, run.Verdict.Class) || run.Queue.Oversold > 0 || run.AsExpected == nil || !*run.AsExpected {
-					t.Errorf("the file documents %v, the scripts earned %s (%s), as documented: %v", want, run.Verdict.Cell(), run.Verdict, run.AsExpected)
+					t.Errorf("the file documents %v, the scripts earned %s (%s), as documented: %v", want, run.Verdict.Cell(), run.Verdict, asExpected(run))
 				}
 			})
 		}
 	}
+}
+
+// asExpected is whether the record says the run earned what its design documents.
+func asExpected(r results.Run) string {
+	if r.AsExpected == nil {
+		return "not judged"
+	}
+	return fmt.Sprint(*r.AsExpected)
 }
