@@ -50,6 +50,7 @@ func TestRestartKeepsWhatItsModeKept(t *testing.T) {
 		{faults.PersistAOFAlways, &no},
 	} {
 		t.Run(fmt.Sprintf("stream/%s", tt.mode), func(t *testing.T) {
+			t.Parallel() // a server of its own, restarted; the sale mostly waits on it
 			plan := faults.Plan{{Kind: faults.RedisRestart, Persist: tt.mode}}
 			s := queue
 			s.Faults, s.Fulfil, s.Prefix = plan, scenarios.Idempotent, fmt.Sprintf("{persist:stream:%s}", tt.mode)
@@ -80,6 +81,7 @@ func TestRestartKeepsWhatItsModeKept(t *testing.T) {
 		{faults.PersistAOFAlways, oracle.ClassSafe},
 	} {
 		t.Run(fmt.Sprintf("token/%s", tt.mode), func(t *testing.T) {
+			t.Parallel() // buyers wait out the victim's 10 s lease
 			plan := faults.Plan{{Kind: faults.RedisRestart, Persist: tt.mode}}
 			s := sale
 			s.TTL = 10 * time.Second

@@ -18,7 +18,8 @@ say() { echo "bench-distributed: $*" >&2; }
 redis_image=$(scripts/redis-image.sh)
 if [ -z "$redis_image" ]; then say "needs a Docker engine: the shards are containers"; exit 2; fi
 image=$(scripts/stockbench-image.sh)
-${GO:-go} build -o bin/stockbench ./cmd/stockbench
+# The static build the image holds: the same compile, so one cache serves both.
+CGO_ENABLED=0 ${GO:-go} build -o bin/stockbench ./cmd/stockbench
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 

@@ -18,6 +18,7 @@ import (
 // design has nobody to overlap with, whatever the design. (A queue's lone order still
 // meets four workers: seed-zset may hand it to two.)
 func TestTinySales(t *testing.T) {
+	t.Parallel() // whole commands of their own: see TestMain
 	designs := len(lockimpl.Names()) + 2*len(queueimpl.Names())
 	for _, buyers := range []int{1, 2, 5} {
 		for stock := range 4 {

@@ -12,9 +12,12 @@ import (
 )
 
 // topology starts one for t on the test image with start, and removes it after t; it
-// skips without a Docker engine.
+// skips without a Docker engine. t runs in parallel with the other topologies' tests.
 func topology[T interface{ Close(context.Context) error }](t *testing.T, start func(context.Context, string) (T, error)) T {
 	t.Helper()
+	// Each topology is containers on a network of its own, and its tests mostly wait on
+	// the sentinels' and the cluster's timeouts: they run side by side.
+	t.Parallel()
 	ctx := context.Background()
 	if err := dockerAnswers(ctx); err != nil {
 		t.Skipf("no Docker engine answers: %v", err)

@@ -32,7 +32,9 @@ func TestFromAnotherModule(t *testing.T) {
 		t.Fatal(err)
 	}
 	goTest := func(run string) (string, error) {
-		cmd := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "test", "-count=1", "-mod=mod", "-run", run, ".")
+		// -race, as a lock's author runs the kit: it also shares the race build make test
+		// compiled, where a plain build compiled the kit's dependencies once more.
+		cmd := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "test", "-race", "-count=1", "-mod=mod", "-run", run, ".")
 		cmd.Dir = dir
 		cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod")
 		out, err := cmd.CombinedOutput()

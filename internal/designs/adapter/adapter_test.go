@@ -34,6 +34,11 @@ func need(t *testing.T, what string, check ...string) {
 	}
 }
 
+// testProcs is the adapters' pool size in these tests: eight processes contend for the lock
+// or the queue as 32 do, and a sale starting 32 interpreters spent more of the CPU on
+// starting them (two seconds of it, a redis-py sale) than on the design under test.
+const testProcs = 8
+
 var (
 	php    = []string{"php", "-r", "exit(class_exists('Redis') ? 0 : 1);"}
 	python = []string{"/usr/bin/python3", "-c", "import redis"}
@@ -71,7 +76,7 @@ func earns(t *testing.T, impl lockimpl.Impl, documented string, only ...faults.K
 		if !ok {
 			continue
 		}
-		// One sale at a time: a pool of 32 interpreters starting at once is a load of its
+		// One sale at a time: a pool of interpreters starting at once is a load of its
 		// own, and the other packages' timing-bound verdicts run beside these.
 		t.Run(plan.String(), func(t *testing.T) {
 			run := rigtest.On(t, h, rig.Need{Nodes: 1, Faults: plan, Conns: s.WithDefaults().Conns}, func(ctx context.Context, red scenarios.Redis) (results.Run, error) {
@@ -88,7 +93,7 @@ func earns(t *testing.T, impl lockimpl.Impl, documented string, only ...faults.K
 // oversell with no fault at all, from the steal race between SETNX and EXPIRE.
 func TestSeedLockInPHP(t *testing.T) {
 	need(t, "PHP with phpredis (php-cli, php-redis)", php...)
-	earns(t, Lock(Config{Name: "php-seed", Command: "php ../../../adapters/php/seed-lock.php"}, false), "seed-setnx")
+	earns(t, Lock(Config{Name: "php-seed", Command: "php ../../../adapters/php/seed-lock.php", Procs: testProcs}, false), "seed-setnx")
 }
 
 // redis-py's own Lock, a real library's, earns what the token lock documents: safe
@@ -96,7 +101,7 @@ func TestSeedLockInPHP(t *testing.T) {
 // stopped past it.
 func TestRedisPyLock(t *testing.T) {
 	need(t, "Debian's Python with redis-py (python3-redis)", python...)
-	earns(t, Lock(Config{Name: "redis-py", Command: "/usr/bin/python3 ../../../adapters/python/redis_py_lock.py"}, false), "token")
+	earns(t, Lock(Config{Name: "redis-py", Command: "/usr/bin/python3 ../../../adapters/python/redis_py_lock.py", Procs: testProcs}, false), "token")
 }
 
 // running lists the processes whose command line holds marker.
@@ -160,7 +165,7 @@ func TestMisbehavingAdapters(t *testing.T) {
 // not see inside, and the sale says so.
 func TestBuyInPHP(t *testing.T) {
 	need(t, "PHP with phpredis (php-cli, php-redis)", php...)
-	impl := Lock(Config{Name: "php-buy", Command: "php ../../../adapters/php/seed-lock.php --buy"}, true)
+	impl := Lock(Config{Name: "php-buy", Command: "php ../../../adapters/php/seed-lock.php --buy", Procs: testProcs}, true)
 	h := rigtest.Harness(t)
 	sale, err := scenarios.Lookup("fault-sale")
 	if err != nil {
@@ -187,7 +192,7 @@ func TestBuyInPHP(t *testing.T) {
 // SIGKILL of the process that handed it out having nothing to give back, loses it.
 func TestSeedQueueInPHP(t *testing.T) {
 	need(t, "PHP with phpredis (php-cli, php-redis)", php...)
-	impl := Queue(Config{Name: "php-zset", Command: "php ../../../adapters/php/seed-queue.php"})
+	impl := Queue(Config{Name: "php-zset", Command: "php ../../../adapters/php/seed-queue.php", Procs: testProcs})
 	h := rigtest.Harness(t)
 	sale, err := scenarios.LookupQueue("queue-sale")
 	if err != nil {
@@ -231,7 +236,7 @@ func TestSeedQueueInPHP(t *testing.T) {
 func TestQueueWithAck(t *testing.T) {
 	need(t, "Debian's Python with redis-py (python3-redis)", python...)
 	script, _ := filepath.Abs("testdata/ackqueue.py")
-	impl := Queue(Config{Name: "ackqueue", Command: "/usr/bin/python3 " + script})
+	impl := Queue(Config{Name: "ackqueue", Command: "/usr/bin/python3 " + script, Procs: testProcs})
 	h := rigtest.Harness(t)
 	sale, err := scenarios.LookupQueue("queue-sale")
 	if err != nil {
@@ -251,7 +256,7 @@ func TestQueueWithAck(t *testing.T) {
 			t.Errorf("%s: no worker crashed", plan)
 		}
 		// The pool, and one fresh process for each crashed worker's.
-		if started, want := strings.Count(run.Log, "started"), s.WithDefaults().Conns+q.Crashed; started != want {
+		if started, want := strings.Count(run.Log, "started"), testProcs+q.Crashed; started != want {
 			t.Errorf("%s: want %d processes started, got %d", plan, want, started)
 		}
 	}
@@ -268,7 +273,7 @@ var rqLib = []string{"/usr/bin/python3", "-c", "import rq"}
 // past the sale: exactly those jobs are lost. Every key RQ wrote is gone afterwards.
 func TestRQ(t *testing.T) {
 	need(t, "Debian's Python with redis-py and RQ (python3-redis, python3-rq)", rqLib...)
-	impl := Queue(Config{Name: "rq", Command: "/usr/bin/python3 ../../../adapters/python/rq_queue.py"})
+	impl := Queue(Config{Name: "rq", Command: "/usr/bin/python3 ../../../adapters/python/rq_queue.py", Procs: testProcs})
 	h := rigtest.Harness(t)
 	sale, err := scenarios.LookupQueue("queue-sale")
 	if err != nil {
@@ -317,7 +322,7 @@ func boolInt(b bool) int {
 func TestRenewingAdapter(t *testing.T) {
 	need(t, "Debian's Python with redis-py (python3-redis)", python...)
 	script, _ := filepath.Abs("testdata/renewlock.py")
-	impl := Lock(Config{Name: "renewlock", Command: "/usr/bin/python3 " + script}, false)
+	impl := Lock(Config{Name: "renewlock", Command: "/usr/bin/python3 " + script, Procs: testProcs}, false)
 	h := rigtest.Harness(t)
 	sale, err := scenarios.Lookup("fault-sale")
 	if err != nil {
@@ -343,7 +348,7 @@ func TestRenewingAdapter(t *testing.T) {
 func TestFencingAdapter(t *testing.T) {
 	need(t, "Debian's Python with redis-py (python3-redis)", python...)
 	script, _ := filepath.Abs("testdata/renewlock.py")
-	impl := Lock(Config{Name: "fencelock", Command: "/usr/bin/python3 " + script + " --fence"}, false)
+	impl := Lock(Config{Name: "fencelock", Command: "/usr/bin/python3 " + script + " --fence", Procs: testProcs}, false)
 	h := rigtest.Harness(t)
 	sale, err := scenarios.Lookup("fault-sale")
 	if err != nil {

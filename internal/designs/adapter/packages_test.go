@@ -65,7 +65,7 @@ for d in ("redis", "rq"):
 			t.Errorf("the package installs no %s: %v", cmd, err)
 		}
 	}
-	earns(t, Lock(Config{Name: "redis-py-installed", Command: venv + "/bin/stockbench-redis-py-lock"}, false), "token", "")
+	earns(t, Lock(Config{Name: "redis-py-installed", Command: venv + "/bin/stockbench-redis-py-lock", Procs: testProcs}, false), "token", "")
 }
 
 // TestPHPPackage reads adapters/php/composer.json as Composer would: its commands exist,
@@ -119,7 +119,7 @@ func TestPHPPackage(t *testing.T) {
 		}
 	}
 	seed, _ := filepath.Abs("../../../adapters/php/seed-lock.php")
-	earns(t, Lock(Config{Name: "php-seed-bin", Command: seed}, false), "seed-setnx", faults.Kind(""))
+	earns(t, Lock(Config{Name: "php-seed-bin", Command: seed, Procs: testProcs}, false), "seed-setnx", faults.Kind(""))
 }
 
 // atLeast compares dotted versions number by number.
