@@ -236,7 +236,8 @@ func TestSeedQueueInPHP(t *testing.T) {
 func TestQueueWithAck(t *testing.T) {
 	need(t, "Debian's Python with redis-py (python3-redis)", python...)
 	script, _ := filepath.Abs("testdata/ackqueue.py")
-	impl := Queue(Config{Name: "ackqueue", Command: "/usr/bin/python3 " + script, Procs: testProcs})
+	// The pool's default size, the sale's connections, which the count below checks.
+	impl := Queue(Config{Name: "ackqueue", Command: "/usr/bin/python3 " + script})
 	h := rigtest.Harness(t)
 	sale, err := scenarios.LookupQueue("queue-sale")
 	if err != nil {
@@ -256,7 +257,7 @@ func TestQueueWithAck(t *testing.T) {
 			t.Errorf("%s: no worker crashed", plan)
 		}
 		// The pool, and one fresh process for each crashed worker's.
-		if started, want := strings.Count(run.Log, "started"), testProcs+q.Crashed; started != want {
+		if started, want := strings.Count(run.Log, "started"), s.WithDefaults().Conns+q.Crashed; started != want {
 			t.Errorf("%s: want %d processes started, got %d", plan, want, started)
 		}
 	}
