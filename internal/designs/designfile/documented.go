@@ -23,7 +23,7 @@ func lockVerdicts(raw json.RawMessage) (faults.Verdicts, error) {
 	if err := strictly(raw, &byFault); err != nil {
 		return faults.Verdicts{}, fmt.Errorf(`documented: %w (write {"none": ["SAFE"], "client-pause": ["OVERSOLD"], ...})`, err)
 	}
-	return byFault.verdicts("documented", faults.Locks)
+	return faults.ParseVerdicts("documented", byFault, faults.Locks)
 }
 
 // queueVerdicts reads a queue file's "documented".
@@ -40,10 +40,10 @@ func queueVerdicts(raw json.RawMessage) (queueimpl.Verdicts, error) {
 	}
 	var v queueimpl.Verdicts
 	var err error
-	if v.Naive, err = byFulfil.Naive.verdicts("documented.naive", faults.Queues); err != nil {
+	if v.Naive, err = faults.ParseVerdicts("documented.naive", byFulfil.Naive, faults.Queues); err != nil {
 		return v, err
 	}
-	v.Idempotent, err = byFulfil.Idempotent.verdicts("documented.idempotent", faults.Queues)
+	v.Idempotent, err = faults.ParseVerdicts("documented.idempotent", byFulfil.Idempotent, faults.Queues)
 	return v, err
 }
 
@@ -52,10 +52,4 @@ func strictly(raw json.RawMessage, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	return dec.Decode(v)
-}
-
-// verdicts checks every fault and class written under field against the vocabularies
-// of sales of a.
-func (c classesByFault) verdicts(field string, a faults.Applies) (faults.Verdicts, error) {
-	return faults.ParseVerdicts(field, c, a)
 }
