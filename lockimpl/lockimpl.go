@@ -19,6 +19,8 @@ import (
 	"context"
 	"errors"
 	"time"
+
+	"github.com/stockbench/stockbench/faults"
 )
 
 var (
@@ -148,6 +150,13 @@ func wholeSeconds(ttl time.Duration) time.Duration {
 type Starter interface {
 	Start(ctx context.Context, s Sale) error
 	Stop() (log string)
+}
+
+// Documenter is a design that says what it documents only once it runs (a process
+// adapter, in its hello): a sale's record judges it by that, in place of
+// Impl.Documented, once Start has returned.
+type Documenter interface {
+	Documented() faults.Verdicts
 }
 
 // Sale is what a Starter is told of the sale it serves.

@@ -17,6 +17,18 @@ type Env struct {
 	Stock redis.UniversalClient
 	// Retry is the buyers' loop, for designs that retry inside a purchase (watch).
 	Retry Retry
+	// Topology, when the sale's Redis is a Sentinel group or a cluster, says how a client
+	// of the design's own reaches it (a process adapter dials Redis itself). Default:
+	// nil, a single server.
+	Topology *Topology
+}
+
+// Topology is how a client that follows a Sentinel group or a cluster itself reaches it:
+// the sentinels' addresses and the master's name, or the cluster's seed nodes.
+type Topology struct {
+	Sentinels []string
+	Master    string
+	Cluster   []string
 }
 
 // Impl is a design under a name: what it is, and how to build it. Exactly one of
@@ -39,9 +51,15 @@ type Impl struct {
 	NewLocker func(Env) Locker
 	// NewPurchaser builds a lock-free design.
 	NewPurchaser func(Env) Purchaser
-	// Outside names the faults the design cannot take part in, which a sale refuses: a
-	// process adapter dials Redis itself, and the network faults and the server's moves
-	// act on the harness's connections. Default: none.
+	// Procs, when set, says the design runs in a pool of processes of its own (a process
+	// adapter's), of Procs(conns) processes per application instance for a sale of conns
+	// connections, each serving one buyer at a time: a sale that sets no Serve of its own
+	// serves that many buyers at once per instance, the others waiting in line without
+	// touching Redis, as requests wait for a PHP-FPM worker. Default: nil, the design runs
+	// in the buyers' goroutines.
+	Procs func(conns int) int
+	// Outside names the faults the design cannot take part in, which a sale refuses.
+	// Default: none.
 	Outside []string
 	// Documented is what the design documents it earns with no fault and under each
 	// fault: a sale's record says whether it earned one of them, and the tests assert

@@ -101,6 +101,12 @@ type Starter interface {
 	Stop() (log string)
 }
 
+// Documenter is lockimpl.Documenter for a queue: what a design documents, said once it
+// runs, in place of Impl.Documented.
+type Documenter interface {
+	Documented() Verdicts
+}
+
 // Sale is what a Starter is told of the sale it serves.
 type Sale struct {
 	Keys       Keys

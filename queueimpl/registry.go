@@ -8,6 +8,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/stockbench/stockbench/internal/registry"
+	"github.com/stockbench/stockbench/lockimpl"
 )
 
 // Env is what a design is built on.
@@ -19,6 +20,8 @@ type Env struct {
 	// Visibility is how long a taken task stays with its worker before a design that
 	// re-delivers hands it on.
 	Visibility time.Duration
+	// Topology is lockimpl.Env.Topology, for a queue. Default: nil, a single server.
+	Topology *lockimpl.Topology
 }
 
 // Impl is a queue design under a name: what it promises, and how to build it. A sale

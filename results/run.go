@@ -121,7 +121,10 @@ type Params struct {
 	// of Conns connections (a flash sale; 0 or 1: one).
 	Apps int `json:"apps,omitempty"`
 	// Serve is how many buyers each instance served at once (0: no limit).
-	Serve  int    `json:"serve,omitempty"`
+	Serve int `json:"serve,omitempty"`
+	// Pool is how many processes of its own the design ran in per instance (a process
+	// adapter's pool; 0: none), each serving one buyer at a time.
+	Pool   int    `json:"pool,omitempty"`
 	Seed   uint64 `json:"seed"`
 	Faults string `json:"faults"`
 	// Queue sales only.

@@ -29,6 +29,7 @@ type lockSale struct {
 	spike   func() time.Duration // a latency spike before a call, if the plan has them
 	stock   lockimpl.Stock
 	lockKey string
+	pool    int // the design's processes per instance (Impl.Procs), 0 for none
 	ledger  *oracle.Ledger
 	final   *oracle.Final
 	t       *tally
@@ -79,13 +80,19 @@ var _ kind = (*lockSale)(nil)
 func newLockSale(s FlashSale, r Redis, apps []Redis, impl lockimpl.Impl, inj *faults.Injector) *lockSale {
 	ls := &lockSale{FlashSale: s, r: r, impl: impl, inj: inj, spike: inj.Spike(), ledger: oracle.NewLedger(s.Shard.buyers(s.Buyers), s.Stock)}
 	ls.stock, ls.lockKey = s.keys()
+	if impl.Procs != nil {
+		ls.pool = impl.Procs(s.Conns)
+		if ls.Serve == 0 {
+			ls.Serve = ls.pool // a process serves one buyer at a time
+		}
+	}
 	if impl.Retry != nil {
 		ls.Retry = impl.Retry(ls.Retry)
 	}
 	ls.Retry.Abandon = nil // the waiters ask soldOut themselves, on the executor
 	for _, ar := range apps {
 		a := &app{r: ar, script: lockimpl.Lua{Client: ar.Stock}}
-		env := lockimpl.Env{Locks: ar.Locks[:impl.LockNodes()], Stock: ar.Stock, Retry: ls.Retry}
+		env := lockimpl.Env{Locks: ar.Locks[:impl.LockNodes()], Stock: ar.Stock, Retry: ls.Retry, Topology: ar.Topology}
 		if impl.NewPurchaser != nil {
 			a.purchaser = impl.NewPurchaser(env)
 			a.starter, _ = a.purchaser.(lockimpl.Starter)
@@ -386,7 +393,7 @@ func (ls *lockSale) conclude(run *results.Run, unfired []string) {
 	run.Params = results.Params{
 		Buyers: ls.Buyers, Stock: ls.Stock, Critical: string(ls.Critical), Think: ls.Think.String(),
 		TTL: ls.TTL.String(), RetryInterval: ls.Retry.Interval.String(), RetryTimeout: ls.Retry.Timeout.String(), RetryJitter: ls.Retry.Jitter,
-		Conns: ls.Conns, Apps: ls.Apps, Serve: ls.Serve, Seed: ls.Seed, Faults: ls.Faults.String(), Rate: ls.Rate, RampTo: ls.RampTo,
+		Conns: ls.Conns, Apps: ls.Apps, Serve: ls.Serve, Pool: ls.pool, Seed: ls.Seed, Faults: ls.Faults.String(), Rate: ls.Rate, RampTo: ls.RampTo,
 	}
 	if ls.Warmup > 0 {
 		run.Params.Warmup = ls.Warmup.String()
@@ -402,7 +409,11 @@ func (ls *lockSale) conclude(run *results.Run, unfired []string) {
 			v.Findings = append(v.Findings, "NOT-LINEARIZABLE")
 		}
 	}
-	want, _ := ls.impl.Documented.For(ls.Faults)
+	documented := ls.impl.Documented
+	if d, ok := ls.apps[0].starter.(lockimpl.Documenter); ok {
+		documented = d.Documented()
+	}
+	want, _ := documented.For(ls.Faults)
 	run.Judge(v, unfired, want)
 	run.Log = ls.log
 	fromLedger(run, r, ls.ledger.Started())

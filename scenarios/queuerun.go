@@ -56,7 +56,7 @@ func newQueueRun(s QueueSale, r Redis, impl queueimpl.Impl, inj *faults.Injector
 		ledger:   &oracle.QueueLedger{InitialStock: s.Stock, Orders: make([]oracle.Enqueued, s.Buyers), Lease: s.Visibility},
 		enqueued: make([]atomic.Int64, s.Buyers),
 	}
-	qs.q = impl.New(queueimpl.Env{Client: r.Locks[0], Keys: qs.k.queue, Visibility: s.Visibility})
+	qs.q = impl.New(queueimpl.Env{Client: r.Locks[0], Keys: qs.k.queue, Visibility: s.Visibility, Topology: r.Topology})
 	qs.admin = impl.New(queueimpl.Env{Client: r.LockAdmins[0], Keys: qs.k.queue, Visibility: s.Visibility})
 	if st, ok := qs.q.(queueimpl.Starter); ok {
 		qs.starter, qs.admin = st, qs.q // one pool of processes serves all
@@ -238,7 +238,11 @@ func (qs *queueRun) conclude(run *results.Run, unfired []string) {
 	if qs.Warmup > 0 {
 		run.Params.Warmup = qs.Warmup.String()
 	}
-	want, _ := qs.impl.Documented.For(qs.Fulfil == Idempotent).For(qs.Faults)
+	documented := qs.impl.Documented
+	if d, ok := qs.q.(queueimpl.Documenter); ok {
+		documented = d.Documented()
+	}
+	want, _ := documented.For(qs.Fulfil == Idempotent).For(qs.Faults)
 	run.Judge(q.Outcome(), unfired, want)
 	run.Log = qs.log
 	var last time.Duration

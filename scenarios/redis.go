@@ -11,6 +11,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/stockbench/stockbench/faults"
+	"github.com/stockbench/stockbench/lockimpl"
 	"github.com/stockbench/stockbench/results"
 )
 
@@ -29,6 +30,9 @@ type Redis struct {
 	// Servers is what the sale's faults act on. Default: none, which only plans without
 	// server or network faults can run on.
 	Servers faults.Servers
+	// Topology is how a design's own client reaches a Sentinel group or a cluster, when
+	// the sale's Redis is one (lockimpl.Env.Topology). Default: nil.
+	Topology *lockimpl.Topology
 }
 
 // Single is a Redis where one client serves as stock store and lock server.

@@ -4,35 +4,75 @@
 
 function say(array $m): void { fwrite(STDOUT, json_encode($m) . "\n"); fflush(STDOUT); }
 
-// hello reads the first line and connects as it says, answering with supports; it exits
-// on a hello it cannot take.
-function hello(array $supports): array {
+// hello reads the first line and connects as it says, answering with supports and the
+// verdict classes the adapter documents by fault (protocol version 2), and for a queue
+// with an idempotent fulfil when those differ; it exits on a hello it cannot take.
+function hello(array $supports, array $documented, ?array $idempotent = null): array {
     $hello = json_decode(fgets(STDIN), true);
-    if (!is_array($hello) || ($hello['op'] ?? '') !== 'hello' || ($hello['protocol'] ?? 0) !== 1) {
-        say(['ok' => false, 'error' => 'want hello, protocol 1']);
+    if (!is_array($hello) || ($hello['op'] ?? '') !== 'hello' || !in_array(2, $hello['versions'] ?? [], true)) {
+        say(['ok' => false, 'error' => 'want hello, protocol 2']);
         exit(1);
     }
-    $redis = new Redis();
-    [$host, $port] = explode(':', $hello['redis']['addr'], 2);
+    $GLOBALS['stockbench_where'] = $hello['redis'];
     try {
-        $redis->connect($host, (int)$port, 2.0);
-        // Answer within the protocol's 5 s, with an error if Redis does not: a server
-        // that died under a fault must not hang the process.
-        $redis->setOption(Redis::OPT_READ_TIMEOUT, 2.0);
-        if (!empty($hello['redis']['password'])) {
-            $auth = empty($hello['redis']['username']) ? $hello['redis']['password']
-                : [$hello['redis']['username'], $hello['redis']['password']];
-            $redis->auth($auth);
-        }
-        if (!empty($hello['redis']['db'])) {
-            $redis->select($hello['redis']['db']);
-        }
-    } catch (RedisException $e) {
+        redis()->exists(reset($hello['keys']));           // a cluster's PING needs a node
+    } catch (RedisException | RedisClusterException $e) {
         say(['ok' => false, 'error' => 'connect: ' . $e->getMessage()]);
         exit(1);
     }
-    say(['ok' => true, 'supports' => $supports]);
-    return [$redis, $hello];
+    $said = ['ok' => true, 'protocol' => 2, 'supports' => $supports, 'documented' => (object)$documented];
+    if ($idempotent !== null) {
+        $said['documented_idempotent'] = (object)$idempotent;
+    }
+    say($said);
+    return $hello;
+}
+
+// redis is the connection, made as hello said at first use and again after a request
+// met a Redis error (serve drops it), as a PHP-FPM worker connects for each request:
+// through the sentinels under a Sentinel group, whose master it asks for each time; as a
+// RedisCluster under a cluster; else to addr. A connect waits 1 s, a reply 2 s, a
+// sentinel 0.5 s: a request that meets a dead server fails inside the protocol's 5 s.
+function redis() {
+    if (isset($GLOBALS['stockbench_redis'])) {
+        return $GLOBALS['stockbench_redis'];
+    }
+    $where = $GLOBALS['stockbench_where'];
+    $pass = empty($where['password']) ? null
+        : (empty($where['username']) ? $where['password'] : [$where['username'], $where['password']]);
+    if (!empty($where['cluster'])) {
+        $redis = new RedisCluster(null, $where['cluster'], 1.0, 2.0, false, $pass);
+    } else {
+        [$host, $port] = explode(':', $where['addr'], 2);
+        if (!empty($where['sentinel'])) {
+            [$host, $port] = master($where['sentinel']);
+        }
+        $redis = new Redis();
+        $redis->connect($host, (int)$port, 1.0);
+        $redis->setOption(Redis::OPT_READ_TIMEOUT, 2.0);
+        if ($pass !== null) {
+            $redis->auth($pass);
+        }
+        if (!empty($where['db'])) {
+            $redis->select($where['db']);
+        }
+    }
+    return $GLOBALS['stockbench_redis'] = $redis;
+}
+
+// master asks the sentinels, in turn, where the master is.
+function master(array $sentinel): array {
+    foreach ($sentinel['addrs'] as $addr) {
+        [$host, $port] = explode(':', $addr, 2);
+        try {
+            $at = (new RedisSentinel($host, (int)$port, 0.5))->getMasterAddrByName($sentinel['master']);
+            if (is_array($at)) {
+                return $at;
+            }
+        } catch (RedisException $e) {
+        }
+    }
+    throw new RedisException('no sentinel knows master ' . $sentinel['master']);
 }
 
 // seed_lock is one try for the seed article's lock, for $ttlS seconds: true when taken.
@@ -42,7 +82,7 @@ function hello(array $supports): array {
 //   2. When SETNX fails and TTL is negative, the holder is taken for dead and the lock
 //      stolen with SET; a negative TTL is also what every holder shows between its own
 //      SETNX and EXPIRE, so under contention a live lock is stolen.
-function seed_lock(Redis $redis, string $key, int $ttlS): bool {
+function seed_lock($redis, string $key, int $ttlS): bool {
     $expireAt = time() + $ttlS;
     if (!$redis->setnx($key, $expireAt)) {
         if ($redis->ttl($key) >= 0) {
@@ -61,7 +101,10 @@ function serve(callable $handle): void {
         $id = $req['id'] ?? 0;
         try {
             say(['id' => $id] + $handle($req));
-        } catch (RedisException $e) {
+        } catch (RedisException | RedisClusterException $e) {
+            if (empty($GLOBALS['stockbench_where']['cluster'])) {
+                unset($GLOBALS['stockbench_redis']);      // the next request connects anew
+            }                                             // (RedisCluster remaps by itself)
             say(['id' => $id, 'error' => $e->getMessage()]);
         }
     }

@@ -22,8 +22,8 @@ func needPHP(t *testing.T) {
 }
 
 // TestLockExec: the seed article's lock, in PHP, runs from the command line like a
-// built-in design and leaves no process behind; an adapter that
-// cannot take part in a fault is left out of a matrix, saying so.
+// built-in design, under a network fault too, its record judged by what its hello
+// documents, its pool's serving model in the report, and leaves no process behind.
 func TestLockExec(t *testing.T) {
 	needPHP(t)
 	seed, _ := filepath.Abs("../../adapters/php/seed-lock.php")
@@ -35,11 +35,18 @@ func TestLockExec(t *testing.T) {
 	}
 	// Its verdicts are internal/designs/adapter's to assert; here, that the command ran it.
 	f := readRun(t, out, "summary.md")
-	if len(f.Runs) != 2 || f.Runs[0].Impl != "php-seed" || !f.Complete || f.Runs[0].Errors > 0 || f.Runs[0].Oracle.Bought < 30 {
-		t.Errorf("want php-seed's two sales complete, selling the stock, got %d runs: %+v", len(f.Runs), f.Runs)
+	if len(f.Runs) != 3 || f.Runs[0].Impl != "php-seed" || !f.Complete || f.Runs[0].Errors > 0 || f.Runs[0].Oracle.Bought < 30 {
+		t.Errorf("want php-seed's three sales complete, selling the stock, got %d runs: %+v", len(f.Runs), f.Runs)
 	}
-	if !strings.Contains(stderr, "skipped: php-seed cannot take part in net-latency") {
-		t.Errorf("want the left-out sale named; stderr:\n%s", stderr)
+	for _, r := range f.Runs {
+		if r.AsExpected == nil || r.Params.Pool != 8 || r.Params.Serve != 8 {
+			t.Errorf("%s: want the record judged by the adapter's documented verdicts and its pool of 8 serving 8 buyers, got expected %v, pool %d, serve %d",
+				r.Params.Faults, r.Expected, r.Params.Pool, r.Params.Serve)
+		}
+	}
+	summaries, _ := filepath.Glob(filepath.Join(out, "*", "summary.md"))
+	if summary, _ := os.ReadFile(summaries[0]); !strings.Contains(string(summary), "process adapters: a pool of 8 processes per instance serves as many buyers at once") {
+		t.Errorf("want the serving model on the Load line:\n%s", summary)
 	}
 	if left := running(seed); len(left) > 0 {
 		t.Errorf("adapter processes left behind: %v", left)
@@ -76,7 +83,6 @@ func TestLockExecBadInput(t *testing.T) {
 		{[]string{"run", "--buy-exec", "php " + seed}, `adapter seed-lock supports ["lock" "half"], not buy; pass it with --lock-exec`},
 		{[]string{"run", "--queue-exec", "php " + seed}, `adapter seed-lock supports ["lock" "half"], not queue; pass it with --lock-exec`},
 		{[]string{"run", "--lock-exec", "token=php " + seed}, `"token" is a built-in design's name`},
-		{[]string{"run", "--lock-exec", "php " + seed, "--fault", "failover"}, "seed-lock cannot take part in failover"},
 		{[]string{"run", "--lock-exec", "php " + seed, "--adapter-procs", "-1"}, `invalid value "-1" for flag -adapter-procs`},
 	} {
 		out := filepath.Join(t.TempDir(), "runs")

@@ -33,7 +33,10 @@ func list(w io.Writer, designs *catalogue) error {
 	fmt.Fprintln(tw, "LOCK\tHOW\tDOCUMENTED TO OVERSELL UNDER")
 	for _, impl := range append(lockimpl.All(), designs.locks()...) {
 		under := oversellsUnder(impl)
-		if !impl.Documented.Documented() {
+		switch {
+		case impl.Procs != nil: // an adapter says it in its hello, once a run starts it
+			under = "said by the adapter's hello (protocol 2), in each run's record"
+		case !impl.Documented.Documented():
 			under = "not documented: " + or(bench.ShellLine(designs.source(impl.Name)), "built in")
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", impl.Name, impl.Summary, under)

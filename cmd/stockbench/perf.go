@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"runtime"
 	"runtime/pprof"
@@ -18,7 +19,10 @@ import (
 	"time"
 
 	"github.com/stockbench/stockbench/bench"
+	"github.com/stockbench/stockbench/internal/designs/adapter"
 	"github.com/stockbench/stockbench/lockimpl"
+	"github.com/stockbench/stockbench/oracle"
+	"github.com/stockbench/stockbench/results"
 	"github.com/stockbench/stockbench/scenarios"
 )
 
@@ -36,6 +40,7 @@ func perfCommand(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	rssList := fset.String("rss-buyers", "200000,1000000", "buyers of the waiting runs whose peak RSS is measured, comma-separated (0: skip them)")
 	rounds := fset.Int("rounds", 3, "rounds of (lua sale, redis-benchmark); each side's median is compared")
 	cpuProfile := fset.String("cpuprofile", "", "write a CPU profile of the lua sales (not of redis-benchmark) to this file")
+	adapters := fset.Bool("adapters", true, "also run each shipped lock adapter and its Go counterpart on the flash-sale preset (from within the checkout)")
 	if help, err := parse(fset, args, stdout); help || err != nil {
 		return bench.Complain(stderr, err)
 	}
@@ -79,6 +84,11 @@ func perfCommand(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	ratio := ours / theirs
 	fmt.Fprintf(stdout, "ratio:            %8.2f (target 0.90: %s)\n", ratio, met(ratio >= 0.9))
 
+	if *adapters {
+		if err := perfAdapters(ctx, e, *rounds, stdout, stderr); err != nil {
+			return bench.Complain(stderr, err)
+		}
+	}
 	for _, n := range rssBuyers {
 		rss, took, err := perfRSS(ctx, e, n)
 		if err != nil {
@@ -92,6 +102,116 @@ func perfCommand(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		}
 	}
 	return bench.ExitOK
+}
+
+// adapterPairs are the shipped lock adapters beside the Go design that runs the same
+// algorithm, whose speed each must reach half of (perfAdapters).
+var adapterPairs = []struct{ name, command, counterpart string }{
+	{"redis-py", "/usr/bin/python3 adapters/python/redis_py_lock.py", "token"},
+	{"seed-lock", "php adapters/php/seed-lock.php", "seed-setnx"},
+}
+
+// perfAdapters runs each shipped lock adapter and its Go counterpart on the flash-sale
+// preset, rounds times alternately, and prints their median sales/s, their ratio against
+// the target of 0.5 and their verdict classes, which must be the same; and the Go design
+// served as the adapter's pool serves, for the like-for-like ratio. An adapter whose
+// interpreter is not installed is said to be skipped.
+func perfAdapters(ctx context.Context, e *bench.Env, rounds int, stdout, stderr io.Writer) error {
+	preset, err := scenarios.Lookup("flash-sale")
+	if err != nil {
+		return err
+	}
+	root, err := checkout()
+	if err != nil {
+		return err
+	}
+	for _, pair := range adapterPairs {
+		argv := strings.Fields(pair.command)
+		if _, err := exec.LookPath(argv[0]); err != nil {
+			fmt.Fprintf(stdout, "adapter %-10s skipped: %s is not installed (make adapters)\n", pair.name, argv[0])
+			continue
+		}
+		argv[1] = filepath.Join(root, argv[1])
+		pair.command = strings.Join(argv, " ")
+		ours, err := lockimpl.Lookup(pair.counterpart)
+		if err != nil {
+			return err
+		}
+		// The adapter's pool serves the preset's connections' worth of buyers at once; the
+		// Go design runs as the preset runs it, every buyer polling, and then served as
+		// the adapter is, for the like-for-like figure.
+		served := preset
+		served.Serve = preset.WithDefaults().Conns
+		sides := []struct {
+			impl lockimpl.Impl
+			sale scenarios.FlashSale
+		}{{adapter.Lock(adapter.Config{Name: pair.name, Command: pair.command}, false), preset}, {ours, preset}, {ours, served}}
+		rates := make([][]float64, len(sides))
+		classes := make([][]oracle.Class, len(sides)) // every class each earned, in order of severity
+		for r := range rounds {
+			for i, side := range sides {
+				run, err := perfFlashSale(ctx, e, side.sale, side.impl)
+				if err != nil {
+					return err
+				}
+				rates[i] = append(rates[i], run.SalesPerSec)
+				if c := run.Oracle.Class(); !slices.Contains(classes[i], c) {
+					classes[i] = append(classes[i], c)
+					slices.SortFunc(classes[i], func(a, b oracle.Class) int { x, _ := a.Rank(); y, _ := b.Rank(); return x - y })
+				}
+			}
+			fmt.Fprintf(stderr, "stockbench: perf round %d: %s %.0f sales/s, %s %.0f sales/s, served %.0f\n",
+				r+1, pair.name, rates[0][r], pair.counterpart, rates[1][r], rates[2][r])
+		}
+		a, g, gs := median(rates[0]), median(rates[1]), median(rates[2])
+		fmt.Fprintf(stdout, "adapter %-10s %8.0f sales/s, %s (flash-sale preset, a pool of %d processes, median of %d)\n",
+			pair.name, a, joinClasses(classes[0]), served.Serve, rounds)
+		fmt.Fprintf(stdout, "  beside %-10s %7.0f sales/s, %s, as the preset runs it (every buyer polling)\n", pair.counterpart, g, joinClasses(classes[1]))
+		fmt.Fprintf(stdout, "  and served      %7.0f sales/s, %s (--serve %d, as the adapter's pool)\n", gs, joinClasses(classes[2]), served.Serve)
+		fmt.Fprintf(stdout, "ratio:            %8.2f against the preset (target 0.50 and the same class: %s); %.2f like for like\n",
+			a/g, met(a/g >= 0.5 && slices.Equal(classes[0], classes[1])), a/gs)
+	}
+	return nil
+}
+
+func joinClasses(cs []oracle.Class) string {
+	s := make([]string, len(cs))
+	for i, c := range cs {
+		s[i] = string(c)
+	}
+	return strings.Join(s, "/")
+}
+
+// checkout is the root of the checkout the command runs in: the nearest directory up
+// from here that holds the shipped adapters.
+func checkout() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", fmt.Errorf("perf: %w", err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "adapters", "PROTOCOL.md")); err == nil {
+			return dir, nil
+		}
+		up := filepath.Dir(dir)
+		if up == dir {
+			return "", errors.New("perf: the shipped adapters are not here: run make perf in the checkout, or pass --adapters=false")
+		}
+		dir = up
+	}
+}
+
+// perfFlashSale runs one sale of impl on the shared server, its buyers on a client of
+// the sale's connections.
+func perfFlashSale(ctx context.Context, e *bench.Env, s scenarios.FlashSale, impl lockimpl.Impl) (results.Run, error) {
+	s.Name, s.Prefix = "perf-"+impl.Name, "{stockbench-perf}"
+	client := e.Shared.Client(s.WithDefaults().Conns)
+	defer client.Close()
+	run, err := s.Run(ctx, scenarios.Single(client), impl)
+	if err != nil {
+		return run, fmt.Errorf("perf: %s on the flash-sale preset: %w", impl.Name, err)
+	}
+	return run, nil
 }
 
 // rssTarget is the brief's peak RSS for n lock buyers waiting at once: 300 MB for

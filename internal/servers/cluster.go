@@ -124,6 +124,15 @@ func (c *Cluster) isDead(n *node) bool {
 }
 
 // Addr is the first master's address, a seed for clients.
+// Seeds are the masters' addresses, for a client that follows the cluster itself.
+func (c *Cluster) Seeds() []string {
+	var addrs []string
+	for _, m := range c.masters {
+		addrs = append(addrs, m.addr("6379"))
+	}
+	return addrs
+}
+
 func (c *Cluster) Addr() string { return c.masters[0].addr("6379") }
 
 // Client is a buyer's cluster client of conns connections per node, set as the harness

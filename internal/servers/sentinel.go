@@ -115,6 +115,16 @@ func (s *Sentinel) client(conns, retries int) redis.UniversalClient {
 	return redis.NewUniversalClient(&o)
 }
 
+// Sentinels are the sentinels' addresses, for a client that follows the group itself
+// (the master's name is SentinelMaster).
+func (s *Sentinel) Sentinels() []string {
+	var addrs []string
+	for _, sn := range s.sentinels {
+		addrs = append(addrs, sn.addr("26379"))
+	}
+	return addrs
+}
+
 // Addr is where the sentinels said the master is when the group started.
 func (s *Sentinel) Addr() string { return s.master.addr("6379") }
 

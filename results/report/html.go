@@ -181,7 +181,7 @@ func sourceOf(s Source) htmlSource {
 	if f.Host.Procs > 0 && f.Host.Procs < f.Host.CPUs {
 		hs.Host = fmt.Sprintf("%d CPUs (buyers on %d), %s/%s, %s", f.Host.CPUs, f.Host.Procs, f.Host.OS, f.Host.Arch, f.Host.GoVersion)
 	}
-	hs.Host += shards(f)
+	hs.Host += shards(f) + served(f)
 	if !f.Complete {
 		hs.Incomplete = f.Incomplete
 	}
@@ -262,6 +262,24 @@ func designsOf(runs []results.Run) []htmlDesign {
 // shards says, for results merged from a sharded sale's shards, how many load generators
 // ran it (each shard's host is the first shard's kind: the Job's pods) and how late the
 // latest started; "" for a run of one process.
+// served states how the process adapters of f served their buyers, when any ran: the
+// model a reader needs before comparing an adapter's speed with a built-in design's.
+func served(f *results.File) string {
+	var pools []int
+	for _, r := range f.Runs {
+		if p := r.Params.Pool; p > 0 && !slices.Contains(pools, p) {
+			pools = append(pools, p)
+		}
+	}
+	if len(pools) == 0 {
+		return ""
+	}
+	slices.Sort(pools)
+	n := strings.Trim(strings.Join(strings.Fields(fmt.Sprint(pools)), " or "), "[]")
+	return fmt.Sprintf("; process adapters: a pool of %s processes per instance serves as many buyers at once, "+
+		"the others waiting in line without touching Redis, as requests wait for a PHP-FPM worker (--serve to change)", n)
+}
+
 func shards(f *results.File) string {
 	for _, r := range f.Runs {
 		if s := r.Shard; s != nil && s.Merged {

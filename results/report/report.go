@@ -143,7 +143,7 @@ func Summary(f *results.File, plots []string) []byte {
 	if !f.Complete {
 		fmt.Fprintf(&b, "> **Incomplete**: %s. The figures cover what ran until then.\n\n", f.Incomplete)
 	}
-	fmt.Fprintf(&b, "Redis: %s  \nLoad: %d CPUs, %s/%s, %s%s\n\n", f.Target, f.Host.CPUs, f.Host.OS, f.Host.Arch, f.Host.GoVersion, shards(f))
+	fmt.Fprintf(&b, "Redis: %s  \nLoad: %d CPUs, %s/%s, %s%s\n\n", f.Target, f.Host.CPUs, f.Host.OS, f.Host.Arch, f.Host.GoVersion, shards(f)+served(f))
 	writeChecks(&b, f.Checks)
 	if g, ok := paretoGroup(f.Runs); ok {
 		fmt.Fprintf(&b, "**%s** (damage against speed, `pareto-%s.png`): %s\n\n", g.Scenario, fileSafe(g.Scenario), ParetoReading(g.Runs))

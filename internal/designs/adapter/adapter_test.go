@@ -16,6 +16,7 @@ import (
 	"github.com/stockbench/stockbench/internal/servers/rig"
 	"github.com/stockbench/stockbench/internal/servers/rig/rigtest"
 	"github.com/stockbench/stockbench/lockimpl"
+	"github.com/stockbench/stockbench/oracle"
 	"github.com/stockbench/stockbench/results"
 	"github.com/stockbench/stockbench/scenarios"
 )
@@ -45,8 +46,10 @@ var (
 )
 
 // earns runs impl under every lock fault the design named documented documents (or
-// under only those given), and checks that a sale under a fault an adapter's connections
-// never see is refused.
+// under only those given), the network faults, failover and restart included: each
+// reaches the adapter's connections through its front. An adapter of protocol 2 says
+// what it documents in its hello, and the record must be judged by exactly that: the
+// shipped adapters document what their Go counterparts do.
 func earns(t *testing.T, impl lockimpl.Impl, documented string, only ...faults.Kind) {
 	h := rigtest.Harness(t)
 	sale, err := scenarios.Lookup("fault-sale")
@@ -65,13 +68,6 @@ func earns(t *testing.T, impl lockimpl.Impl, documented string, only ...faults.K
 		}
 		s := sale
 		s.Faults, s.Prefix = plan, fmt.Sprintf("{adapter:%s:%s}", impl.Name, plan)
-		if slices.Contains(Outside, string(k)) {
-			_, err := s.Run(context.Background(), scenarios.Single(redistest.Shared(t).Client(1)), impl)
-			if err == nil || !strings.Contains(err.Error(), impl.Name+" cannot take part in "+string(k)) {
-				t.Errorf("%s never reaches an adapter: want the sale refused, got %v", k, err)
-			}
-			continue
-		}
 		classes, ok := want.For(plan)
 		if !ok {
 			continue
@@ -85,7 +81,20 @@ func earns(t *testing.T, impl lockimpl.Impl, documented string, only ...faults.K
 			if !slices.Contains(classes, run.Verdict.Class) {
 				t.Errorf("%s documents %v, the adapter earned %s (%s)", documented, classes, run.Verdict.Cell(), run.Verdict)
 			}
+			judged(t, run, classes)
 		})
+	}
+}
+
+// judged checks that run's record was judged by exactly classes, as the adapter said in
+// its hello; an adapter of protocol 1 (want nil) documents nothing.
+func judged(t *testing.T, run results.Run, classes []oracle.Class) {
+	t.Helper()
+	got, want := slices.Clone(run.Expected), slices.Clone(classes)
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) || (want != nil) != (run.AsExpected != nil) {
+		t.Errorf("the record was judged by %v; the adapter's hello documents %v", run.Expected, classes)
 	}
 }
 
@@ -126,7 +135,8 @@ func TestMisbehavingAdapters(t *testing.T) {
 		{"exits.sh", `adapter exits: exited (exit status 3); stderr: PHP Fatal error: Class "Redis" not found`, ""},
 		{"garbage.sh", `adapter garbage: wrote "Warning: Undefined array key \"ttl\"", which is not a JSON reply`, ""},
 		{"strayid.sh", `adapter strayid: answered id 999999, which nobody asked`, ""},
-		{"hangs.sh", `adapter hangs: did not answer try within 5s`, ""},
+		{"hangs.sh", `adapter hangs: did not answer try within 15s`, ""},
+		{"badversion.sh", `adapter badversion: answered hello in protocol 3; the harness speaks [1 2]`, ""},
 		{"crashes.sh", `adapter crashes: exited (exit status 139); stderr: Segmentation fault (core dumped)`, "Segmentation fault"},
 	} {
 		t.Run(tc.script, func(t *testing.T) {
@@ -154,6 +164,47 @@ func TestMisbehavingAdapters(t *testing.T) {
 			}
 			if len(left) > 0 {
 				t.Errorf("processes left behind: %v", left)
+			}
+		})
+	}
+}
+
+// An adapter that documents what no sale can earn is refused before any sale, in one
+// line naming it and the field.
+func TestProbeReadsDocumented(t *testing.T) {
+	script, _ := filepath.Abs("testdata/baddoc.sh")
+	c := redistest.Shared(t).Client(1)
+	defer c.Close()
+	_, err := Probe(context.Background(), Config{Name: "baddoc", Command: "/bin/sh " + script}, c)
+	if want := `adapter baddoc: hello: documented.none: unknown class "FINE"`; err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("want %q, got %v", want, err)
+	}
+	if left := running(script); len(left) > 0 {
+		t.Errorf("processes left behind: %v", left)
+	}
+}
+
+// Under a Sentinel group and a cluster an adapter's own client follows the topology
+// (hello names the sentinels and the master, or the seeds): redis-py's Sentinel and
+// RedisCluster clients finish each sale with a verdict and no adapter failure.
+func TestAdapterOnTopologies(t *testing.T) {
+	need(t, "Debian's Python with redis-py (python3-redis)", python...)
+	impl := Lock(Config{Name: "redis-py", Command: "/usr/bin/python3 ../../../adapters/python/redis_py_lock.py", Procs: testProcs}, false)
+	h := rigtest.Harness(t)
+	sale, err := scenarios.Lookup("fault-sale")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []faults.Kind{faults.SentinelKill, faults.ClusterMigrate} {
+		t.Run(string(k), func(t *testing.T) {
+			t.Parallel()
+			s := sale
+			s.Faults, s.Prefix = faults.Plan{{Kind: k}}, fmt.Sprintf("{adapter:topology:%s}", k)
+			run := rigtest.On(t, h, rig.Need{Nodes: 1, Faults: s.Faults, Conns: s.WithDefaults().Conns}, func(ctx context.Context, red scenarios.Redis) (results.Run, error) {
+				return s.Run(ctx, red, impl)
+			})
+			if !run.Complete || run.Verdict.Class == oracle.ClassUnknown || run.Oracle.Bought == 0 {
+				t.Errorf("want a whole sale with a verdict, got complete %v, %s, %d sold (%s)", run.Complete, run.Verdict.Cell(), run.Oracle.Bought, run.FirstError)
 			}
 		})
 	}
@@ -207,13 +258,6 @@ func TestSeedQueueInPHP(t *testing.T) {
 			}
 			s := sale
 			s.Faults, s.Fulfil, s.Prefix = plan, fulfil, fmt.Sprintf("{adapter:zset:%s:%s}", plan, fulfil)
-			if slices.Contains(Outside, string(k)) {
-				_, err := s.Run(context.Background(), scenarios.Single(redistest.Shared(t).Client(1)), impl)
-				if err == nil || !strings.Contains(err.Error(), "php-zset cannot take part in "+string(k)) {
-					t.Errorf("%s never reaches an adapter: want the sale refused, got %v", k, err)
-				}
-				continue
-			}
 			classes, ok := want.For(plan)
 			if !ok {
 				continue
@@ -225,6 +269,7 @@ func TestSeedQueueInPHP(t *testing.T) {
 				if !slices.Contains(classes, run.Verdict.Class) || run.Queue.Oversold > 0 {
 					t.Errorf("seed-zset documents %v, the adapter earned %s (%s)", classes, run.Verdict.Cell(), run.Verdict)
 				}
+				judged(t, run, classes)
 			})
 		}
 	}
@@ -283,7 +328,7 @@ func TestRQ(t *testing.T) {
 	admin := redistest.Shared(t).Client(1)
 	defer admin.Close()
 	for _, fulfil := range scenarios.Fulfils {
-		for _, k := range []faults.Kind{"", faults.WorkerCrash, faults.WorkerCrashLate, faults.WorkerPause} {
+		for _, k := range append([]faults.Kind{""}, faults.Kinds(faults.Queues)...) {
 			var plan faults.Plan
 			if k != "" {
 				plan = faults.Plan{{Kind: k}}
@@ -295,26 +340,26 @@ func TestRQ(t *testing.T) {
 					return s.Run(ctx, red, impl)
 				})
 				q := run.Queue
-				want := "SAFE"
-				if k == faults.WorkerCrash {
-					want = "LOST"
+				want := oracle.ClassSafe
+				switch k {
+				case faults.WorkerCrash:
+					want = oracle.ClassLost
+					if q.Lost != q.Crashed {
+						t.Errorf("want the killed workers' jobs lost, nothing else: %+v", q)
+					}
+				case faults.RedisRestart: // the restart reaches RQ's connections: the queue is emptied
+					want = oracle.ClassLost
 				}
-				if string(run.Verdict.Class) != want || q.Lost != q.Crashed*boolInt(k == faults.WorkerCrash) || q.Oversold > 0 {
-					t.Errorf("want %s (the killed workers' jobs lost, nothing else), got %s (%s): %+v", want, run.Verdict.Cell(), run.Verdict, q)
+				if run.Verdict.Class != want || q.Oversold > 0 {
+					t.Errorf("want %s, got %s (%s): %+v", want, run.Verdict.Cell(), run.Verdict, q)
 				}
+				judged(t, run, []oracle.Class{want})
 				if keys, _ := admin.Keys(context.Background(), s.Prefix+"*").Result(); len(keys) > 0 {
 					t.Errorf("RQ's keys left behind: %v", keys)
 				}
 			})
 		}
 	}
-}
-
-func boolInt(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // An adapter that supports renew is renewed every TTL/3 while a lease is held, and a

@@ -3,12 +3,14 @@ package adapter
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/stockbench/stockbench/faults"
 	"github.com/stockbench/stockbench/lockimpl"
 )
 
@@ -21,15 +23,10 @@ type Config struct {
 	Procs int
 }
 
-// Outside are the faults an adapter's connections never see: the network faults act on
-// the harness's clients through a proxy, and a failover or a restart moves the server
-// under a new address that only the harness's clients follow.
-var Outside = []string{"net-latency", "net-timeout", "failover", "redis-restart"}
-
 // Lock is the lock design the adapter cfg runs: a Locker, or a Purchaser when the
 // adapter supports buy, whose pool starts with each sale and stops with it.
 func Lock(cfg Config, buys bool) lockimpl.Impl {
-	impl := lockimpl.Impl{Name: cfg.Name, Summary: "process adapter: " + cfg.Command, Outside: Outside}
+	impl := lockimpl.Impl{Name: cfg.Name, Summary: "process adapter: " + cfg.Command, Procs: cfg.size}
 	if buys {
 		impl.NewPurchaser = func(e lockimpl.Env) lockimpl.Purchaser {
 			d := newDesign(cfg, e)
@@ -43,78 +40,157 @@ func Lock(cfg Config, buys bool) lockimpl.Impl {
 }
 
 // Probe starts one process of cfg, says hello and stops it: an adapter that cannot
-// start, or answers hello wrong, is found before a sale. It returns what the adapter
-// supports.
+// start, answers hello wrong or documents what no sale can earn is found before a sale.
+// It returns what the adapter supports.
 func Probe(ctx context.Context, cfg Config, c redis.UniversalClient) ([]string, error) {
 	d := newDesign(cfg, lockimpl.Env{Locks: []redis.UniversalClient{c}})
-	p, err := newPool(ctx, cfg.Name, d.argv, 1, d.hello(lockimpl.Sale{Lock: "{stockbench:probe}:lock", TTL: time.Second,
-		Stock: lockimpl.NewStock("{stockbench:probe}")}))
-	if err != nil {
-		return nil, err
-	}
-	defer p.stop()
-	return p.supports, nil
+	return d.probe(ctx, c, func(r *Redis) request {
+		return d.hello(r, lockimpl.Sale{Lock: "{stockbench:probe}:lock", TTL: time.Second, Stock: lockimpl.NewStock("{stockbench:probe}")})
+	})
 }
 
-// design is what a Locker and a Purchaser of an adapter share: the pool's life.
+// design is what a Locker, a Purchaser and a queue of an adapter share: the pool's life,
+// and the front its processes dial.
 type design struct {
-	cfg  Config
-	buys bool
-	argv []string
-	env  lockimpl.Env
-	pool *pool
+	cfg   Config
+	buys  bool
+	argv  []string
+	env   lockimpl.Env
+	pool  *pool
+	front *front
 }
 
 func newDesign(cfg Config, e lockimpl.Env) *design {
 	return &design{cfg: cfg, argv: strings.Fields(cfg.Command), env: e}
 }
 
-func (d *design) hello(s lockimpl.Sale) request {
-	// A lock lives on the lock server; a whole purchase works on the stock, wherever the
-	// sale keeps it.
-	server := d.env.Locks[0]
-	if d.buys && d.env.Stock != nil {
-		server = d.env.Stock
-	}
-	return request{Op: "hello", Protocol: Version, Redis: where(server), TTLms: s.TTL.Milliseconds(),
+// hello is a lock's hello, the adapter connecting to r.
+func (d *design) hello(r *Redis, s lockimpl.Sale) request {
+	return request{Op: "hello", Protocol: 1, Versions: versions, Redis: r, TTLms: s.TTL.Milliseconds(),
 		Keys: &Keys{Lock: s.Lock, Stock: s.Stock.Key, Orders: s.Stock.Orders}}
 }
 
-// where is the server c reaches, for hello.
-func where(c redis.UniversalClient) *Redis {
+// server is the server the adapter works on: a lock's lock server; for a whole purchase,
+// the stock's, wherever the sale keeps it.
+func (d *design) server() redis.UniversalClient {
+	if d.buys && d.env.Stock != nil {
+		return d.env.Stock
+	}
+	return d.env.Locks[0]
+}
+
+// where is what hello says of c: the front's address when there is one, else the
+// client's own; and the Sentinel group or the cluster, when the sale's Redis is one.
+func (d *design) where(c redis.UniversalClient) *Redis {
 	r := Redis{}
-	if c, ok := c.(*redis.Client); ok {
+	switch c := c.(type) {
+	case *redis.Client:
 		o := c.Options()
 		r = Redis{Addr: o.Addr, Username: o.Username, Password: o.Password, DB: o.DB}
+	case *redis.ClusterClient:
+		o := c.Options()
+		r = Redis{Username: o.Username, Password: o.Password, Cluster: o.Addrs}
+		if len(o.Addrs) > 0 {
+			r.Addr = o.Addrs[0]
+		}
+	}
+	if d.front != nil {
+		r.Addr = d.front.Addr()
+	}
+	if t := d.env.Topology; t != nil {
+		if len(t.Sentinels) > 0 {
+			r.Sentinel = &Sentinel{Addrs: t.Sentinels, Master: t.Master}
+		}
+		if len(t.Cluster) > 0 {
+			r.Cluster = t.Cluster
+		}
 	}
 	return &r
 }
 
 // Start implements lockimpl.Starter.
 func (d *design) Start(ctx context.Context, s lockimpl.Sale) error {
-	return d.start(ctx, s.Conns, d.hello(s))
+	return d.start(ctx, d.server(), d.cfg.size(s.Conns), func(r *Redis) request { return d.hello(r, s) })
 }
 
-// start starts the pool, of the configured size or conns processes.
-func (d *design) start(ctx context.Context, conns int, hello request) error {
-	size := d.cfg.Procs
-	if size <= 0 {
-		size = max(conns, 1)
+// size is the pool's size for a sale of conns connections: Procs, or conns.
+func (cfg Config) size(conns int) int {
+	if cfg.Procs > 0 {
+		return cfg.Procs
 	}
-	p, err := newPool(ctx, d.cfg.Name, d.argv, size, hello)
+	return max(conns, 1)
+}
+
+// start opens the front to server and starts a pool of size processes, saying hello to
+// each.
+func (d *design) start(ctx context.Context, server redis.UniversalClient, size int, hello func(*Redis) request) error {
+	if d.env.Topology == nil || len(d.env.Topology.Cluster) == 0 {
+		f, err := newFront(server)
+		if err != nil {
+			return err
+		}
+		d.front = f
+	}
+	p, err := newPool(ctx, d.cfg.Name, d.argv, size, hello(d.where(server)))
 	if err != nil {
+		d.closeFront()
 		return err
 	}
 	d.pool = p
 	return nil
 }
 
-// Stop implements lockimpl.Starter.
+// probe starts one process, checks what it said to hello, and stops it.
+func (d *design) probe(ctx context.Context, server redis.UniversalClient, hello func(*Redis) request) ([]string, error) {
+	if err := d.start(ctx, server, 1, hello); err != nil {
+		return nil, err
+	}
+	defer d.Stop()
+	if _, err := d.documented(); err != nil {
+		return nil, err
+	}
+	return d.pool.said.Supports, nil
+}
+
+func (d *design) closeFront() {
+	if d.front != nil {
+		d.front.close()
+		d.front = nil
+	}
+}
+
+// documented is what the adapter documents (protocol 2), read as faults.ParseVerdicts
+// reads a design file's: by fault, the classes of a lock's sales or a queue's.
+func (d *design) documented() (faults.Verdicts, error) {
+	said := d.pool.said
+	a := faults.Locks
+	if slices.Contains(said.Supports, SupportsQueue) {
+		a = faults.Queues
+	}
+	v, err := faults.ParseVerdicts("documented", said.Documented, a)
+	if err != nil {
+		return v, fmt.Errorf("adapter %s: hello: %w", d.cfg.Name, err)
+	}
+	return v, nil
+}
+
+// Documented implements lockimpl.Documenter: what the adapter said it documents in its
+// hello, once its pool started.
+func (d *design) Documented() faults.Verdicts {
+	if d.pool == nil {
+		return faults.Verdicts{}
+	}
+	v, _ := d.documented() // Probe refused what does not read
+	return v
+}
+
+// Stop implements lockimpl.Starter: the processes go, then the front they dialed.
 func (d *design) Stop() string {
 	if d.pool == nil {
 		return ""
 	}
 	d.pool.stop()
+	d.closeFront()
 	return d.pool.stderr.String()
 }
 

@@ -31,11 +31,11 @@ type pool struct {
 	hello  request
 	stderr *tail
 
-	idle     chan *proc
-	mu       sync.Mutex
-	all      []*proc
-	supports []string
-	stopped  bool
+	idle    chan *proc
+	mu      sync.Mutex
+	all     []*proc
+	said    *reply // the first process's answer to hello: what the adapter supports, its version
+	stopped bool
 }
 
 // newPool starts size processes of argv at once and says hello to each.
@@ -58,7 +58,7 @@ func newPool(ctx context.Context, name string, argv []string, size int, hello re
 
 // add starts one more process and puts it in the pool.
 func (p *pool) add(ctx context.Context) error {
-	pr, supports, err := start(ctx, p.name, p.argv, p.hello, p.stderr)
+	pr, said, err := start(ctx, p.name, p.argv, p.hello, p.stderr)
 	if err != nil {
 		return err
 	}
@@ -68,8 +68,8 @@ func (p *pool) add(ctx context.Context) error {
 		pr.kill()
 		return errDead
 	}
-	if p.supports == nil {
-		p.supports = supports
+	if p.said == nil {
+		p.said = &said
 	}
 	p.all = append(p.all, pr)
 	p.idle <- pr
@@ -175,7 +175,7 @@ func (p *pool) stop() {
 const goodbye = 3 * time.Second
 
 // can reports whether the adapter said it supports what.
-func (p *pool) can(what string) bool { return slices.Contains(p.supports, what) }
+func (p *pool) can(what string) bool { return slices.Contains(p.said.Supports, what) }
 
 func firstLine(err error) string {
 	s := err.Error()

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -18,7 +19,7 @@ import (
 // Deadlines the adapter is held to (see PROTOCOL.md).
 const (
 	helloDeadline = 10 * time.Second
-	callDeadline  = 5 * time.Second
+	callDeadline  = 15 * time.Second
 )
 
 // errDead is what a call to a process that was killed, or that died, returns.
@@ -45,20 +46,20 @@ type proc struct {
 }
 
 // start starts argv in a process group of its own and says hello.
-func start(ctx context.Context, name string, argv []string, hello request, stderr *tail) (*proc, []string, error) {
+func start(ctx context.Context, name string, argv []string, hello request, stderr *tail) (*proc, reply, error) {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Stderr = stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
-		return nil, nil, err
+		return nil, reply{}, err
 	}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
-		return nil, nil, err
+		return nil, reply{}, err
 	}
 	if err := cmd.Start(); err != nil {
-		return nil, nil, fmt.Errorf("%s: start: %w", name, err)
+		return nil, reply{}, fmt.Errorf("%s: start: %w", name, err)
 	}
 	p := &proc{name: name, cmd: cmd, stdin: stdin, wait: map[int64]chan reply{}, done: make(chan struct{}), stderr: stderr}
 	go p.read(stdout)
@@ -72,11 +73,15 @@ func start(ctx context.Context, name string, argv []string, hello request, stder
 		}
 		err = fmt.Errorf("%s: refused hello: %s%s", name, why, stderr.last())
 	}
+	if err == nil && r.Protocol != 0 && !slices.Contains(versions, r.Protocol) {
+		err = fmt.Errorf("%s: answered hello in protocol %d; the harness speaks %v", name, r.Protocol, versions)
+	}
 	if err != nil {
 		p.kill()
-		return nil, nil, err
+		return nil, reply{}, err
 	}
-	return p, r.Supports, nil
+	r.Protocol = max(r.Protocol, 1)
+	return p, r, nil
 }
 
 // read dispatches the replies to their callers until the process's stdout ends.

@@ -4,8 +4,13 @@
 // is SIGSTOP, a crash SIGKILL.
 package adapter
 
-// Version is the protocol version this harness speaks.
-const Version = 1
+// Version is the newest protocol version this harness speaks; it speaks every one
+// before it too. Hello's protocol field stays 1, which version 1 adapters check for;
+// its versions field lists them all, and an adapter answers with the one it speaks.
+const Version = 2
+
+// versions are the versions hello offers.
+var versions = []int{1, 2}
 
 // What an adapter may say it supports, in hello's reply.
 const (
@@ -22,6 +27,7 @@ type request struct {
 	ID       int64  `json:"id,omitempty"`
 	Op       string `json:"op"`
 	Protocol int    `json:"protocol,omitempty"`
+	Versions []int  `json:"versions,omitempty"`
 	Redis    *Redis `json:"redis,omitempty"`
 	Keys     *Keys  `json:"keys,omitempty"`
 	Key      string `json:"key,omitempty"`
@@ -44,27 +50,44 @@ type reply struct {
 	OK       bool     `json:"ok"`
 	Error    string   `json:"error"`
 	Supports []string `json:"supports"`
-	Granted  bool     `json:"granted"`
-	Lease    string   `json:"lease"`
-	Token    *int64   `json:"token"`
-	Released bool     `json:"released"`
-	Renewed  bool     `json:"renewed"`
-	Sold     bool     `json:"sold"`
-	Left     int64    `json:"left"`
-	Reason   string   `json:"reason"`
-	Order    string   `json:"order"`
-	Seq      int64    `json:"seq"`
-	Task     string   `json:"task"`
-	Empty    bool     `json:"empty"`
-	Len      *int64   `json:"len"`
+	// Hello's, in version 2: the version the adapter speaks, and the verdict classes it
+	// documents by fault ("none" for no fault), for a queue with either fulfil unless
+	// DocumentedIdempotent says otherwise for an idempotent one.
+	Protocol             int                 `json:"protocol"`
+	Documented           map[string][]string `json:"documented"`
+	DocumentedIdempotent map[string][]string `json:"documented_idempotent"`
+	Granted              bool                `json:"granted"`
+	Lease                string              `json:"lease"`
+	Token                *int64              `json:"token"`
+	Released             bool                `json:"released"`
+	Renewed              bool                `json:"renewed"`
+	Sold                 bool                `json:"sold"`
+	Left                 int64               `json:"left"`
+	Reason               string              `json:"reason"`
+	Order                string              `json:"order"`
+	Seq                  int64               `json:"seq"`
+	Task                 string              `json:"task"`
+	Empty                bool                `json:"empty"`
+	Len                  *int64              `json:"len"`
 }
 
-// Redis is where the adapter's processes connect.
+// Redis is where the adapter's processes connect. Addr is always set: a loopback
+// address whose connections go the way the harness's own go (see front), or under a
+// cluster its first seed. Sentinel or Cluster is set too when the sale's Redis is a
+// Sentinel group or a cluster, for an adapter whose client follows it itself.
 type Redis struct {
-	Addr     string `json:"addr"`
-	Username string `json:"username,omitempty"`
-	Password string `json:"password,omitempty"`
-	DB       int    `json:"db,omitempty"`
+	Addr     string    `json:"addr"`
+	Username string    `json:"username,omitempty"`
+	Password string    `json:"password,omitempty"`
+	DB       int       `json:"db,omitempty"`
+	Sentinel *Sentinel `json:"sentinel,omitempty"`
+	Cluster  []string  `json:"cluster,omitempty"`
+}
+
+// Sentinel is a Sentinel group: its sentinels' addresses and the master's name.
+type Sentinel struct {
+	Addrs  []string `json:"addrs"`
+	Master string   `json:"master"`
 }
 
 // Keys are the sale's keys, for the adapter's own use: a lock's, or a queue's.

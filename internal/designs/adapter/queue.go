@@ -7,6 +7,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/stockbench/stockbench/faults"
 	"github.com/stockbench/stockbench/lockimpl"
 	"github.com/stockbench/stockbench/queueimpl"
 )
@@ -14,39 +15,48 @@ import (
 // Queue is the queue design the adapter cfg runs: enqueue, dequeue and len, and ack when
 // it supports it. The harness's workers take the tasks and fulfil them.
 func Queue(cfg Config) queueimpl.Impl {
-	return queueimpl.Impl{Name: cfg.Name, Summary: "process adapter: " + cfg.Command, Guarantee: "the adapter's", Outside: Outside,
+	return queueimpl.Impl{Name: cfg.Name, Summary: "process adapter: " + cfg.Command, Guarantee: "the adapter's",
 		New: func(e queueimpl.Env) queueimpl.Queue {
-			return &queue{design: newDesign(cfg, lockimpl.Env{Locks: []redis.UniversalClient{e.Client}})}
+			return &queue{design: newDesign(cfg, lockimpl.Env{Locks: []redis.UniversalClient{e.Client}, Topology: e.Topology})}
 		}}
 }
 
 // ProbeQueue is Probe for a queue adapter.
 func ProbeQueue(ctx context.Context, cfg Config, c redis.UniversalClient) ([]string, error) {
 	d := newDesign(cfg, lockimpl.Env{Locks: []redis.UniversalClient{c}})
-	p, err := newPool(ctx, cfg.Name, d.argv, 1, queueHello(c, queueimpl.Sale{Keys: queueimpl.NewKeys("{stockbench:probe}"), Visibility: time.Second}))
-	if err != nil {
-		return nil, err
-	}
-	defer p.stop()
-	return p.supports, nil
+	return d.probe(ctx, c, func(r *Redis) request {
+		return queueHello(r, queueimpl.Sale{Keys: queueimpl.NewKeys("{stockbench:probe}"), Visibility: time.Second})
+	})
 }
 
-func queueHello(c redis.UniversalClient, s queueimpl.Sale) request {
+func queueHello(r *Redis, s queueimpl.Sale) request {
 	k := s.Keys
-	return request{Op: "hello", Protocol: Version, Redis: where(c), VisibilityMs: s.Visibility.Milliseconds(),
+	return request{Op: "hello", Protocol: 1, Versions: versions, Redis: r, VisibilityMs: s.Visibility.Milliseconds(),
 		Keys: &Keys{Queue: k.Queue, Processing: k.Processing, Taken: k.Taken, QLock: k.Lock}}
 }
 
 type queue struct{ *design }
 
 var (
-	_ queueimpl.Queue   = (*queue)(nil)
-	_ queueimpl.Starter = (*queue)(nil)
+	_ queueimpl.Queue      = (*queue)(nil)
+	_ queueimpl.Starter    = (*queue)(nil)
+	_ queueimpl.Documenter = (*queue)(nil)
 )
 
 // Start implements queueimpl.Starter.
 func (q *queue) Start(ctx context.Context, s queueimpl.Sale) error {
-	return q.start(ctx, s.Conns, queueHello(q.env.Locks[0], s))
+	return q.start(ctx, q.env.Locks[0], q.cfg.size(s.Conns), func(r *Redis) request { return queueHello(r, s) })
+}
+
+// Documented implements queueimpl.Documenter: hello's documented for either fulfil,
+// unless documented_idempotent says otherwise for an idempotent one.
+func (q *queue) Documented() queueimpl.Verdicts {
+	v := queueimpl.Verdicts{Naive: q.design.Documented()}
+	v.Idempotent = v.Naive
+	if q.pool != nil && q.pool.said.DocumentedIdempotent != nil {
+		v.Idempotent, _ = faults.ParseVerdicts("documented_idempotent", q.pool.said.DocumentedIdempotent, faults.Queues)
+	}
+	return v
 }
 
 // Enqueue implements queueimpl.Queue.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/stockbench/stockbench/faults"
 	"github.com/stockbench/stockbench/internal/servers"
+	"github.com/stockbench/stockbench/lockimpl"
 	"github.com/stockbench/stockbench/scenarios"
 )
 
@@ -163,7 +164,7 @@ func (r *Rig) Clients(conns int) scenarios.Redis {
 		srv := r.topoFaults
 		srv.Admin = admin
 		return scenarios.Redis{Stock: buyers, Locks: []redis.UniversalClient{buyers}, StockAdmin: admin,
-			LockAdmins: []redis.UniversalClient{admin}, Servers: srv}
+			LockAdmins: []redis.UniversalClient{admin}, Servers: srv, Topology: r.where()}
 	}
 	var red scenarios.Redis
 	buyers := make(map[*servers.Target]redis.UniversalClient)
@@ -187,6 +188,17 @@ func (r *Rig) Clients(conns int) scenarios.Redis {
 	}
 	red.Servers = r.servers(red.LockAdmins[0])
 	return red
+}
+
+// where is how a design's own client reaches the sale's Sentinel group or cluster.
+func (r *Rig) where() *lockimpl.Topology {
+	switch t := r.topo.(type) {
+	case *servers.Sentinel:
+		return &lockimpl.Topology{Sentinels: t.Sentinels(), Master: servers.SentinelMaster}
+	case *servers.Cluster:
+		return &lockimpl.Topology{Cluster: t.Seeds()}
+	}
+	return nil
 }
 
 // client is a buyer client of t: through its proxy when there is one.
