@@ -109,6 +109,7 @@ func perfCommand(ctx context.Context, args []string, stdout, stderr io.Writer) i
 var adapterPairs = []struct{ name, command, counterpart string }{
 	{"redis-py", "/usr/bin/python3 adapters/python/redis_py_lock.py", "token"},
 	{"seed-lock", "php adapters/php/seed-lock.php", "seed-setnx"},
+	{"node-lock", "node adapters/node/set-nx-px-lock.js", "token"},
 }
 
 // perfAdapters runs each shipped lock adapter and its Go counterpart on the flash-sale

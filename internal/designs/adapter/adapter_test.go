@@ -2,6 +2,7 @@ package adapter
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -112,6 +113,37 @@ func TestRedisPyLock(t *testing.T) {
 	need(t, "Debian's Python with redis-py (python3-redis)", python...)
 	earns(t, Lock(Config{Name: "redis-py", Command: "/usr/bin/python3 ../../../adapters/python/redis_py_lock.py", Procs: testProcs}, false), "token")
 }
+
+// The SET NX PX lock most Node services hand-roll, on Debian's node-redis, earns what
+// the token lock documents, its algorithm in Go; the package states the node-redis it
+// was measured with, which is this machine's.
+func TestNodeLock(t *testing.T) {
+	need(t, "Node.js with Debian's node-redis (nodejs, node-redis)", nodeRedis...)
+	pkg, err := os.ReadFile("../../../adapters/node/package.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var said struct {
+		Stockbench struct {
+			TestedWith map[string]string `json:"tested-with"`
+		} `json:"stockbench"`
+	}
+	if err := json.Unmarshal(pkg, &said); err != nil {
+		t.Fatal(err)
+	}
+	have, err := exec.Command(nodeRedis[0], "-e", nodeRedisVersion).Output()
+	if err != nil || majorMinor(string(have)) != majorMinor(said.Stockbench.TestedWith["redis"]) {
+		t.Errorf("package.json says it was tested with node-redis %s, this machine has %q (%v): measure again and say so",
+			said.Stockbench.TestedWith["redis"], have, err)
+	}
+	earns(t, Lock(Config{Name: "node-lock", Command: "node ../../../adapters/node/set-nx-px-lock.js", Procs: testProcs}, false), "token")
+}
+
+// nodeRedis checks for Node.js with Debian's node-redis, where the adapter finds it.
+var (
+	nodeRedisVersion = "module.paths.push('/usr/share/nodejs'); console.log(require('redis/package.json').version)"
+	nodeRedis        = []string{"node", "-e", nodeRedisVersion}
+)
 
 // running lists the processes whose command line holds marker.
 func running(marker string) []string {
