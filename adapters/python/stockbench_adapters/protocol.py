@@ -57,10 +57,14 @@ def hello():
     return first, client
 
 
-def ready(supports, documented):
+def ready(supports, documented, idempotent=None):
     """Answers hello: what the adapter supports, and the verdict classes it documents by
-    fault, which the harness judges its sales by."""
-    say({"ok": True, "protocol": 2, "supports": supports, "documented": documented})
+    fault, which the harness judges its sales by (a queue's, for an idempotent fulfil
+    too when those differ)."""
+    said = {"ok": True, "protocol": 2, "supports": supports, "documented": documented}
+    if idempotent is not None:
+        said["documented_idempotent"] = idempotent
+    say(said)
 
 
 def requests():

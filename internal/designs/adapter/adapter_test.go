@@ -18,6 +18,7 @@ import (
 	"github.com/stockbench/stockbench/internal/servers/rig/rigtest"
 	"github.com/stockbench/stockbench/lockimpl"
 	"github.com/stockbench/stockbench/oracle"
+	"github.com/stockbench/stockbench/queueimpl"
 	"github.com/stockbench/stockbench/results"
 	"github.com/stockbench/stockbench/scenarios"
 )
@@ -389,6 +390,100 @@ func TestRQ(t *testing.T) {
 				if keys, _ := admin.Keys(context.Background(), s.Prefix+"*").Result(); len(keys) > 0 {
 					t.Errorf("RQ's keys left behind: %v", keys)
 				}
+			})
+		}
+	}
+}
+
+var celeryLib = []string{"/usr/bin/python3", "-c", "import celery, kombu"}
+
+// Celery's own worker (solo pool, acks_late, kombu's Redis transport) earns what its
+// adapter documents in its hello, under every queue fault: a crashed worker's messages
+// wait in kombu's unacked hash for a restore, which the fresh worker's start may do.
+func TestCelery(t *testing.T) {
+	need(t, "Debian's Python with Celery (python3-celery)", celeryLib...)
+	queueEarns(t, Queue(Config{Name: "celery", Command: "/usr/bin/python3 ../../../adapters/python/celery_queue.py", Procs: testProcs}),
+		func(f scenarios.Fulfil) faults.Verdicts {
+			if f == scenarios.Idempotent {
+				return celeryIdempotent
+			}
+			return celeryNaive
+		})
+}
+
+// What the Celery adapter documents (celery_queue.py), asserted here as the record's.
+var (
+	celeryNaive = faults.Verdicts{None: safeClass, Under: map[faults.Kind][]oracle.Class{
+		faults.WorkerCrash:     {oracle.ClassLost, oracle.ClassSafe, oracle.ClassDuplicated},
+		faults.WorkerCrashLate: {oracle.ClassSafe, oracle.ClassDuplicated},
+		faults.WorkerPause:     {oracle.ClassSafe, oracle.ClassDuplicated},
+		faults.RedisRestart:    {oracle.ClassLost}}}
+	celeryIdempotent = faults.Verdicts{None: safeClass, Under: map[faults.Kind][]oracle.Class{
+		faults.WorkerCrash: {oracle.ClassLost, oracle.ClassSafe}, faults.WorkerCrashLate: safeClass,
+		faults.WorkerPause: safeClass, faults.RedisRestart: {oracle.ClassLost}}}
+	safeClass = []oracle.Class{oracle.ClassSafe}
+)
+
+// kombu#337, celery#2599: a task whose countdown is further off than the transport's
+// visibility timeout is held unacknowledged by its worker until due; the workers' restore,
+// at 100 s (kombu restores every 10 s and acts on every 10th call), delivers it again, and
+// it runs twice. A sale of 105 s, one order a second, every second one with a countdown
+// of 5 s against a visibility timeout of 1 s, shows it with no fault at all.
+func TestCeleryCountdownPastVisibility(t *testing.T) {
+	need(t, "Debian's Python with Celery (python3-celery)", celeryLib...)
+	t.Parallel() // it waits for kombu's 100 s
+	impl := Queue(Config{Name: "celery-eta", Command: "/usr/bin/python3 ../../../adapters/python/celery_queue.py --countdown-every 2 --countdown 5", Procs: 4})
+	s := scenarios.QueueSale{Sale: scenarios.Sale{Name: "celery-eta", Buyers: 105, Stock: 105, Conns: 8, Rate: 1, Prefix: "{adapter:celery-eta}"},
+		Workers: 4, Work: time.Millisecond, Visibility: time.Second}
+	c := redistest.Shared(t).Client(8)
+	defer c.Close()
+	run, err := s.Run(context.Background(), scenarios.Single(c), impl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Verdict.Class != oracle.ClassDuplicated && !slices.Contains(run.Verdict.Findings, "DUPLICATED") {
+		t.Errorf("want the countdown tasks delivered again and run twice (DUPLICATED), got %s (%s)", run.Verdict.Cell(), run.Verdict)
+	}
+}
+
+var sidekiqLib = []string{"ruby", "-e", `require "sidekiq"; require "redis-namespace"`}
+
+// Sidekiq's own push and BasicFetch earn what its adapter documents, at most once: a
+// worker killed mid-job loses exactly its job (reliable fetch is Sidekiq Pro's), one
+// killed after the job loses nothing, a restart of the server empties the queue.
+func TestSidekiq(t *testing.T) {
+	need(t, "Ruby with Debian's Sidekiq and redis-namespace (ruby-sidekiq, ruby-redis-namespace)", sidekiqLib...)
+	atMostOnce := faults.Verdicts{None: safeClass, Under: map[faults.Kind][]oracle.Class{faults.WorkerCrash: {oracle.ClassLost},
+		faults.WorkerCrashLate: safeClass, faults.WorkerPause: safeClass, faults.RedisRestart: {oracle.ClassLost}}}
+	queueEarns(t, Queue(Config{Name: "sidekiq", Command: "ruby ../../../adapters/ruby/bin/stockbench-sidekiq-queue", Procs: testProcs}),
+		func(scenarios.Fulfil) faults.Verdicts { return atMostOnce })
+}
+
+// queueEarns runs impl under no fault and each queue fault, with each fulfil, and checks
+// that each sale earned, and its record was judged by, what documented says.
+func queueEarns(t *testing.T, impl queueimpl.Impl, documented func(scenarios.Fulfil) faults.Verdicts) {
+	h := rigtest.Harness(t)
+	sale, err := scenarios.LookupQueue("queue-sale")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, fulfil := range scenarios.Fulfils {
+		for _, k := range append([]faults.Kind{""}, faults.Kinds(faults.Queues)...) {
+			var plan faults.Plan
+			if k != "" {
+				plan = faults.Plan{{Kind: k}}
+			}
+			classes, _ := documented(fulfil).For(plan)
+			t.Run(fmt.Sprintf("%s/%s", plan, fulfil), func(t *testing.T) {
+				s := sale
+				s.Faults, s.Fulfil, s.Prefix = plan, fulfil, fmt.Sprintf("{adapter:%s:%s:%s}", impl.Name, plan, fulfil)
+				run := rigtest.On(t, h, rig.Need{Nodes: 1, Faults: plan, Conns: s.WithDefaults().Conns}, func(ctx context.Context, red scenarios.Redis) (results.Run, error) {
+					return s.Run(ctx, red, impl)
+				})
+				if !slices.Contains(classes, run.Verdict.Class) || run.Queue.Oversold > 0 {
+					t.Errorf("%s documents %v, it earned %s (%s)", impl.Name, classes, run.Verdict.Cell(), run.Verdict)
+				}
+				judged(t, run, classes)
 			})
 		}
 	}

@@ -27,6 +27,7 @@ func majorMinor(v string) string {
 // command in a sale: it earns what the token lock documents with no fault.
 func TestPythonPackage(t *testing.T) {
 	need(t, "Debian's Python with redis-py and RQ (python3-redis, python3-rq)", rqLib...)
+	need(t, "Debian's Python with Celery (python3-celery)", celeryLib...)
 	need(t, "Debian's Python with venv and pip", "/usr/bin/python3", "-c", "import venv, pip")
 	venv := t.TempDir()
 	// pip builds in the source tree (build/, *.egg-info): build a copy, leave the checkout.
@@ -36,7 +37,7 @@ func TestPythonPackage(t *testing.T) {
 	}
 	for _, argv := range [][]string{
 		{"/usr/bin/python3", "-m", "venv", "--system-site-packages", "--without-pip", venv},
-		{"/usr/bin/python3", "-m", "pip", "--python", venv + "/bin/python", "install", "--quiet", "--no-index", "--no-build-isolation", pkg + "[rq]"},
+		{"/usr/bin/python3", "-m", "pip", "--python", venv + "/bin/python", "install", "--quiet", "--no-index", "--no-build-isolation", pkg + "[rq,celery]"},
 	} {
 		if out, err := exec.Command(argv[0], argv[1:]...).CombinedOutput(); err != nil {
 			t.Fatalf("%s: %v\n%s", strings.Join(argv, " "), err, out)
@@ -48,7 +49,7 @@ import importlib.metadata as m, platform, tomllib
 with open("`+pkg+`/pyproject.toml", "rb") as f:
     said = tomllib.load(f)["tool"]["stockbench"]["tested-with"]
 print(said["python"], platform.python_version())
-for d in ("redis", "rq"):
+for d in ("redis", "rq", "celery", "kombu"):
     print(said[d], m.version(d))
 `).CombinedOutput()
 	if err != nil {
@@ -60,7 +61,7 @@ for d in ("redis", "rq"):
 			t.Errorf("pyproject.toml says it was tested with %s, this machine has %s: measure again and say so", said, have)
 		}
 	}
-	for _, cmd := range []string{"stockbench-redis-py-lock", "stockbench-rq-queue"} {
+	for _, cmd := range []string{"stockbench-redis-py-lock", "stockbench-rq-queue", "stockbench-celery-queue"} {
 		if _, err := os.Stat(filepath.Join(venv, "bin", cmd)); err != nil {
 			t.Errorf("the package installs no %s: %v", cmd, err)
 		}
@@ -144,4 +145,36 @@ func atLeast(have, min string) bool {
 		}
 	}
 	return true
+}
+
+// TestRubyGem builds adapters/ruby as RubyGems would and checks that the Sidekiq and
+// redis-rb here are the ones its gemspec states the verdicts were measured with; its
+// command is what TestSidekiq runs.
+func TestRubyGem(t *testing.T) {
+	need(t, "Ruby with Debian's Sidekiq and redis-namespace (ruby-sidekiq, ruby-redis-namespace)", sidekiqLib...)
+	pkg := filepath.Join(t.TempDir(), "ruby")
+	if err := os.CopyFS(pkg, os.DirFS("../../../adapters/ruby")); err != nil {
+		t.Fatal(err)
+	}
+	build := exec.Command("gem", "build", "stockbench-adapters.gemspec")
+	build.Dir = pkg
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("gem build: %v\n%s", err, out)
+	}
+	out, err := exec.Command("ruby", "-e", `
+spec = Gem::Specification.load(ARGV[0])
+require "sidekiq"
+puts [spec.metadata["stockbench.tested-with.sidekiq"], Sidekiq::VERSION].join(" ")
+puts [spec.metadata["stockbench.tested-with.redis"], Redis::VERSION].join(" ")
+abort "no executable" unless spec.executables == ["stockbench-sidekiq-queue"]
+`, filepath.Join(pkg, "stockbench-adapters.gemspec")).CombinedOutput()
+	if err != nil {
+		t.Fatalf("reading the gemspec: %v\n%s", err, out)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		said, have, _ := strings.Cut(line, " ")
+		if majorMinor(said) != majorMinor(have) {
+			t.Errorf("the gemspec says it was tested with %s, this machine has %s: measure again and say so", said, have)
+		}
+	}
 }
