@@ -13,7 +13,7 @@ export TESTCONTAINERS_RYUK_DISABLED ?= true
 # when no engine answers (the harness then runs redis-server as a process).
 REDIS_ENV = img=$$(scripts/redis-image.sh) && export STOCKBENCH_REDIS_IMAGE=$${img:-$${STOCKBENCH_REDIS_IMAGE:-redis:7}}
 
-.PHONY: build bench bench-infra bench-distributed image run test vet fmt-check redis-image redis-server chromium adapters gate baseline perf report fuzz chaos clean clean-containers
+.PHONY: build bench bench-infra bench-distributed image run test vet fmt-check redis-image redis-server chromium adapters go-adapters gate baseline perf report fuzz chaos clean clean-containers
 
 # How long make fuzz runs each fuzz target.
 FUZZTIME ?= 30s
@@ -104,6 +104,7 @@ test: redis-server chromium adapters fmt-check
 	$(GO) test -race -c -o $(TEST_BIN)/ ./... >/dev/null; code=$$?; \
 	wait $$static || code=1; rm -rf $(TEST_BIN); [ $$code = 0 ]
 	$(GO) vet -race ./...
+	cd adapters/go && $(GO) vet ./...
 	@$(REDIS_ENV) && $(GO) test $(TEST_FLAGS) $(TEST_ALONE) && \
 	rest=$$($(GO) list $(TEST_LONG) ./... | grep -vxF "$$($(GO) list $(TEST_ALONE))") && \
 	$(GO) test $(TEST_FLAGS) -p $(TEST_P) $$rest
@@ -135,9 +136,21 @@ redis-image:
 chromium:
 	@scripts/ensure-chromium.sh
 
-## adapters: make sure the shipped adapters' runtimes are here (PHP with phpredis, Python with redis-py and RQ)
+## adapters: make sure the shipped adapters' runtimes are here (PHP with phpredis; Python with redis-py,
+## RQ and Celery; Ruby with Sidekiq; Node.js with node-redis)
 adapters:
 	@scripts/ensure-adapters.sh
+
+## go-adapters: build the Go process adapters (adapters/go, a module of its own, so that
+## the libraries they run are at the versions its go.mod names, not stockbench's) into
+## bin/adapters; REDSYNC=v4.x.y builds redsync-lock at that version too, as
+## bin/adapters/redsync-lock-v4.x.y, for two versions side by side
+go-adapters:
+	cd adapters/go && CGO_ENABLED=0 $(GO) build -o $(CURDIR)/bin/adapters/ ./...
+	@if [ -n "$(REDSYNC)" ]; then tmp=$$(mktemp -d) && cp -r adapters/go/. $$tmp && \
+		(cd $$tmp && $(GO) get github.com/go-redsync/redsync/v4@$(REDSYNC) && \
+		CGO_ENABLED=0 $(GO) build -o $(CURDIR)/bin/adapters/redsync-lock-$(REDSYNC) ./redsync-lock); \
+		code=$$?; rm -rf $$tmp; exit $$code; fi
 
 ## redis-server: make sure redis-server is on PATH (Debian's package when apt-get is here)
 redis-server:

@@ -140,6 +140,38 @@ func TestNodeLock(t *testing.T) {
 	earns(t, Lock(Config{Name: "node-lock", Command: "node ../../../adapters/node/set-nx-px-lock.js", Procs: testProcs}, false), "token")
 }
 
+// A Go lock library at a version other than stockbench's own: adapters/go is a module of
+// its own, whose go.mod names go-redsync/redsync v4.8.1 while stockbench's names a later
+// one (its built-in redsync design). Built here as make go-adapters builds it, it earns
+// what the built-in design documents.
+func TestGoAdapterAtItsOwnVersion(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "redsync-lock")
+	build := exec.Command("go", "build", "-o", bin, "./redsync-lock")
+	build.Dir, build.Env = "../../../adapters/go", append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build in adapters/go: %v\n%s", err, out)
+	}
+	out, err := exec.Command("go", "version", "-m", bin).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const theirs = "github.com/go-redsync/redsync/v4\tv4.8.1"
+	mod, err := os.ReadFile("../../../go.mod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ours := "" // stockbench's own redsync
+	for _, line := range strings.Split(string(mod), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "github.com/go-redsync/redsync/v4" {
+			ours = f[1]
+		}
+	}
+	if !strings.Contains(string(out), theirs) || ours == "" || ours == "v4.8.1" {
+		t.Fatalf("want the adapter on redsync v4.8.1 beside stockbench's own (%s); the adapter has:\n%s", ours, out)
+	}
+	earns(t, Lock(Config{Name: "redsync-4.8.1", Command: bin, Procs: testProcs}, false), "redsync")
+}
+
 // nodeRedis checks for Node.js with Debian's node-redis, where the adapter finds it.
 var (
 	nodeRedisVersion = "module.paths.push('/usr/share/nodejs'); console.log(require('redis/package.json').version)"

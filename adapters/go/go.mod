@@ -1,0 +1,16 @@
+module github.com/stockbench/stockbench/adapters/go
+
+go 1.26.0
+
+require (
+	github.com/go-redsync/redsync/v4 v4.8.1
+	github.com/redis/go-redis/v9 v9.23.0
+)
+
+require (
+	github.com/cespare/xxhash/v2 v2.3.0 // indirect
+	github.com/hashicorp/errwrap v1.1.0 // indirect
+	github.com/hashicorp/go-multierror v1.1.1 // indirect
+	go.uber.org/atomic v1.12.0 // indirect
+	golang.org/x/sys v0.48.0 // indirect
+)

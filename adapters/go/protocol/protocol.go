@@ -1,0 +1,127 @@
+// Package protocol speaks stockbench's adapter protocol (adapters/PROTOCOL.md, version 2)
+// for a Go adapter: it reads hello, connects as hello says, and answers each request
+// with what a handler returns.
+package protocol
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// Hello is the first line the harness sends.
+type Hello struct {
+	Op       string          `json:"op"`
+	Versions []int           `json:"versions"`
+	Redis    Where           `json:"redis"`
+	Keys     map[string]any  `json:"keys"`
+	TTLms    int64           `json:"ttl_ms"`
+	Raw      json.RawMessage `json:"-"`
+}
+
+// Where is where the adapter connects.
+type Where struct {
+	Addr     string `json:"addr"`
+	Username string `json:"username"`
+	Password string `json:"password"`
+	DB       int    `json:"db"`
+	Sentinel *struct {
+		Addrs  []string `json:"addrs"`
+		Master string   `json:"master"`
+	} `json:"sentinel"`
+	Cluster []string `json:"cluster"`
+}
+
+// Request is any request after hello; each op reads its own fields.
+type Request struct {
+	ID    int64  `json:"id"`
+	Op    string `json:"op"`
+	Key   string `json:"key"`
+	TTLms int64  `json:"ttl_ms"`
+	Lease string `json:"lease"`
+}
+
+// Reply is a reply's fields besides its id.
+type Reply map[string]any
+
+// Handler answers one request; an error becomes the reply's error.
+type Handler func(ctx context.Context, req Request) (Reply, error)
+
+// Client is a client of the server hello names, as a Go service would make one: through
+// the sentinels under a Sentinel group, a cluster client under a cluster, else of addr.
+// A connect waits 1 s, a reply 2 s, inside the protocol's 15 s; nothing is retried.
+func Client(w Where) redis.UniversalClient {
+	o := redis.UniversalOptions{Addrs: []string{w.Addr}, Username: w.Username, Password: w.Password, DB: w.DB,
+		DialTimeout: time.Second, ReadTimeout: 2 * time.Second, WriteTimeout: 2 * time.Second, MaxRetries: -1}
+	switch {
+	case w.Sentinel != nil:
+		o.Addrs, o.MasterName = w.Sentinel.Addrs, w.Sentinel.Master
+	case len(w.Cluster) > 0:
+		o.Addrs, o.IsClusterMode = w.Cluster, true
+	}
+	return redis.NewUniversalClient(&o)
+}
+
+// Serve reads hello from in, builds the adapter with setUp, answers hello with what it
+// supports and documents, and then each request with handle's reply, until in closes.
+func Serve(in io.Reader, out io.Writer, setUp func(Hello) (Handler, []string, map[string][]string, error)) error {
+	lines := bufio.NewScanner(in)
+	lines.Buffer(make([]byte, 1<<16), 1<<20)
+	enc := json.NewEncoder(out)
+	if !lines.Scan() {
+		return errors.New("no hello")
+	}
+	var h Hello
+	if err := json.Unmarshal(lines.Bytes(), &h); err != nil || h.Op != "hello" || !contains(h.Versions, 2) {
+		enc.Encode(Reply{"ok": false, "error": "want hello, protocol 2"})
+		return fmt.Errorf("bad hello: %s", lines.Bytes())
+	}
+	handle, supports, documented, err := setUp(h)
+	if err != nil {
+		enc.Encode(Reply{"ok": false, "error": err.Error()})
+		return err
+	}
+	if err := enc.Encode(Reply{"ok": true, "protocol": 2, "supports": supports, "documented": documented}); err != nil {
+		return err
+	}
+	for lines.Scan() {
+		var req Request
+		if err := json.Unmarshal(lines.Bytes(), &req); err != nil {
+			return fmt.Errorf("read request: %w", err)
+		}
+		r, err := handle(context.Background(), req)
+		if err != nil {
+			r = Reply{"error": err.Error()}
+		}
+		r["id"] = req.ID
+		if err := enc.Encode(r); err != nil {
+			return err
+		}
+	}
+	return lines.Err()
+}
+
+// Main runs Serve on stdin and stdout and exits: 0 once stdin closes.
+func Main(setUp func(Hello) (Handler, []string, map[string][]string, error)) {
+	if err := Serve(os.Stdin, os.Stdout, setUp); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	os.Exit(0)
+}
+
+func contains(vs []int, v int) bool {
+	for _, x := range vs {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
