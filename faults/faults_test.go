@@ -105,17 +105,22 @@ func TestTable(t *testing.T) {
 }
 
 // TestKinds: a matrix shows a sale's faults on its own clients first, then those on its
-// servers, each list in the table's order.
+// servers, each list in the table's order; the default matrix leaves out cpu-starve,
+// which designs document all the same.
 func TestKinds(t *testing.T) {
 	for _, tt := range []struct {
-		a    Applies
-		want []Kind
+		a            Applies
+		want, matrix []Kind
 	}{
-		{Locks, []Kind{SlowWork, ClientPause, CrashAcquire, CrashHolder, RedisPause, RedisRestart, Failover, ClockJump, NetLatency, NetTimeout, Evict}},
-		{Queues, []Kind{WorkerCrash, WorkerCrashLate, WorkerPause, RedisRestart}},
+		{Locks, []Kind{SlowWork, ClientPause, CPUStarve, CrashAcquire, CrashHolder, RedisPause, RedisRestart, Failover, ClockJump, NetLatency, NetTimeout, Evict},
+			[]Kind{SlowWork, ClientPause, CrashAcquire, CrashHolder, RedisPause, RedisRestart, Failover, ClockJump, NetLatency, NetTimeout, Evict}},
+		{Queues, []Kind{WorkerCrash, WorkerCrashLate, WorkerPause, RedisRestart}, []Kind{WorkerCrash, WorkerCrashLate, WorkerPause, RedisRestart}},
 	} {
 		if got := Kinds(tt.a); !slices.Equal(tt.want, got) {
 			t.Errorf("%s: want %v, got %v", tt.a, tt.want, got)
+		}
+		if got := MatrixKinds(tt.a); !slices.Equal(tt.matrix, got) {
+			t.Errorf("%s: want the default matrix %v, got %v", tt.a, tt.matrix, got)
 		}
 	}
 }

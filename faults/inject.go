@@ -262,6 +262,9 @@ type Victim struct {
 	// FreezeUntil, when set, is when a stop-the-world pause ends: the lease's background
 	// work stops until then.
 	FreezeUntil time.Time
+	// StarveUntil, when set, is when a CPU starvation ends: until then the holder's
+	// process runs StarveRun of every StarvePeriod (lockimpl.Starver).
+	StarveUntil time.Time
 	// Until is when the holder may write: it keeps working, or paused, until then.
 	Until time.Time
 	// await, when set, is a server fault in flight: the holder writes only once it is

@@ -75,7 +75,7 @@ var builtins = []Impl{
 	{
 		Name:       "token-watchdog",
 		Summary:    "token, renewed every ttl/3 while held (Redisson's watchdog)",
-		Documented: ttlLock.With(safe, faults.SlowWork),
+		Documented: ttlLock.With(safe, faults.SlowWork, faults.CPUStarve),
 		NewLocker:  func(e Env) Locker { return TokenWatchdog{e.Locks[0]} },
 	},
 	{
@@ -95,7 +95,7 @@ var builtins = []Impl{
 	{
 		Name:         "lua",
 		Summary:      "no lock: check, DECR and record the order in one Lua script",
-		Documented:   everywhere(safe).With(notExercised, faults.SlowWork, faults.ClientPause, faults.CrashAcquire, faults.CrashHolder),
+		Documented:   everywhere(safe).With(notExercised, faults.SlowWork, faults.CPUStarve, faults.ClientPause, faults.CrashAcquire, faults.CrashHolder),
 		NewPurchaser: func(e Env) Purchaser { return Lua{e.Stock} },
 	},
 	{
@@ -126,7 +126,7 @@ var builtins = []Impl{
 		// failover.
 		Documented: everywhere(aRace).WithNone(safeOrStuck).
 			With(safeOrStuck, faults.CrashAcquire, faults.CrashHolder).
-			With(secondHolder, faults.SlowWork, faults.ClientPause, faults.RedisPause),
+			With(secondHolder, faults.SlowWork, faults.CPUStarve, faults.ClientPause, faults.RedisPause),
 		Nodes: 5,
 		// The Redlock algorithm retries after a random delay, so that contenders stop
 		// splitting the servers between them; redsync's own is 50-250ms.

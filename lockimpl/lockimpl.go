@@ -81,6 +81,14 @@ type Freezer interface {
 	Freeze(until time.Time)
 }
 
+// Starver is a lease whose holder's process can be starved of CPU: until the given time
+// it runs only run of every period, as under a CPU quota, so what keeps the lease alive
+// in the background runs late. A process adapter's process is starved itself.
+type Starver interface {
+	Lease
+	Starve(until time.Time, run, period time.Duration)
+}
+
 // Renewer is a lease that renews itself; Renewals reports how many renewals it sent, and
 // how many of them after its release began (a watchdog that outlives its lock).
 type Renewer interface {

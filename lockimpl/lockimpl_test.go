@@ -247,3 +247,20 @@ func TestTokenWaitWithoutReplica(t *testing.T) {
 		t.Error("the unacknowledged lock was left behind")
 	}
 }
+
+// A renewal due while a starved process is throttled waits for its next run, and not
+// past the starvation's end.
+func TestStarvingLate(t *testing.T) {
+	from := time.Now()
+	s := &starving{from: from, until: from.Add(time.Second), run: 10 * time.Millisecond, period: 100 * time.Millisecond}
+	for _, tc := range []struct {
+		at, want time.Duration
+	}{
+		{-time.Millisecond, 0}, {5 * time.Millisecond, 0}, {10 * time.Millisecond, 90 * time.Millisecond},
+		{150 * time.Millisecond, 50 * time.Millisecond}, {995 * time.Millisecond, 5 * time.Millisecond}, {time.Second, 0},
+	} {
+		if got := s.late(from.Add(tc.at)); got != tc.want {
+			t.Errorf("at %s: want %s late, got %s", tc.at, tc.want, got)
+		}
+	}
+}

@@ -62,9 +62,10 @@ type watchdogLease struct {
 	ttl   time.Duration
 	renew func(context.Context) (bool, error)
 	// stop ends the watchdog: the lease was released, or its holder died.
-	stop   context.CancelFunc
-	wg     sync.WaitGroup
-	frozen atomic.Int64 // unix nanos until which the watchdog is frozen
+	stop    context.CancelFunc
+	wg      sync.WaitGroup
+	frozen  atomic.Int64             // unix nanos until which the watchdog is frozen
+	starved atomic.Pointer[starving] // the CPU starvation it runs under, if any
 	// released is set when Release begins; renewals counted after it are a bug.
 	released            atomic.Bool
 	renewals, afterward atomic.Int64
@@ -73,6 +74,7 @@ type watchdogLease struct {
 }
 
 var (
+	_ Starver  = (*watchdogLease)(nil)
 	_ Freezer  = (*watchdogLease)(nil)
 	_ Renewer  = (*watchdogLease)(nil)
 	_ Extender = (*watchdogLease)(nil)
@@ -83,6 +85,9 @@ func (l *watchdogLease) watch(ctx context.Context) {
 	wait.Every(ctx, max(l.ttl/3, time.Millisecond), func() bool {
 		if time.Now().UnixNano() < l.frozen.Load() {
 			return true
+		}
+		if s := l.starved.Load(); s != nil {
+			time.Sleep(s.late(time.Now()))
 		}
 		if l.released.Load() {
 			l.afterward.Add(1)
@@ -108,6 +113,30 @@ func (l *watchdogLease) Release(ctx context.Context) error {
 	l.wg.Wait()
 	l.released.Store(true)
 	return l.Lease.Release(ctx)
+}
+
+// Starve implements Starver: a renewal due while the process is throttled waits for its
+// next run.
+func (l *watchdogLease) Starve(until time.Time, run, period time.Duration) {
+	l.starved.Store(&starving{from: time.Now(), until: until, run: run, period: period})
+}
+
+// starving is a CPU starvation: from from until until, run of every period.
+type starving struct {
+	from, until time.Time
+	run, period time.Duration
+}
+
+// late is how long work due at now waits for the process's next run.
+func (s *starving) late(now time.Time) time.Duration {
+	if now.Before(s.from) || !now.Before(s.until) || s.period <= 0 {
+		return 0
+	}
+	phase := now.Sub(s.from) % s.period
+	if phase < s.run {
+		return 0
+	}
+	return min(s.period-phase, s.until.Sub(now))
 }
 
 func (l *watchdogLease) Freeze(until time.Time) {

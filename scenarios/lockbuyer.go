@@ -422,6 +422,9 @@ func (ls *lockSale) suffer(ctx context.Context, h *hold, lease lockimpl.Lease, v
 	if canFreeze && !v.FreezeUntil.IsZero() {
 		f.Freeze(v.FreezeUntil)
 	}
+	if s, ok := lease.(lockimpl.Starver); ok && !v.StarveUntil.IsZero() {
+		s.Starve(v.StarveUntil, faults.StarveRun, faults.StarvePeriod)
+	}
 	began := time.Now()
 	err := v.Wait(ctx)
 	if v.FreezeUntil.IsZero() {

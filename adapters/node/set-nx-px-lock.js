@@ -14,7 +14,7 @@ const LATE_WRITE = ['OVERSOLD', 'LOST'];
 // its holders live inside the TTL; a late write whenever the key goes from under a live
 // holder, who then writes.
 const DOCUMENTED = { none: ['SAFE'], 'crash-acquire': ['SAFE'], 'crash-holder': ['SAFE'], 'net-latency': ['SAFE'] };
-for (const fault of ['slow-work', 'client-pause', 'redis-pause', 'redis-restart', 'failover', 'clock-jump', 'net-timeout', 'evict']) {
+for (const fault of ['slow-work', 'cpu-starve', 'client-pause', 'redis-pause', 'redis-restart', 'failover', 'clock-jump', 'net-timeout', 'evict']) {
   DOCUMENTED[fault] = LATE_WRITE;
 }
 

@@ -13,7 +13,7 @@ require __DIR__ . '/protocol.php';
 // What the lock earns in stockbench's sales: what seed-setnx (its Go port) documents,
 // an oversell with no fault at all, from the steal race, and under every fault.
 const OVERSOLD = ['OVERSOLD'];
-$documented = array_fill_keys(['none', 'slow-work', 'client-pause', 'redis-pause', 'redis-restart', 'failover',
+$documented = array_fill_keys(['none', 'slow-work', 'cpu-starve', 'client-pause', 'redis-pause', 'redis-restart', 'failover',
     'clock-jump', 'net-latency', 'net-timeout', 'evict'], OVERSOLD);
 // A dead holder's 56-year lock stops the sale, oversold or not by then; a buyer dead
 // between SETNX and EXPIRE leaves a lock every poller steals.

@@ -168,7 +168,7 @@ func infraPlans(a faults.Applies) []string {
 
 // plansOf is the default fault plans of a matrix for sales of a: none, then each fault.
 func plansOf(a faults.Applies) string {
-	return joinNames(append([]string{faults.None}, words(faults.Kinds(a))...))
+	return joinNames(append([]string{faults.None}, words(faults.MatrixKinds(a))...))
 }
 
 // words writes a vocabulary's values as the strings the command line takes.

@@ -21,7 +21,7 @@ import (
 // inside the TTL, a late write whenever the key goes from under a live holder.
 var documented = map[string][]string{
 	"none": {"SAFE"}, "crash-acquire": {"SAFE"}, "crash-holder": {"SAFE"}, "net-latency": {"SAFE"},
-	"slow-work": lateWrite, "client-pause": lateWrite, "redis-restart": lateWrite, "failover": lateWrite,
+	"slow-work": lateWrite, "cpu-starve": lateWrite, "client-pause": lateWrite, "redis-restart": lateWrite, "failover": lateWrite,
 	"clock-jump": lateWrite, "net-timeout": lateWrite, "evict": lateWrite,
 }
 

@@ -22,7 +22,7 @@ LATE_WRITE = ["OVERSOLD", "LOST"]
 # (of the holder or of the server), the server's restart, failover, clock jump or
 # eviction, a network that carries nothing past the TTL.
 DOCUMENTED = {fault: LATE_WRITE for fault in (
-    "slow-work", "client-pause", "redis-pause", "redis-restart", "failover", "clock-jump", "net-timeout", "evict")}
+    "slow-work", "cpu-starve", "client-pause", "redis-pause", "redis-restart", "failover", "clock-jump", "net-timeout", "evict")}
 DOCUMENTED.update({fault: ["SAFE"] for fault in ("none", "crash-acquire", "crash-holder", "net-latency")})
 
 

@@ -534,7 +534,9 @@ func TestRenewingAdapter(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := lockDocumented(t, "token-watchdog")
-	for _, plan := range []faults.Plan{nil, {{Kind: faults.SlowWork}}, {{Kind: faults.ClientPause}}} {
+	// Starved, its process answers the renewals late, not never: it lives through what a
+	// pause of the same length breaks.
+	for _, plan := range []faults.Plan{nil, {{Kind: faults.SlowWork}}, {{Kind: faults.CPUStarve}}, {{Kind: faults.ClientPause}}} {
 		classes, _ := want.For(plan)
 		s := sale
 		s.Faults, s.Prefix = plan, fmt.Sprintf("{adapter:renew:%s}", plan)
@@ -570,5 +572,38 @@ func TestFencingAdapter(t *testing.T) {
 		if !slices.Contains(classes, run.Verdict.Class) {
 			t.Errorf("%s: fencing documents %v, the adapter earned %s (%s)", plan, classes, run.Verdict.Cell(), run.Verdict)
 		}
+	}
+}
+
+// A starved process runs a tenth of the time and is stopped the rest, as under a CPU
+// quota; once the starvation ends it runs on.
+func TestStarvedProcess(t *testing.T) {
+	script, _ := filepath.Abs("testdata/strayid.sh") // says hello, then reads
+	pr, _, err := start(context.Background(), "starved", []string{"/bin/sh", script}, request{Op: "hello", Protocol: 1}, &tail{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pr.kill()
+	state := func() byte {
+		b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pr.cmd.Process.Pid))
+		if i := strings.LastIndexByte(string(b), ')'); i >= 0 && i+2 < len(b) {
+			return b[i+2]
+		}
+		return '?'
+	}
+	until := time.Now().Add(600 * time.Millisecond)
+	go pr.starve(until, faults.StarveRun, faults.StarvePeriod)
+	stopped, running := 0, 0
+	for time.Now().Before(until.Add(-20 * time.Millisecond)) {
+		if state() == 'T' {
+			stopped++
+		} else {
+			running++
+		}
+		time.Sleep(3 * time.Millisecond)
+	}
+	time.Sleep(50 * time.Millisecond)
+	if stopped < 4*running || running == 0 || state() == 'T' {
+		t.Errorf("want the process stopped about 9 samples in 10 and running after: %d stopped, %d running, now %c", stopped, running, state())
 	}
 }

@@ -223,6 +223,7 @@ func (d *design) ask(ctx context.Context, pr *proc, req request) (reply, error) 
 type locker struct{ *design }
 
 var (
+	_ lockimpl.Starver    = (*lease)(nil)
 	_ lockimpl.Starter    = (*locker)(nil)
 	_ lockimpl.HalfLocker = (*locker)(nil)
 )
@@ -338,7 +339,13 @@ func (ls *lease) Freeze(until time.Time) {
 	ls.resume = time.AfterFunc(time.Until(until), ls.pr.resume)
 }
 
-// renewing is the renewing lease, frozen as the process is.
+// Starve implements lockimpl.Starver on the process itself: it runs a share of the time
+// until until (proc.starve).
+func (ls *lease) Starve(until time.Time, run, period time.Duration) {
+	go ls.pr.starve(until, run, period)
+}
+
+// renewing is the renewing lease, frozen and starved as the process is.
 type renewing struct {
 	lockimpl.Lease
 	inner *lease
@@ -347,6 +354,11 @@ type renewing struct {
 func (r renewing) Freeze(until time.Time) {
 	r.Lease.(lockimpl.Freezer).Freeze(until)
 	r.inner.Freeze(until)
+}
+
+func (r renewing) Starve(until time.Time, run, period time.Duration) {
+	r.Lease.(lockimpl.Starver).Starve(until, run, period)
+	r.inner.Starve(until, run, period)
 }
 
 func (r renewing) Renewals() (int, int) { return r.Lease.(lockimpl.Renewer).Renewals() }

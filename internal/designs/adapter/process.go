@@ -227,6 +227,30 @@ func (p *proc) resume() {
 	p.paused.Store(false)
 }
 
+// starve runs the process run of every period until until, stopping it in between, as
+// CFS bandwidth control throttles a group that spent its quota; it ends early once the
+// process is gone. Its calls may wait past the deadline meanwhile, as a paused one's.
+func (p *proc) starve(until time.Time, run, period time.Duration) {
+	p.paused.Store(true)
+	defer p.paused.Store(false)
+	for {
+		select {
+		case <-p.done:
+			return
+		case <-time.After(min(run, time.Until(until))):
+		}
+		if !time.Now().Before(until) || p.killed.Load() {
+			return
+		}
+		p.signal(syscall.SIGSTOP)
+		select {
+		case <-p.done:
+		case <-time.After(min(period-run, time.Until(until))):
+		}
+		p.signal(syscall.SIGCONT)
+	}
+}
+
 // signal sends sig to the process's whole group: whatever it started goes with it.
 func (p *proc) signal(sig syscall.Signal) { syscall.Kill(-p.cmd.Process.Pid, sig) }
 
