@@ -176,13 +176,13 @@ func TestInjectorRefuses(t *testing.T) {
 
 // TestVictim: the Nth holder is the victim, and only it.
 func TestVictim(t *testing.T) {
-	p, _ := Parse("slow-work:nth=3:for=50ms+crash-holder:nth=4")
+	p, _ := Parse("slow-work:nth=3:for=50ms+crash-holder:nth=4+cpu-starve:nth=5:for=50ms")
 	in, err := New(p, Servers{}, time.Second, "{x}", 1)
 	if err != nil {
 		t.Fatal(err)
 	}
 	in.started = time.Now()
-	for n := 1; n <= 5; n++ {
+	for n := 1; n <= 6; n++ {
 		v := in.Held(0)
 		switch n {
 		case 3:
@@ -193,14 +193,18 @@ func TestVictim(t *testing.T) {
 			if !v.Crash {
 				t.Errorf("holder 4: want a crash, got %+v", v)
 			}
+		case 5:
+			if v.StarveUntil.IsZero() || v.Until.IsZero() || !v.FreezeUntil.IsZero() {
+				t.Errorf("holder 5: want it starved, working on meanwhile, got %+v", v)
+			}
 		default:
 			if v != (Victim{}) {
 				t.Errorf("holder %d: want nothing, got %+v", n, v)
 			}
 		}
 	}
-	if len(in.Events()) != 2 {
-		t.Errorf("want 2 events, got %+v", in.Events())
+	if len(in.Events()) != 3 {
+		t.Errorf("want 3 events, got %+v", in.Events())
 	}
 }
 

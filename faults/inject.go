@@ -330,6 +330,7 @@ func (in *Injector) victim(n, key int, who string) Victim {
 func merge(a, b Victim) Victim {
 	a.Crash, a.CrashLate = a.Crash || b.Crash, a.CrashLate || b.CrashLate
 	a.Until, a.FreezeUntil = later(a.Until, b.Until), later(a.FreezeUntil, b.FreezeUntil)
+	a.StarveUntil = later(a.StarveUntil, b.StarveUntil)
 	return a
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -262,5 +263,37 @@ func TestStarvingLate(t *testing.T) {
 		if got := s.late(from.Add(tc.at)); got != tc.want {
 			t.Errorf("at %s: want %s late, got %s", tc.at, tc.want, got)
 		}
+	}
+}
+
+// A watchdog starved of CPU renews only in its process's runs: every renewal sent while
+// starving falls in the first run of some period, none is skipped for good.
+func TestStarvedWatchdog(t *testing.T) {
+	var mu sync.Mutex
+	var sent []time.Time
+	l := KeepAlive(nil, 150*time.Millisecond, func(context.Context) (bool, error) {
+		mu.Lock()
+		sent = append(sent, time.Now())
+		mu.Unlock()
+		return true, nil
+	})
+	from := time.Now()
+	l.(Starver).Starve(from.Add(600*time.Millisecond), 10*time.Millisecond, 100*time.Millisecond)
+	time.Sleep(700 * time.Millisecond)
+	l.(Freezer).Freeze(time.Time{})
+	mu.Lock()
+	defer mu.Unlock()
+	during := 0
+	for _, at := range sent {
+		if d := at.Sub(from); d < 590*time.Millisecond {
+			during++
+			// a run is 10ms; the renewal goes out in it, give or take a scheduler's tick
+			if phase := d % (100 * time.Millisecond); phase > 25*time.Millisecond {
+				t.Errorf("a renewal went out %s into a period, while its process was stopped", phase)
+			}
+		}
+	}
+	if during < 3 {
+		t.Errorf("want the watchdog renewing through the starvation, late, got %d renewals", during)
 	}
 }
