@@ -43,8 +43,9 @@ const (
 	WorkerCrashLate Kind = "worker-crash-late"
 	WorkerPause     Kind = "worker-pause"
 	LatencySpike    Kind = "latency-spike"
-	// CPUStarve is kept out of the default matrix (Spec.optIn).
-	CPUStarve Kind = "cpu-starve"
+	// CPUStarve and TermHolder are kept out of the default matrix (Spec.optIn).
+	CPUStarve  Kind = "cpu-starve"
+	TermHolder Kind = "term-holder"
 	// The faults on real topologies (Needs.Sentinel), kept out of the usual matrix.
 	SentinelKill      Kind = "sentinel-kill"
 	SentinelPartition Kind = "sentinel-partition"
@@ -76,6 +77,11 @@ const (
 	// throttles a group that spent its quota until the period ends).
 	StarveRun    = 10 * time.Millisecond
 	StarvePeriod = 100 * time.Millisecond
+	// TermGrace is how long TermHolder's victim has between SIGTERM and SIGKILL, as a
+	// deploy gives (Kubernetes' terminationGracePeriodSeconds, shortened to the sale's
+	// scale); TermNotice is how soon a process that does not handle SIGTERM is gone.
+	TermGrace  = time.Second
+	TermNotice = 100 * time.Millisecond
 )
 
 // Applies says which sales a fault can strike.
@@ -216,6 +222,13 @@ var specs = []Spec{
 			until := time.Now().Add(d)
 			return Victim{Until: until, StarveUntil: until}, fmt.Sprintf("starved to %s of every %s for %s", StarveRun, StarvePeriod, d)
 		},
+	},
+	{
+		// What it did is recorded by the sale once it sent the signal (Injector.Strike):
+		// a holder without a process of its own is not exercised.
+		Kind: TermHolder, Applies: Locks, Fires: OnVictim, optIn: true,
+		Summary: fmt.Sprintf("the %s holder's process is sent SIGTERM after reading, as a deploy sends it, and SIGKILL %s later if still there: one that stops at once dies holding the lock, one that handles it finishes its request first", nth, TermGrace),
+		victim:  func(Fault, time.Duration) (Victim, string) { return Victim{Term: true}, "" },
 	},
 	{
 		Kind: CrashAcquire, Applies: Locks, Fires: OnAcquire,
@@ -396,7 +409,7 @@ func Kinds(a Applies) []Kind {
 }
 
 // MatrixKinds lists the faults of the default matrix of sales of a: Kinds less those
-// kept out of it (cpu-starve).
+// kept out of it (cpu-starve, term-holder).
 func MatrixKinds(a Applies) []Kind {
 	var kinds []Kind
 	for _, k := range Kinds(a) {

@@ -105,14 +105,14 @@ func TestTable(t *testing.T) {
 }
 
 // TestKinds: a matrix shows a sale's faults on its own clients first, then those on its
-// servers, each list in the table's order; the default matrix leaves out cpu-starve,
-// which designs document all the same.
+// servers, each list in the table's order; the default matrix leaves out cpu-starve and
+// term-holder, which designs document all the same.
 func TestKinds(t *testing.T) {
 	for _, tt := range []struct {
 		a            Applies
 		want, matrix []Kind
 	}{
-		{Locks, []Kind{SlowWork, ClientPause, CPUStarve, CrashAcquire, CrashHolder, RedisPause, RedisRestart, Failover, ClockJump, NetLatency, NetTimeout, Evict},
+		{Locks, []Kind{SlowWork, ClientPause, CPUStarve, TermHolder, CrashAcquire, CrashHolder, RedisPause, RedisRestart, Failover, ClockJump, NetLatency, NetTimeout, Evict},
 			[]Kind{SlowWork, ClientPause, CrashAcquire, CrashHolder, RedisPause, RedisRestart, Failover, ClockJump, NetLatency, NetTimeout, Evict}},
 		{Queues, []Kind{WorkerCrash, WorkerCrashLate, WorkerPause, RedisRestart}, []Kind{WorkerCrash, WorkerCrashLate, WorkerPause, RedisRestart}},
 	} {

@@ -265,6 +265,9 @@ type Victim struct {
 	// StarveUntil, when set, is when a CPU starvation ends: until then the holder's
 	// process runs StarveRun of every StarvePeriod (lockimpl.Starver).
 	StarveUntil time.Time
+	// Term: the holder's process is sent SIGTERM, and SIGKILL after TermGrace
+	// (lockimpl.Terminator).
+	Term bool
 	// Until is when the holder may write: it keeps working, or paused, until then.
 	Until time.Time
 	// await, when set, is a server fault in flight: the holder writes only once it is
@@ -315,7 +318,7 @@ func (in *Injector) victim(n, key int, who string) Victim {
 		if a.spec.victim != nil {
 			fate, did := a.spec.victim(a.Fault, d)
 			v = merge(v, fate)
-			if in.strikes(a.Kind) {
+			if did != "" && in.strikes(a.Kind) {
 				in.record(a.Kind, fmt.Sprintf("%s %d %s", who, n, did), nil)
 			}
 		}
@@ -326,11 +329,20 @@ func (in *Injector) victim(n, key int, who string) Victim {
 	return v
 }
 
+// Strike records what fault k did to a victim, for a fault whose victim only the sale
+// can strike (TermHolder: a holder with a process of its own).
+func (in *Injector) Strike(k Kind, did string) {
+	if in.strikes(k) {
+		in.record(k, did, nil)
+	}
+}
+
 // merge combines the fates of two faults striking one victim.
 func merge(a, b Victim) Victim {
 	a.Crash, a.CrashLate = a.Crash || b.Crash, a.CrashLate || b.CrashLate
 	a.Until, a.FreezeUntil = later(a.Until, b.Until), later(a.FreezeUntil, b.FreezeUntil)
 	a.StarveUntil = later(a.StarveUntil, b.StarveUntil)
+	a.Term = a.Term || b.Term
 	return a
 }
 

@@ -20,8 +20,10 @@ var builtins = []Impl{
 		// read the same stock before it runs out: alone, always; beside other sales under a
 		// fault that slows the server (evict's writer shares it), the buyers run closer to
 		// one at a time, and once lost 9 updates among 30 sales (LOST, not OVERSOLD).
-		Documented: everywhere([]oracle.Class{oracle.ClassOversold, oracle.ClassLost}).WithNone(oversold),
-		NewLocker:  func(Env) Locker { return None{} },
+		// A fault that does not strike (term-holder) leaves the no-fault damage.
+		Documented: everywhere([]oracle.Class{oracle.ClassOversold, oracle.ClassLost}).WithNone(oversold).
+			With([]oracle.Class{oracle.ClassOversold, oracle.ClassLost}, faults.TermHolder),
+		NewLocker: func(Env) Locker { return None{} },
 	},
 	{
 		Name:    "seed-setnx",
@@ -36,7 +38,8 @@ var builtins = []Impl{
 		// runs alone). So what the design guarantees there is the family of a second
 		// holder. The thieves steal from each other inside their leases: a broken lock.
 		Documented: everywhere(oversold).With([]oracle.Class{oracle.ClassOversold, oracle.ClassLost, oracle.ClassStuck}, faults.CrashHolder).
-			With(append(slices.Clone(secondHolder), oracle.ClassBroken), faults.CrashAcquire),
+			With(append(slices.Clone(secondHolder), oracle.ClassBroken), faults.CrashAcquire).
+			With(oversold, faults.TermHolder), // not struck: the race with no fault
 		NewLocker: func(e Env) Locker { return SeedSetNX{e.Locks[0]} },
 	},
 	{

@@ -89,6 +89,14 @@ type Starver interface {
 	Starve(until time.Time, run, period time.Duration)
 }
 
+// Terminator is a lease whose holder runs in a process of its own (a process adapter's),
+// which can be sent what a deploy sends: SIGTERM, and SIGKILL once grace has passed.
+// Terminate returns a channel closed once the process is gone.
+type Terminator interface {
+	Lease
+	Terminate(grace time.Duration) <-chan struct{}
+}
+
 // Renewer is a lease that renews itself; Renewals reports how many renewals it sent, and
 // how many of them after its release began (a watchdog that outlives its lock).
 type Renewer interface {

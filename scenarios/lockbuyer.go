@@ -357,7 +357,7 @@ func (ls *lockSale) critical(ctx context.Context, h *hold, i int, id string, lea
 		// The faults strike a holder as it is about to write: lock or no lock, one
 		// script cannot be overwritten by a late one.
 		if v := ls.inj.Held(ls.id(i)); v != (faults.Victim{}) {
-			if err := ls.suffer(ctx, h, lease, v); err != nil {
+			if err := ls.suffer(ctx, h, ls.id(i), lease, v); err != nil {
 				return 0, err
 			}
 		}
@@ -378,7 +378,7 @@ func (ls *lockSale) critical(ctx context.Context, h *hold, i int, id string, lea
 	}
 	h.read = time.Now()
 	if v := ls.inj.Held(ls.id(i)); v != (faults.Victim{}) {
-		if err := ls.suffer(ctx, h, lease, v); err != nil {
+		if err := ls.suffer(ctx, h, ls.id(i), lease, v); err != nil {
 			return 0, err
 		}
 	}
@@ -410,7 +410,7 @@ func (ls *lockSale) critical(ctx context.Context, h *hold, i int, id string, lea
 }
 
 // suffer carries out what a fault makes of a holder.
-func (ls *lockSale) suffer(ctx context.Context, h *hold, lease lockimpl.Lease, v faults.Victim) error {
+func (ls *lockSale) suffer(ctx context.Context, h *hold, id int, lease lockimpl.Lease, v faults.Victim) error {
 	f, canFreeze := lease.(lockimpl.Freezer)
 	if v.Crash {
 		h.died = time.Now()
@@ -424,6 +424,15 @@ func (ls *lockSale) suffer(ctx context.Context, h *hold, lease lockimpl.Lease, v
 	}
 	if s, ok := lease.(lockimpl.Starver); ok && !v.StarveUntil.IsZero() {
 		s.Starve(v.StarveUntil, faults.StarveRun, faults.StarvePeriod)
+	}
+	if t, ok := lease.(lockimpl.Terminator); ok && v.Term {
+		ls.inj.Strike(faults.TermHolder, fmt.Sprintf("holder (buyer %d) sent SIGTERM, SIGKILL %s later", id, faults.TermGrace))
+		select {
+		case <-t.Terminate(faults.TermGrace):
+			h.died = time.Now() // it stopped at once: its request died with it
+			return errCrashed
+		case <-time.After(faults.TermNotice): // it handles SIGTERM: the request goes on
+		}
 	}
 	began := time.Now()
 	err := v.Wait(ctx)

@@ -18,6 +18,8 @@ $documented = array_fill_keys(['none', 'slow-work', 'cpu-starve', 'client-pause'
 // A dead holder's 56-year lock stops the sale, oversold or not by then; a buyer dead
 // between SETNX and EXPIRE leaves a lock every poller steals.
 $documented['crash-holder'] = ['OVERSOLD', 'LOST', 'STUCK'];
+// A deploy's SIGTERM stops PHP at once, holding the lock: as a dead holder.
+$documented['term-holder'] = $documented['crash-holder'];
 $documented['crash-acquire'] = ['OVERSOLD', 'LOST', 'OVERLAP', 'LOCK-BROKEN'];
 
 $buys = in_array('--buy', $argv, true);

@@ -23,7 +23,9 @@ LATE_WRITE = ["OVERSOLD", "LOST"]
 # eviction, a network that carries nothing past the TTL.
 DOCUMENTED = {fault: LATE_WRITE for fault in (
     "slow-work", "cpu-starve", "client-pause", "redis-pause", "redis-restart", "failover", "clock-jump", "net-timeout", "evict")}
-DOCUMENTED.update({fault: ["SAFE"] for fault in ("none", "crash-acquire", "crash-holder", "net-latency")})
+# A deploy's SIGTERM stops the process at once (Python's default), holding the lock: as
+# a crashed holder, nothing written, the lock expiring after its TTL.
+DOCUMENTED.update({fault: ["SAFE"] for fault in ("none", "crash-acquire", "crash-holder", "term-holder", "net-latency")})
 
 
 def main():

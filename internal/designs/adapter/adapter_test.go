@@ -71,6 +71,11 @@ func earns(t *testing.T, impl lockimpl.Impl, documented string, only ...faults.K
 		s := sale
 		s.Faults, s.Prefix = plan, fmt.Sprintf("{adapter:%s:%s}", impl.Name, plan)
 		classes, ok := want.For(plan)
+		if k == faults.TermHolder {
+			// The Go counterpart's holders are goroutines, which no SIGTERM reaches; the
+			// shipped adapters stop at once on it, as a crashed holder.
+			classes, ok = want.For(faults.Plan{{Kind: faults.CrashHolder}})
+		}
 		if !ok {
 			continue
 		}
@@ -517,6 +522,39 @@ func queueEarns(t *testing.T, impl queueimpl.Impl, documented func(scenarios.Ful
 				}
 				judged(t, run, classes)
 			})
+		}
+	}
+}
+
+// A deploy's SIGTERM: a process that stops at once dies holding the lock, its request
+// with it (crashed, as the shipped adapters do); one that drains finishes its request,
+// writes and releases, and then goes; either way a fresh process takes its place and
+// none is left.
+func TestTermHolder(t *testing.T) {
+	need(t, "Debian's Python with redis-py (python3-redis)", python...)
+	script, _ := filepath.Abs("testdata/renewlock.py")
+	h := rigtest.Harness(t)
+	sale, err := scenarios.Lookup("fault-sale")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args    string
+		crashed int
+	}{{"", 1}, {" --graceful", 0}} {
+		impl := Lock(Config{Name: "renewlock", Command: "/usr/bin/python3 " + script + tc.args, Procs: testProcs}, false)
+		s := sale
+		s.Faults, s.Prefix = faults.Plan{{Kind: faults.TermHolder}}, fmt.Sprintf("{adapter:term:%s}", tc.args)
+		run := rigtest.On(t, h, rig.Need{Nodes: 1, Faults: s.Faults, Conns: s.WithDefaults().Conns}, func(ctx context.Context, red scenarios.Redis) (results.Run, error) {
+			return s.Run(ctx, red, impl)
+		})
+		if run.Verdict.Class != oracle.ClassSafe || run.Oracle.Crashed != tc.crashed || run.Oracle.Bought != int(s.Stock) {
+			t.Errorf("%q: want SAFE with %d holder crashed and the stock sold, got %s, %d crashed, %d sold (%s)",
+				tc.args, tc.crashed, run.Verdict.Cell(), run.Oracle.Crashed, run.Oracle.Bought, run.Verdict)
+		}
+		time.Sleep(100 * time.Millisecond)
+		if left := running(script); len(left) > 0 {
+			t.Errorf("%q: processes left behind: %v", tc.args, left)
 		}
 	}
 }

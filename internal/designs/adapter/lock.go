@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -223,6 +224,7 @@ func (d *design) ask(ctx context.Context, pr *proc, req request) (reply, error) 
 type locker struct{ *design }
 
 var (
+	_ lockimpl.Terminator = (*lease)(nil)
 	_ lockimpl.Starver    = (*lease)(nil)
 	_ lockimpl.Starter    = (*locker)(nil)
 	_ lockimpl.HalfLocker = (*locker)(nil)
@@ -290,6 +292,9 @@ type lease struct {
 	mu     sync.Mutex
 	dead   bool
 	resume *time.Timer
+	// terminated is set once the process was sent SIGTERM: it leaves the pool, whatever
+	// it does next.
+	terminated bool
 }
 
 // outer is the lease the sale holds: the renewing one when there is one.
@@ -310,6 +315,18 @@ func (ls *lease) Release(ctx context.Context) error {
 	ls.mu.Unlock()
 	if dead {
 		return lockimpl.ErrNotHeld
+	}
+	if ls.terminating() {
+		select {
+		case <-ls.pr.done:
+			return lockimpl.ErrNotHeld // gone with its lock
+		default: // it finishes its request, the release included
+		}
+		r, err := ls.l.ask(ctx, ls.pr, request{Op: "release", Lease: ls.id})
+		if err != nil || !r.Released {
+			return lockimpl.ErrNotHeld
+		}
+		return nil
 	}
 	r, err := ls.l.ask(ctx, ls.pr, request{Op: "release", Lease: ls.id})
 	ls.l.pool.put(ls.pr)
@@ -339,6 +356,32 @@ func (ls *lease) Freeze(until time.Time) {
 	ls.resume = time.AfterFunc(time.Until(until), ls.pr.resume)
 }
 
+// Terminate implements lockimpl.Terminator on the process itself: SIGTERM to its group,
+// SIGKILL once grace has passed if it is still there; a fresh process then takes its
+// place in the pool. The returned channel closes once it is gone.
+func (ls *lease) Terminate(grace time.Duration) <-chan struct{} {
+	ls.mu.Lock()
+	ls.terminated = true
+	ls.mu.Unlock()
+	pr := ls.pr
+	pr.paused.Store(true) // a shutting-down process's calls are its own affair, not a deadline's
+	pr.signal(syscall.SIGTERM)
+	go func() {
+		select {
+		case <-pr.done:
+		case <-time.After(grace):
+		}
+		ls.l.pool.replace(context.Background(), pr)
+	}()
+	return pr.done
+}
+
+func (ls *lease) terminating() bool {
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	return ls.terminated
+}
+
 // Starve implements lockimpl.Starver on the process itself: it runs a share of the time
 // until until (proc.starve).
 func (ls *lease) Starve(until time.Time, run, period time.Duration) {
@@ -354,6 +397,15 @@ type renewing struct {
 func (r renewing) Freeze(until time.Time) {
 	r.Lease.(lockimpl.Freezer).Freeze(until)
 	r.inner.Freeze(until)
+}
+
+func (r renewing) Terminate(grace time.Duration) <-chan struct{} {
+	gone := r.inner.Terminate(grace)
+	go func() {
+		<-gone
+		r.Lease.(lockimpl.Freezer).Freeze(time.Time{}) // no renewals through a process that is gone
+	}()
+	return gone
 }
 
 func (r renewing) Starve(until time.Time, run, period time.Duration) {

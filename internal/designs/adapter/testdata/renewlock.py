@@ -2,8 +2,10 @@
 token; renew is a compare-and-PEXPIRE; release a compare-and-delete. The harness renews
 it every TTL/3 while it is held, as a watchdog would. With --fence it renews nothing and
 hands out a fencing token with each grant instead (INCR of the key beside the lock's),
-which the harness's stock store checks."""
+which the harness's stock store checks. With --graceful it handles SIGTERM as a service
+that drains does: it finishes what it holds, releases, and only then exits."""
 import json
+import signal
 import sys
 import uuid
 
@@ -25,6 +27,14 @@ renew, release = r.register_script(RENEW), r.register_script(RELEASE)
 fence = "--fence" in sys.argv
 say({"ok": True, "supports": ["lock"] if fence else ["lock", "renew"]})
 leases = {}
+stopping = False
+if "--graceful" in sys.argv:
+    def drain(*_):
+        global stopping
+        stopping = True
+        if not leases:
+            sys.exit(0)
+    signal.signal(signal.SIGTERM, drain)
 for line in sys.stdin:
     req = json.loads(line)
     rid, op = req["id"], req["op"]
@@ -42,3 +52,5 @@ for line in sys.stdin:
         say({"id": rid, "renewed": bool(renew(keys=[leases[req["lease"]]], args=[req["lease"], req["ttl_ms"]]))})
     elif op == "release":
         say({"id": rid, "released": bool(release(keys=[leases.pop(req["lease"])], args=[req["lease"]]))})
+        if stopping and not leases:
+            sys.exit(0)
