@@ -21,6 +21,19 @@ func majorMinor(v string) string {
 	return parts[0] + "." + parts[1]
 }
 
+// sameVersions reads lines of "stated installed" versions, as a package's manifest
+// (what) states them and this machine has them, and fails on each pair whose major and
+// minor differ.
+func sameVersions(t *testing.T, what string, lines []byte) {
+	t.Helper()
+	for _, line := range strings.Split(strings.TrimSpace(string(lines)), "\n") {
+		said, have, _ := strings.Cut(line, " ")
+		if majorMinor(said) != majorMinor(have) {
+			t.Errorf("%s says it was tested with %s, this machine has %s: measure again and say so", what, said, have)
+		}
+	}
+}
+
 // TestPythonPackage installs adapters/python as pip would for a user (into a virtual
 // environment that sees Debian's redis-py and RQ, offline, so every dependency it declares
 // must be met by the versions it states it was tested with), and runs the installed
@@ -55,12 +68,7 @@ for d in ("redis", "rq", "celery", "kombu"):
 	if err != nil {
 		t.Fatalf("reading the stated versions: %v\n%s", err, out)
 	}
-	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		said, have, _ := strings.Cut(line, " ")
-		if majorMinor(said) != majorMinor(have) {
-			t.Errorf("pyproject.toml says it was tested with %s, this machine has %s: measure again and say so", said, have)
-		}
-	}
+	sameVersions(t, "pyproject.toml", out)
 	for _, cmd := range []string{"stockbench-redis-py-lock", "stockbench-rq-queue", "stockbench-celery-queue"} {
 		if _, err := os.Stat(filepath.Join(venv, "bin", cmd)); err != nil {
 			t.Errorf("the package installs no %s: %v", cmd, err)
@@ -171,10 +179,5 @@ abort "no executable" unless spec.executables == ["stockbench-sidekiq-queue"]
 	if err != nil {
 		t.Fatalf("reading the gemspec: %v\n%s", err, out)
 	}
-	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		said, have, _ := strings.Cut(line, " ")
-		if majorMinor(said) != majorMinor(have) {
-			t.Errorf("the gemspec says it was tested with %s, this machine has %s: measure again and say so", said, have)
-		}
-	}
+	sameVersions(t, "the gemspec", out)
 }
