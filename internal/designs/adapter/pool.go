@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -38,13 +39,20 @@ type pool struct {
 	stopped bool
 }
 
-// newPool starts size processes of argv at once and says hello to each.
+// newPool starts size processes of argv, a few at a time, and says hello to each. Two
+// per CPU at once: 64 interpreters started together on two CPUs took their siblings' start-up
+// into each one's hello deadline (node-redis's, under make test, past 10 s).
 func newPool(ctx context.Context, name string, argv []string, size int, hello request) (*pool, error) {
 	p := &pool{name: name, argv: argv, hello: hello, stderr: &tail{}, idle: make(chan *proc, size)}
 	errs := make([]error, size)
+	starting := make(chan struct{}, 2*runtime.NumCPU())
 	var wg sync.WaitGroup
 	for i := range size {
-		wg.Go(func() { errs[i] = p.add(ctx) })
+		wg.Go(func() {
+			starting <- struct{}{}
+			defer func() { <-starting }()
+			errs[i] = p.add(ctx)
+		})
 	}
 	wg.Wait()
 	for _, err := range errs {
