@@ -18,6 +18,9 @@ const DOCUMENTED = { none: ['SAFE'], 'crash-acquire': ['SAFE'], 'crash-holder': 
 for (const fault of ['slow-work', 'cpu-starve', 'client-pause', 'redis-pause', 'redis-restart', 'failover', 'clock-jump', 'net-timeout', 'evict']) {
   DOCUMENTED[fault] = LATE_WRITE;
 }
+// Eviction takes the key from a holder inside its lease: the second holder's write may
+// land first, both inside their leases and the stock intact.
+DOCUMENTED.evict = [...LATE_WRITE, 'LOCK-BROKEN'];
 
 const leases = new Map();
 let serial = 0;

@@ -21,10 +21,13 @@ LATE_WRITE = ["OVERSOLD", "LOST"]
 # whenever the key goes from under a live holder, who then writes: a pause past the TTL
 # (of the holder or of the server), the server's restart, failover, clock jump or
 # eviction, a network that carries nothing past the TTL.
+# Eviction takes the key from a holder inside its lease: the second holder's write may
+# land first, both inside their leases and the stock intact (LOCK-BROKEN).
 DOCUMENTED = {fault: LATE_WRITE for fault in (
     "slow-work", "cpu-starve", "client-pause", "redis-pause", "redis-restart", "failover", "clock-jump", "net-timeout", "evict")}
 # A deploy's SIGTERM stops the process at once (Python's default), holding the lock: as
 # a crashed holder, nothing written, the lock expiring after its TTL.
+DOCUMENTED["evict"] = LATE_WRITE + ["LOCK-BROKEN"]
 DOCUMENTED.update({fault: ["SAFE"] for fault in ("none", "crash-acquire", "crash-holder", "term-holder", "net-latency")})
 
 

@@ -50,8 +50,8 @@ var (
 // earns runs impl under every lock fault the design named documented documents (or
 // under only those given), the network faults, failover and restart included: each
 // reaches the adapter's connections through its front. An adapter of protocol 2 says
-// what it documents in its hello, and the record must be judged by exactly that: the
-// shipped adapters document what their Go counterparts do.
+// what it documents in its hello, and earns it; the shipped adapters document at least
+// what their Go counterparts do.
 func earns(t *testing.T, impl lockimpl.Impl, documented string, only ...faults.Kind) {
 	h := rigtest.Harness(t)
 	sale, err := scenarios.Lookup("fault-sale")
@@ -85,10 +85,17 @@ func earns(t *testing.T, impl lockimpl.Impl, documented string, only ...faults.K
 			run := rigtest.On(t, h, rig.Need{Nodes: 1, Faults: plan, Conns: s.WithDefaults().Conns}, func(ctx context.Context, red scenarios.Redis) (results.Run, error) {
 				return s.Run(ctx, red, impl)
 			})
-			if !slices.Contains(classes, run.Verdict.Class) {
-				t.Errorf("%s documents %v, the adapter earned %s (%s)", documented, classes, run.Verdict.Cell(), run.Verdict)
+			// The adapter is judged by what its hello documents, which holds at least
+			// what its Go counterpart documents: it may admit more where a process's hop
+			// changes how two holders' writes interleave, and says so.
+			if run.AsExpected == nil || !*run.AsExpected {
+				t.Errorf("the adapter documents %v, it earned %s (%s)", run.Expected, run.Verdict.Cell(), run.Verdict)
 			}
-			judged(t, run, classes)
+			for _, c := range classes {
+				if !slices.Contains(run.Expected, c) {
+					t.Errorf("%s documents %v; the adapter's hello, %v, leaves out %s", documented, classes, run.Expected, c)
+				}
+			}
 		})
 	}
 }
@@ -478,7 +485,7 @@ func TestCeleryCountdownPastVisibility(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if run.Verdict.Class != oracle.ClassDuplicated && !slices.Contains(run.Verdict.Findings, "DUPLICATED") {
+	if run.Queue == nil || run.Queue.DuplicatedEffects == 0 {
 		t.Errorf("want the countdown tasks delivered again and run twice (DUPLICATED), got %s (%s)", run.Verdict.Cell(), run.Verdict)
 	}
 }
