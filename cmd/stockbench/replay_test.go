@@ -18,7 +18,10 @@ import (
 func TestReplayAndShrink(t *testing.T) {
 	t.Parallel() // a whole command of its own: see TestMain
 	out := t.TempDir()
-	code, stdout, stderr := stockbench(t, "run", "--lock", "seed-setnx", "--scenario", "fault-sale", "--out", out)
+	// Holders work 5 ms, so that a stolen lock's second holder surely reads the stock
+	// before the first writes it: at the preset's 1 ms, beside the adapters' tests, the
+	// race once broke the lock with no stale write landing (LOCK-BROKEN 17).
+	code, stdout, stderr := stockbench(t, "run", "--lock", "seed-setnx", "--scenario", "fault-sale", "--think", "5ms", "--out", out)
 	if code != 0 {
 		t.Fatalf("exit %d:\n%s", code, stderr)
 	}
