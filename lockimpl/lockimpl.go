@@ -181,6 +181,7 @@ type Sale struct {
 	Lock  string
 	Stock Stock
 	TTL   time.Duration
-	// Conns is the sale's connection pool, which a pool of processes matches.
+	// Conns is the sale's connection pool, or its buyers when fewer come, which a pool
+	// of processes matches.
 	Conns int
 }

@@ -81,7 +81,7 @@ func newLockSale(s FlashSale, r Redis, apps []Redis, impl lockimpl.Impl, inj *fa
 	ls := &lockSale{FlashSale: s, r: r, impl: impl, inj: inj, spike: inj.Spike(), ledger: oracle.NewLedger(s.Shard.buyers(s.Buyers), s.Stock)}
 	ls.stock, ls.lockKey = s.keys()
 	if impl.Procs != nil {
-		ls.pool = impl.Procs(s.Conns)
+		ls.pool = impl.Procs(ls.served())
 		if ls.Serve == 0 {
 			ls.Serve = ls.pool // a process serves one buyer at a time
 		}
@@ -142,7 +142,7 @@ func (ls *lockSale) setUp(ctx context.Context) error {
 		if a.starter == nil {
 			continue
 		}
-		if err := a.starter.Start(ctx, lockimpl.Sale{Lock: ls.lockKey, Stock: ls.stock, TTL: ls.TTL, Conns: ls.Conns}); err != nil {
+		if err := a.starter.Start(ctx, lockimpl.Sale{Lock: ls.lockKey, Stock: ls.stock, TTL: ls.TTL, Conns: ls.served()}); err != nil {
 			return err
 		}
 	}
@@ -285,6 +285,10 @@ func (ls *lockSale) interrupt(from int) { ls.ledger.Unstarted = ls.buyers() - fr
 
 // buyers is how many buyers this process runs: the sale's, or its shard's.
 func (ls *lockSale) buyers() int { return len(ls.ledger.Entries) }
+
+// served is the connections a design's own processes match (lockimpl.Sale.Conns): the
+// sale's, or its buyers when fewer come, whom no more processes could serve at once.
+func (ls *lockSale) served() int { return max(min(ls.Conns, ls.buyers()), 1) }
 
 // id is buyer i's number in the sale, the order it records and the draws it makes: in a
 // shard, its number in the whole sale.

@@ -276,8 +276,12 @@ func served(f *results.File) string {
 	}
 	slices.Sort(pools)
 	n := strings.Trim(strings.Join(strings.Fields(fmt.Sprint(pools)), " or "), "[]")
-	return fmt.Sprintf("; process adapters: a pool of %s processes per instance serves as many buyers at once, "+
-		"the others waiting in line without touching Redis, as requests wait for a PHP-FPM worker (--serve to change)", n)
+	procs := "processes"
+	if len(pools) == 1 && pools[0] == 1 {
+		procs = "process"
+	}
+	return fmt.Sprintf("; process adapters: a pool of %s %s per instance serves as many buyers at once, "+
+		"the others waiting in line without touching Redis, as requests wait for a PHP-FPM worker (--serve to change)", n, procs)
 }
 
 func shards(f *results.File) string {
