@@ -118,9 +118,20 @@ func TestDocumentedQueueVerdicts(t *testing.T) {
 					t.Parallel()
 					s := sale
 					s.Faults, s.Fulfil = plan, fulfil
-					s.Prefix = fmt.Sprintf("{test:%s:%s:%s}", impl.Name, plan, fulfil)
-					run := rigtest.On(t, h, rig.ForQueue(plan, s.WithDefaults().Conns),
-						func(ctx context.Context, r scenarios.Redis) (results.Run, error) { return s.Run(ctx, r, impl) })
+					var run results.Run
+					// A race a design documents as firing (seed-zset's steal with no fault,
+					// 14 to 16 duplicates of 200 in most sales) may miss one sale on a loaded
+					// machine: it must fire in one of three, and a design that became safe
+					// still fails.
+					for try := 1; try <= 3; try++ {
+						s.Prefix = fmt.Sprintf("{test:%s:%s:%s:%d}", impl.Name, plan, fulfil, try)
+						run = rigtest.On(t, h, rig.ForQueue(plan, s.WithDefaults().Conns),
+							func(ctx context.Context, r scenarios.Redis) (results.Run, error) { return s.Run(ctx, r, impl) })
+						if run.Verdict.Class != oracle.ClassSafe || slices.Contains(wants[i], oracle.ClassSafe) {
+							break
+						}
+						t.Logf("sale %d: the documented race did not fire (%s)", try, run.Verdict)
+					}
 					q := run.Queue
 					if !slices.Contains(wants[i], run.Verdict.Class) || q.Oversold > 0 {
 						t.Errorf("want %v, got %s (%s): %+v", wants[i], run.Verdict.Cell(), run.Verdict, q)
