@@ -43,9 +43,11 @@ const (
 	WorkerCrashLate Kind = "worker-crash-late"
 	WorkerPause     Kind = "worker-pause"
 	LatencySpike    Kind = "latency-spike"
-	// CPUStarve and TermHolder are kept out of the default matrix (Spec.optIn).
+	// CPUStarve, TermHolder and WorkerTerm are kept out of the default matrix
+	// (Spec.optIn).
 	CPUStarve  Kind = "cpu-starve"
 	TermHolder Kind = "term-holder"
+	WorkerTerm Kind = "worker-term"
 	// The faults on real topologies (Needs.Sentinel), kept out of the usual matrix.
 	SentinelKill      Kind = "sentinel-kill"
 	SentinelPartition Kind = "sentinel-partition"
@@ -82,6 +84,12 @@ const (
 	// scale); TermNotice is how soon a process that does not handle SIGTERM is gone.
 	TermGrace  = time.Second
 	TermNotice = 100 * time.Millisecond
+	// WorkerTermGrace and WorkerTermLength shape WorkerTerm, in visibility timeouts: a
+	// grace shorter than the timeout (as a deploy's 30 s are against Celery's hour), and
+	// a task longer than the grace but shorter than the timeout, so that what becomes of
+	// it is the library's shutdown's doing, not a redelivery's.
+	WorkerTermGrace  = 0.5
+	WorkerTermLength = 0.75
 )
 
 // Applies says which sales a fault can strike.
@@ -165,9 +173,11 @@ type Spec struct {
 
 	// start sets up what lasts the whole sale and says what it did.
 	start func(ctx context.Context, in *Injector, f Fault) (string, error)
-	// victim is what becomes of a victim that lives through the fault for d, and what
-	// it does, for the record.
-	victim func(f Fault, d time.Duration) (Victim, string)
+	// victim is what becomes of a victim that lives through the fault for d, in a sale
+	// whose TTL (visibility timeout) is ttl, and what it does, for the record.
+	victim func(f Fault, d, ttl time.Duration) (Victim, string)
+	// length is how long the fault lasts by default, in TTLs. Default: DefaultLength.
+	length float64
 	// server acts on the lock server for d while the victim (who) works, and says what
 	// it did.
 	server func(ctx context.Context, in *Injector, d time.Duration, who string) (string, error)
@@ -203,14 +213,14 @@ var specs = []Spec{
 	{
 		Kind: SlowWork, Applies: Locks, Fires: OnVictim, thinks: true,
 		Summary: fmt.Sprintf("the %s holder works %s the TTL; its process stays alive", nth, length),
-		victim: func(_ Fault, d time.Duration) (Victim, string) {
+		victim: func(_ Fault, d, _ time.Duration) (Victim, string) {
 			return Victim{Until: time.Now().Add(d)}, fmt.Sprintf("works %s", d)
 		},
 	},
 	{
 		Kind: ClientPause, Applies: Locks, Fires: OnVictim, thinks: true,
 		Summary: fmt.Sprintf("the %s holder's process stops %s the TTL (stop-the-world), renewals too", nth, length),
-		victim: func(_ Fault, d time.Duration) (Victim, string) {
+		victim: func(_ Fault, d, _ time.Duration) (Victim, string) {
 			until := time.Now().Add(d)
 			return Victim{Until: until, FreezeUntil: until}, fmt.Sprintf("paused %s, renewals too", d)
 		},
@@ -218,7 +228,7 @@ var specs = []Spec{
 	{
 		Kind: CPUStarve, Applies: Locks, Fires: OnVictim, thinks: true, optIn: true,
 		Summary: fmt.Sprintf("the %s holder's process gets %s of every %s of CPU for %s the TTL (a quota, a busy neighbour): its work takes that long, and what renews its lease runs late", nth, StarveRun, StarvePeriod, length),
-		victim: func(_ Fault, d time.Duration) (Victim, string) {
+		victim: func(_ Fault, d, _ time.Duration) (Victim, string) {
 			until := time.Now().Add(d)
 			return Victim{Until: until, StarveUntil: until}, fmt.Sprintf("starved to %s of every %s for %s", StarveRun, StarvePeriod, d)
 		},
@@ -228,7 +238,9 @@ var specs = []Spec{
 		// a holder without a process of its own is not exercised.
 		Kind: TermHolder, Applies: Locks, Fires: OnVictim, optIn: true,
 		Summary: fmt.Sprintf("the %s holder's process is sent SIGTERM after reading, as a deploy sends it, and SIGKILL %s later if still there: one that stops at once dies holding the lock, one that handles it finishes its request first", nth, TermGrace),
-		victim:  func(Fault, time.Duration) (Victim, string) { return Victim{Term: true}, "" },
+		victim: func(Fault, time.Duration, time.Duration) (Victim, string) {
+			return Victim{Term: true, Grace: TermGrace}, ""
+		},
 	},
 	{
 		Kind: CrashAcquire, Applies: Locks, Fires: OnAcquire,
@@ -237,7 +249,7 @@ var specs = []Spec{
 	{
 		Kind: CrashHolder, Applies: Locks, Fires: OnVictim,
 		Summary: fmt.Sprintf("the %s holder dies after reading the stock, holding the lock", nth),
-		victim: func(Fault, time.Duration) (Victim, string) {
+		victim: func(_ Fault, _, _ time.Duration) (Victim, string) {
 			return Victim{Crash: true}, "dies holding the lock"
 		},
 	},
@@ -341,22 +353,31 @@ var specs = []Spec{
 	{
 		Kind: WorkerCrash, Applies: Queues, Fires: OnVictim, span: true,
 		Summary: fmt.Sprintf("%d workers, from the one with the %s task, die holding their task before fulfilling it", DefaultCount, nth),
-		victim: func(Fault, time.Duration) (Victim, string) {
+		victim: func(_ Fault, _, _ time.Duration) (Victim, string) {
 			return Victim{Crash: true}, "dies"
 		},
 	},
 	{
 		Kind: WorkerCrashLate, Applies: Queues, Fires: OnVictim, span: true,
 		Summary: fmt.Sprintf("%d workers, from the one with the %s task, die after fulfilling, before acking", DefaultCount, nth),
-		victim: func(Fault, time.Duration) (Victim, string) {
+		victim: func(_ Fault, _, _ time.Duration) (Victim, string) {
 			return Victim{CrashLate: true}, "dies"
 		},
 	},
 	{
 		Kind: WorkerPause, Applies: Queues, Fires: OnVictim,
 		Summary: fmt.Sprintf("the worker with the %s task stalls %s the visibility timeout before fulfilling it", nth, length),
-		victim: func(_ Fault, d time.Duration) (Victim, string) {
-			return Victim{Until: time.Now().Add(d)}, fmt.Sprintf("stalls %s", d)
+		victim: func(_ Fault, d, _ time.Duration) (Victim, string) {
+			until := time.Now().Add(d)
+			return Victim{Until: until, FreezeUntil: until}, fmt.Sprintf("stalls %s", d)
+		},
+	},
+	{
+		// Recorded by the sale once it sent the signal, as TermHolder.
+		Kind: WorkerTerm, Applies: Queues, Fires: OnVictim, optIn: true, length: WorkerTermLength,
+		Summary: fmt.Sprintf("the process of the worker with the %s task is sent SIGTERM as the task starts, as a deploy sends it, and SIGKILL %gx the visibility timeout later if still there; the task takes %gx the timeout (for=): one that stops at once loses it, one that drains is killed mid-task or hands it back, as its library's shutdown does", nth, WorkerTermGrace, WorkerTermLength),
+		victim: func(_ Fault, d, ttl time.Duration) (Victim, string) {
+			return Victim{Term: true, Grace: time.Duration(float64(ttl) * WorkerTermGrace), Until: time.Now().Add(d)}, ""
 		},
 	},
 }

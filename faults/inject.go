@@ -265,9 +265,10 @@ type Victim struct {
 	// StarveUntil, when set, is when a CPU starvation ends: until then the holder's
 	// process runs StarveRun of every StarvePeriod (lockimpl.Starver).
 	StarveUntil time.Time
-	// Term: the holder's process is sent SIGTERM, and SIGKILL after TermGrace
+	// Term: the holder's (worker's) process is sent SIGTERM, and SIGKILL after Grace
 	// (lockimpl.Terminator).
-	Term bool
+	Term  bool
+	Grace time.Duration
 	// Until is when the holder may write: it keeps working, or paused, until then.
 	Until time.Time
 	// await, when set, is a server fault in flight: the holder writes only once it is
@@ -316,7 +317,7 @@ func (in *Injector) victim(n, key int, who string) Victim {
 		}
 		d := a.length(in.ttl, in.seed, key)
 		if a.spec.victim != nil {
-			fate, did := a.spec.victim(a.Fault, d)
+			fate, did := a.spec.victim(a.Fault, d, in.ttl)
 			v = merge(v, fate)
 			if did != "" && in.strikes(a.Kind) {
 				in.record(a.Kind, fmt.Sprintf("%s %d %s", who, n, did), nil)
@@ -330,7 +331,7 @@ func (in *Injector) victim(n, key int, who string) Victim {
 }
 
 // Strike records what fault k did to a victim, for a fault whose victim only the sale
-// can strike (TermHolder: a holder with a process of its own).
+// can strike (TermHolder, WorkerTerm: a holder or worker with a process of its own).
 func (in *Injector) Strike(k Kind, did string) {
 	if in.strikes(k) {
 		in.record(k, did, nil)
@@ -342,7 +343,7 @@ func merge(a, b Victim) Victim {
 	a.Crash, a.CrashLate = a.Crash || b.Crash, a.CrashLate || b.CrashLate
 	a.Until, a.FreezeUntil = later(a.Until, b.Until), later(a.FreezeUntil, b.FreezeUntil)
 	a.StarveUntil = later(a.StarveUntil, b.StarveUntil)
-	a.Term = a.Term || b.Term
+	a.Term, a.Grace = a.Term || b.Term, max(a.Grace, b.Grace)
 	return a
 }
 

@@ -1,6 +1,7 @@
 package faults
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -79,9 +80,10 @@ func (f Fault) count() int             { return cmpOr(f.Count, DefaultCount) }
 func (f Fault) latency() time.Duration { return cmpOr(f.Latency, DefaultLatency) }
 func (f Fault) jitter() time.Duration  { return cmpOr(f.Jitter, DefaultJitter) }
 
-// lasting returns For (a clock jump's By), or DefaultLength times ttl.
+// lasting returns For (a clock jump's By), or the fault's default length (DefaultLength)
+// times ttl.
 func (f Fault) lasting(ttl time.Duration) time.Duration {
-	return cmpOr(f.For+f.By, time.Duration(float64(ttl)*DefaultLength))
+	return cmpOr(f.For+f.By, time.Duration(float64(ttl)*cmp.Or(spec(f.Kind).length, DefaultLength)))
 }
 
 // cmpOr is v when set (positive), else def.

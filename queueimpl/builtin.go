@@ -19,9 +19,11 @@ var builtins = []Impl{
 		// too. A worker that dies with a task loses it, as with any at-most-once design,
 		// unless the race had handed that task to another worker as well: then nothing is
 		// lost (1 CI run in 6).
+		// A deploy's SIGTERM strikes no process here, but the race still duplicates.
 		Documented: Verdicts{
 			Naive: AtMostOnce.Naive.WithNone(duplicated).With(racy, faults.WorkerCrashLate, faults.WorkerPause).
-				With([]oracle.Class{oracle.ClassLost, oracle.ClassDuplicated, oracle.ClassSafe}, faults.WorkerCrash),
+				With([]oracle.Class{oracle.ClassLost, oracle.ClassDuplicated, oracle.ClassSafe}, faults.WorkerCrash).
+				With([]oracle.Class{oracle.ClassDuplicated, oracle.ClassNotExercised}, faults.WorkerTerm),
 			Idempotent: AtMostOnce.Idempotent.With([]oracle.Class{oracle.ClassLost, oracle.ClassSafe}, faults.WorkerCrash),
 		},
 		New: func(e Env) Queue { return SeedZSet{Client: e.Client, Keys: e.Keys, LockTTL: e.Visibility} },

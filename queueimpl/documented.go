@@ -29,19 +29,28 @@ var (
 	duplicated = []oracle.Class{oracle.ClassDuplicated}
 	// racy is a queue race's verdict: it fires in most runs, but not in all.
 	racy = []oracle.Class{oracle.ClassDuplicated, oracle.ClassSafe}
+	// notExercised: the design has no part the fault acts on, so it never strikes.
+	notExercised = []oracle.Class{oracle.ClassNotExercised}
 )
+
+// everywhere is want with no fault and under every queue fault but worker-term: a
+// deploy's SIGTERM reaches a worker with a process of its own (an adapter's), and every
+// built-in design's workers are goroutines of the harness.
+func everywhere(want []oracle.Class) faults.Verdicts {
+	return faults.Everywhere(faults.Queues, want).With(notExercised, faults.WorkerTerm)
+}
 
 // both is v with either fulfil.
 func both(v faults.Verdicts) Verdicts { return Verdicts{Naive: v, Idempotent: v} }
 
 // AtMostOnce is what a design that forgets a task once it is taken earns: it loses what
 // a dying worker held, and everything to a server that forgets everything.
-var AtMostOnce = both(faults.Everywhere(faults.Queues, safe).With(lost, faults.WorkerCrash, faults.RedisRestart))
+var AtMostOnce = both(everywhere(safe).With(lost, faults.WorkerCrash, faults.RedisRestart))
 
 // AtLeastOnce is what a design that hands a silent worker's task on earns: no loss but
 // to a server that forgets everything, and duplicates that only an idempotent fulfil
 // absorbs.
 var AtLeastOnce = Verdicts{
-	Naive:      faults.Everywhere(faults.Queues, safe).With(lost, faults.RedisRestart).With(duplicated, faults.WorkerCrashLate, faults.WorkerPause),
-	Idempotent: faults.Everywhere(faults.Queues, safe).With(lost, faults.RedisRestart),
+	Naive:      everywhere(safe).With(lost, faults.RedisRestart).With(duplicated, faults.WorkerCrashLate, faults.WorkerPause),
+	Idempotent: everywhere(safe).With(lost, faults.RedisRestart),
 }

@@ -426,9 +426,9 @@ func (ls *lockSale) suffer(ctx context.Context, h *hold, id int, lease lockimpl.
 		s.Starve(v.StarveUntil, faults.StarveRun, faults.StarvePeriod)
 	}
 	if t, ok := lease.(lockimpl.Terminator); ok && v.Term {
-		ls.inj.Strike(faults.TermHolder, fmt.Sprintf("holder (buyer %d) sent SIGTERM, SIGKILL %s later", id, faults.TermGrace))
+		ls.inj.Strike(faults.TermHolder, fmt.Sprintf("holder (buyer %d) sent SIGTERM, SIGKILL %s later", id, v.Grace))
 		select {
-		case <-t.Terminate(faults.TermGrace):
+		case <-t.Terminate(v.Grace):
 			h.died = time.Now() // it stopped at once: its request died with it
 			return errCrashed
 		case <-time.After(faults.TermNotice): // it handles SIGTERM: the request goes on

@@ -3,9 +3,12 @@ package scenarios
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strconv"
+	"sync/atomic"
 	"time"
 
+	"github.com/stockbench/stockbench/faults"
 	"github.com/stockbench/stockbench/internal/wait"
 	"github.com/stockbench/stockbench/oracle"
 	"github.com/stockbench/stockbench/queueimpl"
@@ -73,13 +76,24 @@ func (qs *queueRun) handle(ctx context.Context, task queueimpl.Task, begin time.
 		t.Result = oracle.TakeCrashed
 		return append(takes, t)
 	}
-	if held && !v.Until.IsZero() {
-		f.Freeze(v.Until)
+	if held && !v.FreezeUntil.IsZero() {
+		f.Freeze(v.FreezeUntil)
+	}
+	term, stopped := qs.terminate(task, o, &v)
+	if stopped {
+		qs.termEnded(o, fmt.Sprintf("was gone within %s of SIGTERM: the task's work died with it", faults.TermNotice))
+		t.Result = oracle.TakeCrashed
+		return append(takes, t)
 	}
 	if err := v.Wait(ctx); err != nil {
 		return append(takes, t)
 	}
 	wait.Sleep(ctx, qs.Work)
+	if term.over() {
+		qs.termEnded(o, term.how())
+		t.Result = oracle.TakeCrashed
+		return append(takes, t)
+	}
 	var err error
 	t.Result, err = qs.Fulfil.apply(ctx, qs.r.Stock, qs.k, o.ID)
 	t.Fulfilled = time.Since(qs.t0)
@@ -97,10 +111,81 @@ func (qs *queueRun) handle(ctx context.Context, task queueimpl.Task, begin time.
 		t.Result = oracle.TakeCrashed // its effect stands; its ack never comes
 		return append(takes, t)
 	}
-	if err := task.Ack(ctx); err != nil && !ended(ctx) {
+	err = task.Ack(ctx)
+	switch {
+	case err != nil && term.over():
+		qs.termEnded(o, "gone after the task's work, before its ack: its effect stands")
+		t.Result = oracle.TakeCrashed
+	case err != nil && !ended(ctx):
 		qs.t.failed(err)
+	case term.gone != nil:
+		qs.termEnded(o, "drained: it finished the task and acknowledged it")
 	}
 	return append(takes, t)
+}
+
+// terminate sends SIGTERM to the process that holds task when v says so (WorkerTerm),
+// and says whether it stopped at once. A task no process holds (a built-in design's) is
+// not struck: its job then takes no longer than usual.
+func (qs *queueRun) terminate(task queueimpl.Task, o queueimpl.Order, v *faults.Victim) (term, bool) {
+	if !v.Term {
+		return term{}, false
+	}
+	var tm term
+	if t, ok := task.(terminable); ok {
+		tm = term{gone: t.Terminate(v.Grace), killAt: time.Now().Add(v.Grace), went: new(atomic.Int64)}
+	}
+	if tm.gone == nil {
+		v.Until = v.FreezeUntil
+		return term{}, false
+	}
+	go func() {
+		<-tm.gone
+		tm.went.Store(time.Now().UnixNano())
+	}()
+	qs.inj.Strike(faults.WorkerTerm, fmt.Sprintf("the process of the worker with order %s sent SIGTERM, SIGKILL %s later", o.ID, v.Grace))
+	select {
+	case <-tm.gone:
+		return tm, true
+	case <-time.After(faults.TermNotice): // it handles SIGTERM: the task goes on
+		return tm, false
+	}
+}
+
+// termEnded records what became of a task whose process was sent SIGTERM.
+func (qs *queueRun) termEnded(o queueimpl.Order, what string) {
+	qs.inj.Strike(faults.WorkerTerm, fmt.Sprintf("the process of the worker with order %s %s", o.ID, what))
+}
+
+// term is a process sent SIGTERM: gone closes once it is gone, and at killAt it is sent
+// SIGKILL. The zero term is no process.
+type term struct {
+	gone   <-chan struct{}
+	killAt time.Time
+	went   *atomic.Int64 // when it was gone, in Unix nanoseconds: 0 until then
+}
+
+// how says how a process whose task's work ended with it went: by itself (its
+// library's shutdown ended the task) or killed at the grace's end.
+func (t term) how() string {
+	if went := t.went.Load(); went != 0 && time.Unix(0, went).Before(t.killAt) {
+		return "exited before the task's work was done (its library's shutdown): the work died with it"
+	}
+	return "was killed at the grace's end, mid-task: the work died with it"
+}
+
+// over reports whether the process is gone, or its SIGKILL due: a task whose work ends
+// later ends with it (however late the signal is delivered on a loaded machine).
+func (t term) over() bool {
+	if t.gone == nil {
+		return false
+	}
+	select {
+	case <-t.gone:
+		return true
+	default:
+		return !time.Now().Before(t.killAt)
+	}
 }
 
 // settle notes the first time an order is fulfilled or refused, and its latency: from
@@ -122,4 +207,11 @@ func (qs *queueRun) settle(id string, at time.Duration, fulfilled bool) {
 // frozen is a task held by a process that a fault can stop or kill.
 type frozen interface {
 	Freeze(until time.Time)
+}
+
+// terminable is a task held by a process that a deploy can stop: SIGTERM, then SIGKILL
+// once grace has passed. The channel returned closes once the process is gone; it is nil
+// when no process holds this task.
+type terminable interface {
+	Terminate(grace time.Duration) <-chan struct{}
 }

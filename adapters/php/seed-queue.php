@@ -11,11 +11,13 @@ require __DIR__ . '/protocol.php';
 // The steal race hands some tasks to two workers with no fault, which a naive fulfil
 // applies twice; fewer workers race under the worker faults, so there none may be; a
 // dead worker's task is lost unless the race had handed it to another as well; a
-// restart empties the queue.
+// restart empties the queue. Without an ack no process holds a task once it is handed
+// out: a deploy's SIGTERM (worker-term) finds none to strike (the race still duplicates).
 $documented = ['none' => ['DUPLICATED'], 'worker-crash' => ['LOST', 'DUPLICATED', 'SAFE'],
-    'worker-crash-late' => ['DUPLICATED', 'SAFE'], 'worker-pause' => ['DUPLICATED', 'SAFE'], 'redis-restart' => ['LOST']];
+    'worker-crash-late' => ['DUPLICATED', 'SAFE'], 'worker-pause' => ['DUPLICATED', 'SAFE'],
+    'worker-term' => ['DUPLICATED', 'NOT-EXERCISED'], 'redis-restart' => ['LOST']];
 $hello = hello(['queue'], $documented, ['none' => ['SAFE'], 'worker-crash' => ['LOST', 'SAFE'],
-    'worker-crash-late' => ['SAFE'], 'worker-pause' => ['SAFE'], 'redis-restart' => ['LOST']]);
+    'worker-crash-late' => ['SAFE'], 'worker-pause' => ['SAFE'], 'worker-term' => ['NOT-EXERCISED'], 'redis-restart' => ['LOST']]);
 $keys = $hello['keys'];
 
 // take polls for the lock and the first task until the wait is over.

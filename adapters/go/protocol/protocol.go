@@ -18,12 +18,16 @@ import (
 
 // Hello is the first line the harness sends.
 type Hello struct {
-	Op       string          `json:"op"`
-	Versions []int           `json:"versions"`
-	Redis    Where           `json:"redis"`
-	Keys     map[string]any  `json:"keys"`
-	TTLms    int64           `json:"ttl_ms"`
-	Raw      json.RawMessage `json:"-"`
+	Op       string         `json:"op"`
+	Versions []int          `json:"versions"`
+	Redis    Where          `json:"redis"`
+	Keys     map[string]any `json:"keys"`
+	TTLms    int64          `json:"ttl_ms"`
+	// VisibilityMs is a queue's visibility timeout; TermGraceMs the grace a deploy's
+	// SIGTERM gives before its SIGKILL (term-holder, worker-term).
+	VisibilityMs int64           `json:"visibility_ms"`
+	TermGraceMs  int64           `json:"term_grace_ms"`
+	Raw          json.RawMessage `json:"-"`
 }
 
 // Where is where the adapter connects.

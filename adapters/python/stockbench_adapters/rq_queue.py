@@ -9,9 +9,16 @@ job's timeout plus 60 s: only then does StartedJobRegistry.cleanup move it to th
 failed-job registry (or, with a Retry, back to the queue). Within a sale it is lost. A
 paused process's job waits with it, and is done when it resumes.
 
+SIGTERM is RQ's warm shutdown (Worker.request_stop): an idle worker stops at once; a
+busy one takes no further job, finishes the one it holds, and stops. A job longer than
+the deploy's grace is then killed with its process by the SIGKILL that follows: lost,
+as above.
+
 Every key RQ writes is put under the sale's hash tag (its namespaces patched to
 keys.queue + ":rq:"), and deleted by the process when its stdin closes.
 """
+import os
+import signal
 import sys
 import time
 import uuid
@@ -31,8 +38,9 @@ from .protocol import hello, ready, requests, say
 # What RQ earns in stockbench's sales, with either fulfil: at most once. A worker killed
 # mid-job loses its job within the sale (above); one killed after the job's work, before
 # its success was recorded, or paused, loses nothing; a restart of the server empties it.
+# A deploy's SIGTERM during a job longer than its grace (worker-term) loses the job too.
 DOCUMENTED = {"none": ["SAFE"], "worker-crash": ["LOST"], "worker-crash-late": ["SAFE"], "worker-pause": ["SAFE"],
-              "redis-restart": ["LOST"]}
+              "worker-term": ["LOST"], "redis-restart": ["LOST"]}
 
 
 def namespace(prefix):
@@ -63,9 +71,19 @@ def main():
     namespace(prefix)
     queue = Queue("sale", connection=client)
     worker = Worker([queue], connection=client, name=uuid.uuid4().hex)
+    held = {}
+    stopping = []
+
+    def request_stop(signum, frame):
+        # Worker.request_stop: a second signal is a cold shutdown, the first a warm one.
+        if stopping or not held:
+            os._exit(0)
+        stopping.append(signum)
+
+    signal.signal(signal.SIGTERM, request_stop)
+    signal.signal(signal.SIGINT, request_stop)
     ready(["queue", "ack"], DOCUMENTED)
 
-    held = {}
     for req in requests():
         rid, op = req.get("id", 0), req.get("op")
         try:
@@ -73,6 +91,8 @@ def main():
                 queue.enqueue_call(func="stockbench.fulfil", args=(req["order"],), job_id="o" + req["order"],
                                    meta={"seq": req["seq"]})
                 say({"id": rid, "ok": True})
+            elif op == "dequeue" and stopping:
+                say({"id": rid, "empty": True})  # a worker shutting down takes no job
             elif op == "dequeue":
                 deadline = time.monotonic() + req["wait_ms"] / 1000.0
                 taken = Queue.dequeue_any([queue], None, connection=client)
@@ -92,6 +112,9 @@ def main():
                 job._result = True
                 worker.handle_job_success(job, queue, queue.started_job_registry)
                 say({"id": rid, "ok": True})
+                if stopping and not held:
+                    worker.register_death()
+                    os._exit(0)
             elif op == "len":
                 say({"id": rid, "len": queue.count + queue.started_job_registry.count})
             else:

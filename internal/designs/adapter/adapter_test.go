@@ -388,12 +388,60 @@ func TestQueueWithAck(t *testing.T) {
 	}
 }
 
+// A deploy's SIGTERM to the process holding a task (worker-term): one that stops at once
+// loses the task with it; one that drains is killed mid-task by the SIGKILL after the
+// grace when the task is longer (lost too, with no reaper), and finishes and acks a task
+// that fits in the grace. Each time a fresh process takes its place and none is left.
+func TestWorkerTerm(t *testing.T) {
+	need(t, "Debian's Python with redis-py (python3-redis)", python...)
+	script, _ := filepath.Abs("testdata/ackqueue.py")
+	h := rigtest.Harness(t)
+	sale, err := scenarios.LookupQueue("queue-sale")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A visibility of 1 s: a grace of 500 ms, a task of 750 ms by default, and 50 ms for
+	// the one that fits, well inside the grace on a loaded machine.
+	sale.Visibility = time.Second
+	for _, tc := range []struct {
+		args    string
+		fault   faults.Fault
+		crashed int
+	}{
+		{"", faults.Fault{Kind: faults.WorkerTerm}, 1},
+		{" --graceful", faults.Fault{Kind: faults.WorkerTerm}, 1},
+		{" --graceful", faults.Fault{Kind: faults.WorkerTerm, For: 50 * time.Millisecond}, 0},
+	} {
+		impl := Queue(Config{Name: "ackqueue", Command: "/usr/bin/python3 " + script + tc.args, Procs: testProcs})
+		s := sale
+		s.Faults = faults.Plan{tc.fault}
+		s.Prefix = fmt.Sprintf("{adapter:wterm:%s:%s}", tc.args, s.Faults)
+		run := rigtest.On(t, h, rig.Need{Nodes: 1, Faults: s.Faults, Conns: s.WithDefaults().Conns}, func(ctx context.Context, red scenarios.Redis) (results.Run, error) {
+			return s.Run(ctx, red, impl)
+		})
+		q, want := run.Queue, oracle.ClassSafe
+		if tc.crashed > 0 {
+			want = oracle.ClassLost
+		}
+		if run.Verdict.Class != want || q.Crashed != tc.crashed || q.Lost != tc.crashed || len(run.NotExercised) > 0 {
+			t.Errorf("%q %s: want %s with %d worker crashed and lost, got %s, %d crashed, %d lost (%s)",
+				tc.args, s.Faults, want, tc.crashed, run.Verdict.Cell(), q.Crashed, q.Lost, run.Verdict)
+		}
+		time.Sleep(100 * time.Millisecond)
+		if left := running(script); len(left) > 0 {
+			t.Errorf("%q: processes left behind: %v", tc.args, left)
+		}
+	}
+}
+
 var rqLib = []string{"/usr/bin/python3", "-c", "import rq"}
 
 // RQ, its own enqueue and its own worker's bookkeeping: nothing is lost or done twice
 // without a fault, nor when a worker stalls or dies after fulfilling; a worker killed
-// mid-job leaves its job in RQ's started-job registry until the job's timeout plus 60 s,
-// past the sale: exactly those jobs are lost. Every key RQ wrote is gone afterwards.
+// mid-job (at once, or by the SIGKILL that ends a warm shutdown's wait for a job longer
+// than the grace) leaves its job in RQ's started-job registry until the job's timeout
+// plus 60 s, past the sale: exactly those jobs are lost. Every key RQ wrote is gone
+// afterwards.
 func TestRQ(t *testing.T) {
 	need(t, "Debian's Python with redis-py and RQ (python3-redis, python3-rq)", rqLib...)
 	impl := Queue(Config{Name: "rq", Command: "/usr/bin/python3 ../../../adapters/python/rq_queue.py", Procs: testProcs})
@@ -419,9 +467,9 @@ func TestRQ(t *testing.T) {
 				q := run.Queue
 				want := oracle.ClassSafe
 				switch k {
-				case faults.WorkerCrash:
+				case faults.WorkerCrash, faults.WorkerTerm: // killed mid-job, after a warm shutdown's wait
 					want = oracle.ClassLost
-					if q.Lost != q.Crashed {
+					if q.Lost != q.Crashed || q.Crashed == 0 {
 						t.Errorf("want the killed workers' jobs lost, nothing else: %+v", q)
 					}
 				case faults.RedisRestart: // the restart reaches RQ's connections: the queue is emptied
@@ -461,10 +509,12 @@ var (
 		faults.WorkerCrash:     {oracle.ClassLost, oracle.ClassSafe, oracle.ClassDuplicated},
 		faults.WorkerCrashLate: {oracle.ClassSafe, oracle.ClassDuplicated},
 		faults.WorkerPause:     {oracle.ClassSafe, oracle.ClassDuplicated},
+		faults.WorkerTerm:      {oracle.ClassLost, oracle.ClassSafe},
 		faults.RedisRestart:    {oracle.ClassLost}}}
 	celeryIdempotent = faults.Verdicts{None: safeClass, Under: map[faults.Kind][]oracle.Class{
 		faults.WorkerCrash: {oracle.ClassLost, oracle.ClassSafe}, faults.WorkerCrashLate: safeClass,
-		faults.WorkerPause: safeClass, faults.RedisRestart: {oracle.ClassLost}}}
+		faults.WorkerPause: safeClass, faults.WorkerTerm: {oracle.ClassLost, oracle.ClassSafe},
+		faults.RedisRestart: {oracle.ClassLost}}}
 	safeClass = []oracle.Class{oracle.ClassSafe}
 )
 
@@ -494,11 +544,13 @@ var sidekiqLib = []string{"ruby", "-e", `require "sidekiq"; require "redis-names
 
 // Sidekiq's own push and BasicFetch earn what its adapter documents, at most once: a
 // worker killed mid-job loses exactly its job (reliable fetch is Sidekiq Pro's), one
-// killed after the job loses nothing, a restart of the server empties the queue.
+// killed after the job loses nothing, one sent SIGTERM pushes its job back before the
+// SIGKILL, a restart of the server empties the queue.
 func TestSidekiq(t *testing.T) {
 	need(t, "Ruby with Debian's Sidekiq and redis-namespace (ruby-sidekiq, ruby-redis-namespace)", sidekiqLib...)
 	atMostOnce := faults.Verdicts{None: safeClass, Under: map[faults.Kind][]oracle.Class{faults.WorkerCrash: {oracle.ClassLost},
-		faults.WorkerCrashLate: safeClass, faults.WorkerPause: safeClass, faults.RedisRestart: {oracle.ClassLost}}}
+		faults.WorkerCrashLate: safeClass, faults.WorkerPause: safeClass, faults.WorkerTerm: safeClass,
+		faults.RedisRestart: {oracle.ClassLost}}}
 	queueEarns(t, Queue(Config{Name: "sidekiq", Command: "ruby ../../../adapters/ruby/bin/stockbench-sidekiq-queue", Procs: testProcs}),
 		func(scenarios.Fulfil) faults.Verdicts { return atMostOnce })
 }

@@ -68,7 +68,7 @@ func newDesign(cfg Config, e lockimpl.Env) *design {
 // hello is a lock's hello, the adapter connecting to r.
 func (d *design) hello(r *Redis, s lockimpl.Sale) request {
 	return request{Op: "hello", Protocol: 1, Versions: versions, Redis: r, TTLms: s.TTL.Milliseconds(),
-		Keys: &Keys{Lock: s.Lock, Stock: s.Stock.Key, Orders: s.Stock.Orders}}
+		TermGraceMs: faults.TermGrace.Milliseconds(), Keys: &Keys{Lock: s.Lock, Stock: s.Stock.Key, Orders: s.Stock.Orders}}
 }
 
 // server is the server the adapter works on: a lock's lock server; for a whole purchase,

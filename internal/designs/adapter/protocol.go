@@ -42,6 +42,9 @@ type request struct {
 	WaitMs       int64  `json:"wait_ms,omitempty"`
 	Task         string `json:"task,omitempty"`
 	VisibilityMs int64  `json:"visibility_ms,omitempty"`
+	// TermGraceMs is the grace a deploy's SIGTERM gives (term-holder, worker-term), by
+	// which a process that drains may size its own shutdown timeout.
+	TermGraceMs int64 `json:"term_grace_ms,omitempty"`
 }
 
 // reply is every reply.

@@ -3,6 +3,7 @@ package adapter
 import (
 	"context"
 	"fmt"
+	"syscall"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -31,8 +32,9 @@ func ProbeQueue(ctx context.Context, cfg Config, c redis.UniversalClient) ([]str
 
 func queueHello(r *Redis, s queueimpl.Sale) request {
 	k := s.Keys
+	grace := time.Duration(float64(s.Visibility) * faults.WorkerTermGrace)
 	return request{Op: "hello", Protocol: 1, Versions: versions, Redis: r, VisibilityMs: s.Visibility.Milliseconds(),
-		Keys: &Keys{Queue: k.Queue, Processing: k.Processing, Taken: k.Taken, QLock: k.Lock}}
+		TermGraceMs: grace.Milliseconds(), Keys: &Keys{Queue: k.Queue, Processing: k.Processing, Taken: k.Taken, QLock: k.Lock}}
 }
 
 type queue struct{ *design }
@@ -111,6 +113,9 @@ type task struct {
 	id   string
 	o    queueimpl.Order
 	dead bool
+	// terminated is set once the process was sent SIGTERM: it leaves the pool, whatever
+	// it does next.
+	terminated bool
 }
 
 func (t *task) Order() queueimpl.Order { return t.o }
@@ -121,8 +126,32 @@ func (t *task) Ack(ctx context.Context) error {
 		return nil
 	}
 	_, err := t.q.ask(ctx, t.pr, request{Op: "ack", Task: t.id})
-	t.q.pool.put(t.pr)
+	if !t.terminated {
+		t.q.pool.put(t.pr)
+	}
 	return err
+}
+
+// Terminate sends the process that holds the task SIGTERM, and SIGKILL once grace has
+// passed if it is still there, as a deploy does; a fresh process then takes its place.
+// The channel returned closes once it is gone. What becomes of the task is what the
+// adapter's library does on SIGTERM: drain it, hand it back, or die with it.
+func (t *task) Terminate(grace time.Duration) <-chan struct{} {
+	if t.pr == nil || t.dead {
+		return nil // no process holds it: nothing to strike
+	}
+	t.terminated = true
+	pr := t.pr
+	pr.paused.Store(true) // a shutting-down process's calls are its own affair, not a deadline's
+	pr.signal(syscall.SIGTERM)
+	go func() {
+		select {
+		case <-pr.done:
+		case <-time.After(grace):
+		}
+		t.q.pool.replace(context.Background(), pr)
+	}()
+	return pr.done
 }
 
 // Freeze stops the process that holds the task until until (a stalled worker), or kills

@@ -31,8 +31,9 @@ module StockbenchAdapters
       say(said)
     end
 
-    # serve answers each request with the block's reply, or the error it raised.
-    def serve
+    # serve answers each request with the block's reply, or the error it raised; after
+    # each answer it calls after, when given (a process shutting down exits there).
+    def serve(after = nil)
       while (line = $stdin.gets)
         req = JSON.parse(line)
         begin
@@ -40,6 +41,7 @@ module StockbenchAdapters
         rescue StandardError => e
           say(id: req["id"], error: "#{e.class}: #{e.message}")
         end
+        after&.call
       end
     end
   end

@@ -22,13 +22,20 @@ require_relative "protocol"
 module StockbenchAdapters
   module SidekiqQueue
     DOCUMENTED = {"none" => ["SAFE"], "worker-crash" => ["LOST"], "worker-crash-late" => ["SAFE"],
-                  "worker-pause" => ["SAFE"], "redis-restart" => ["LOST"]}.freeze
+                  "worker-pause" => ["SAFE"], "worker-term" => ["SAFE"], "redis-restart" => ["LOST"]}.freeze
     QUEUE = "sale"
+    # Sidekiq's shutdown timeout's share of a deploy's grace: 25 s of Kubernetes' 30.
+    TIMEOUT_SHARE = 25.0 / 30
 
     module_function
 
     def main
+      timeout = ARGV.include?("--timeout") ? Float(ARGV[ARGV.index("--timeout") + 1]) : nil
       hello = Protocol.hello
+      grace = (hello["term_grace_ms"] || 30_000) / 1000.0
+      # At least 50 ms before the grace's end, though: at a sale's scale a late thread
+      # would otherwise meet the SIGKILL before its job is back.
+      timeout ||= [TIMEOUT_SHARE * grace, grace - 0.05].min.clamp(0, nil)
       where, keys = hello["redis"], hello["keys"]
       url = "redis://#{where["addr"]}/#{where["db"] || 0}"
       namespace = "#{keys["queue"]}:sidekiq"
@@ -36,6 +43,7 @@ module StockbenchAdapters
       redis = {url: url, namespace: namespace, size: 2, connect_timeout: 1, read_timeout: 2, write_timeout: 2,
                username: where["username"], password: where["password"]}.compact
       Sidekiq.configure_client { |c| c.redis = redis }
+      Sidekiq.logger = Sidekiq::Logger.new($stderr) # stdout is the protocol's
       Sidekiq.logger.level = Logger::WARN
       Redis.silence_deprecations = true if Redis.respond_to?(:silence_deprecations=)
       begin
@@ -46,20 +54,23 @@ module StockbenchAdapters
       end
       fetch = Sidekiq::BasicFetch.new(queues: [QUEUE], strict: true)
       held = {}
+      lock = Mutex.new
+      stopping = shutdown(fetch, held, lock, timeout)
       Protocol.ready(%w[queue ack], DOCUMENTED)
-      Protocol.serve do |req|
+      Protocol.serve(-> { lock.synchronize { exit!(0) if stopping.call && held.empty? } }) do |req|
         case req["op"]
         when "enqueue"
           Sidekiq::Client.push("class" => "Fulfil", "queue" => QUEUE, "args" => [req["order"], req["seq"]])
           {ok: true}
         when "dequeue"
+          next {empty: true} if stopping.call # quiet: a process shutting down fetches no more
           work = take(fetch, req["wait_ms"] / 1000.0)
           next {empty: true} unless work
           job = JSON.parse(work.job)
-          held[job["jid"]] = work
+          lock.synchronize { held[job["jid"]] = work }
           {order: job["args"][0], seq: job["args"][1], task: job["jid"]}
         when "ack"
-          held.delete(req["task"]).acknowledge
+          lock.synchronize { held.delete(req["task"]).acknowledge }
           {ok: true}
         when "len"
           {len: Sidekiq.redis { |c| c.llen("queue:#{QUEUE}") }}
@@ -70,6 +81,30 @@ module StockbenchAdapters
       # stdin closed: the sale is over; leave nothing of Sidekiq's behind.
       Sidekiq.redis { |c| c.scan_each(match: "*").each_slice(1000) { |ks| c.del(*ks) } }
       0
+    end
+
+    # shutdown traps SIGTERM as Sidekiq's CLI does (a self-pipe: a trap may not lock) and
+    # stops as its Launcher does: at once when idle, else once the job is acknowledged
+    # (the serve loop exits after answering that ack), or at the timeout with the job
+    # pushed back. It returns whether a stop was asked.
+    def shutdown(fetch, held, lock, timeout)
+      reader, writer = IO.pipe
+      asked = false
+      trap("TERM") { writer.write_nonblock("T", exception: false) }
+      Thread.new do
+        reader.read(1)
+        deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + timeout
+        lock.synchronize do
+          asked = true
+          exit!(0) if held.empty?
+        end
+        sleep(0.005) until Process.clock_gettime(Process::CLOCK_MONOTONIC) >= deadline
+        lock.synchronize do
+          fetch.bulk_requeue(held.values, nil) # Manager#hard_shutdown
+          exit!(0)
+        end
+      end
+      -> { asked }
     end
 
     # take is BasicFetch#retrieve_work waiting wait seconds instead of its 2: the same

@@ -1,7 +1,12 @@
 """A queue with acknowledgement behind the adapter protocol, for the tests: LPUSH;
 RPOPLPUSH to a processing list; ack LREMs it. A task stays with the process that handed
-it out until its ack, so a worker's crash is the kill of that process."""
+it out until its ack, so a worker's crash is the kill of that process.
+
+It dies at once on SIGTERM, as a Python process does by default; with --graceful it
+finishes the task it holds, answers its ack, and exits."""
 import json
+import os
+import signal
 import sys
 
 import redis
@@ -20,6 +25,13 @@ r = redis.Redis(host=host, port=int(port), socket_timeout=2)
 keys = hello["keys"]
 say({"ok": True, "supports": ["queue", "ack"]})
 held = {}
+stopping = []
+if "--graceful" in sys.argv:
+    def drain(signum, frame):
+        if not held:
+            os._exit(0)
+        stopping.append(signum)
+    signal.signal(signal.SIGTERM, drain)
 for line in sys.stdin:
     req = json.loads(line)
     rid, op = req["id"], req["op"]
@@ -37,5 +49,7 @@ for line in sys.stdin:
     elif op == "ack":
         r.lrem(keys["processing"], 1, held.pop(req["task"]))
         say({"id": rid, "ok": True})
+        if stopping and not held:
+            os._exit(0)
     elif op == "len":
         say({"id": rid, "len": r.llen(keys["queue"]) + r.llen(keys["processing"])})
