@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -363,17 +362,7 @@ func (ls *lease) Terminate(grace time.Duration) <-chan struct{} {
 	ls.mu.Lock()
 	ls.terminated = true
 	ls.mu.Unlock()
-	pr := ls.pr
-	pr.paused.Store(true) // a shutting-down process's calls are its own affair, not a deadline's
-	pr.signal(syscall.SIGTERM)
-	go func() {
-		select {
-		case <-pr.done:
-		case <-time.After(grace):
-		}
-		ls.l.pool.replace(context.Background(), pr)
-	}()
-	return pr.done
+	return ls.l.pool.terminate(ls.pr, grace)
 }
 
 func (ls *lease) terminating() bool {

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/stockbench/stockbench/lockimpl"
@@ -133,6 +134,22 @@ func (p *pool) taken(pr *proc) (*proc, error) {
 
 // put gives pr back, unless it broke; a process a fault killed is replaced.
 func (p *pool) put(pr *proc) { p.idle <- pr }
+
+// terminate sends pr what a deploy sends: SIGTERM to its group, and SIGKILL once grace
+// has passed if it is still there; a fresh process then takes its place. The channel
+// returned closes once it is gone.
+func (p *pool) terminate(pr *proc, grace time.Duration) <-chan struct{} {
+	pr.paused.Store(true) // a shutting-down process's calls are its own affair, not a deadline's
+	pr.signal(syscall.SIGTERM)
+	go func() {
+		select {
+		case <-pr.done:
+		case <-time.After(grace):
+		}
+		p.replace(context.Background(), pr)
+	}()
+	return pr.done
+}
 
 // replace kills pr, as a fault kills a holder, and starts another in its place.
 func (p *pool) replace(ctx context.Context, pr *proc) error {

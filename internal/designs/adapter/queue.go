@@ -3,7 +3,6 @@ package adapter
 import (
 	"context"
 	"fmt"
-	"syscall"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -141,17 +140,7 @@ func (t *task) Terminate(grace time.Duration) <-chan struct{} {
 		return nil // no process holds it: nothing to strike
 	}
 	t.terminated = true
-	pr := t.pr
-	pr.paused.Store(true) // a shutting-down process's calls are its own affair, not a deadline's
-	pr.signal(syscall.SIGTERM)
-	go func() {
-		select {
-		case <-pr.done:
-		case <-time.After(grace):
-		}
-		t.q.pool.replace(context.Background(), pr)
-	}()
-	return pr.done
+	return t.q.pool.terminate(t.pr, grace)
 }
 
 // Freeze stops the process that holds the task until until (a stalled worker), or kills
