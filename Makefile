@@ -13,7 +13,7 @@ export TESTCONTAINERS_RYUK_DISABLED ?= true
 # when no engine answers (the harness then runs redis-server as a process).
 REDIS_ENV = img=$$(scripts/redis-image.sh) && export STOCKBENCH_REDIS_IMAGE=$${img:-$${STOCKBENCH_REDIS_IMAGE:-redis:7}}
 
-.PHONY: build bench bench-infra bench-distributed image run test vet fmt-check redis-image redis-server chromium adapters go-adapters gate baseline perf report fuzz chaos clean clean-containers
+.PHONY: build bench bench-infra bench-distributed image run test vet fmt-check redis-image redis-server chromium adapters go-adapters gate baseline guarantees perf report fuzz chaos clean clean-containers
 
 # How long make fuzz runs each fuzz target.
 FUZZTIME ?= 30s
@@ -71,6 +71,20 @@ baseline: build redis-server
 		reruns=$$(mktemp -d) && $(REDIS_ENV) && ./$(BIN) replay "$$run" --only headline/ --times 10 --out "$$reruns"; \
 		code=$$?; rm -rf "$$reruns"; [ $$code = 0 ] || exit $$code; fi; \
 	./$(BIN) baseline --from "$$run" --to baseline/results.json
+
+## guarantees: the delivery guarantee sheet of every built-in queue design and shipped queue
+## adapter under every queue fault, a deploy's SIGTERM included, from a fresh run into
+## docs/guarantees.md (the run's report stays under results/runs)
+GUARANTEE_QUEUES ?= seed-zset,zpopmin,list,reliable-list,stream,asynq,rq,celery,sidekiq,seed-queue
+GUARANTEE_FAULTS ?= none,worker-crash,worker-crash-late,worker-pause,worker-term,redis-restart
+guarantees: build adapters
+	@$(REDIS_ENV) && ./$(BIN) matrix --locks "" \
+		--queue-exec "rq=/usr/bin/python3 adapters/python/rq_queue.py" \
+		--queue-exec "celery=/usr/bin/python3 adapters/python/celery_queue.py" \
+		--queue-exec "sidekiq=ruby adapters/ruby/bin/stockbench-sidekiq-queue" \
+		--queue-exec "seed-queue=php adapters/php/seed-queue.php" \
+		--queues $(GUARANTEE_QUEUES) --queue-faults $(GUARANTEE_FAULTS) $(ARGS) && \
+	run=$$(ls -d results/runs/2*/ | sort | tail -1) && ./$(BIN) guarantees --out docs/guarantees.md "$$run"
 
 ## perf: the driver's sales/s beside redis-benchmark running the same script, and the
 ## peak RSS of 200,000 and of 1,000,000 buyers waiting on a lock, measured in one run

@@ -9,6 +9,7 @@ import (
 
 	"github.com/stockbench/stockbench/bench"
 	"github.com/stockbench/stockbench/faults"
+	"github.com/stockbench/stockbench/internal/trackrecord"
 	"github.com/stockbench/stockbench/lockimpl"
 	"github.com/stockbench/stockbench/oracle"
 	"github.com/stockbench/stockbench/queueimpl"
@@ -58,6 +59,11 @@ func list(w io.Writer, designs *catalogue) error {
 	}
 	for _, p := range scenarios.QueuePresets() {
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", p.Name, p.Summary, yes(slices.Contains(scenarios.DefaultQueueMatrix, p.Name)))
+	}
+	fmt.Fprintln(tw, "\t\t")
+	fmt.Fprintln(tw, "BUG (stockbench repro)\tWHAT THE SALE SHOWS\tISSUES")
+	for _, e := range trackrecord.All() {
+		fmt.Fprintf(tw, "%s\t%s: %s\t%s\n", e.Name, e.Library, e.Shows, issueList(e))
 	}
 	return tw.Flush()
 }

@@ -12,6 +12,8 @@
 //	stockbench shrink DIR                    the smallest sale with a failing sale's class
 //	stockbench merge SHARD_DIR...            join a sharded sale's partial records
 //	stockbench gate --baseline FILE          compare a run with a baseline, for CI
+//	stockbench guarantees DIR                a run's queue guarantee sheet, as Markdown
+//	stockbench repro [NAME]                  the track record: real libraries' bugs, each reproduced
 //
 // Exit codes: 0 done; 1 a run failed (Redis died, say), a gate found a regression or a
 // check a broken threshold; 2 bad input or no Redis; 130 interrupted. Interrupted and
@@ -58,6 +60,10 @@ Usage:
                                         search a failing sale down to the smallest with the same class
   stockbench gate --baseline FILE [--current RUN_DIR]
                                         exit 1, with reasons, if the run regressed from the baseline
+  stockbench guarantees RUN_DIR         the delivery guarantee each queue design showed under each fault,
+                                        as Markdown (make guarantees writes docs/guarantees.md with it)
+  stockbench repro [NAME...] [--all]    the track record: real bugs from real libraries' trackers, each
+                                        reproduced by a sale on the release that has it
   stockbench baseline [--from RUN_DIR]  save a run (the newest by default) as baseline/results.json
   stockbench perf                       the driver against redis-benchmark, and its RSS with 200,000 and 1,000,000 waiting buyers
   stockbench version
@@ -117,6 +123,10 @@ func cli(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return gateCommand(args[1:], stdout, stderr)
 	case "baseline":
 		return baselineCommand(args[1:], stdout, stderr)
+	case "guarantees":
+		return guaranteesCommand(args[1:], stdout, stderr)
+	case "repro":
+		return reproCommand(ctx, args[1:], stdout, stderr)
 	case "perf":
 		return perfCommand(ctx, args[1:], stdout, stderr)
 	case "version":
@@ -124,7 +134,7 @@ func cli(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 	default:
-		err = bench.UsageError(fmt.Errorf("unknown command %q (commands: list, run, sweep, matrix, check, merge, report, replay, shrink, gate, baseline, perf, version)", args[0]))
+		err = bench.UsageError(fmt.Errorf("unknown command %q (commands: list, run, sweep, matrix, check, merge, report, replay, shrink, gate, baseline, guarantees, repro, perf, version)", args[0]))
 	}
 	return bench.Complain(stderr, err)
 }

@@ -52,6 +52,15 @@ func TestReportInBrowser(t *testing.T) {
 	for _, p := range problems {
 		t.Error(p)
 	}
+	// The run's guarantee sheet, in the report and from the command: list loses exactly
+	// the tasks its dead workers held, and never does one twice.
+	if page, _ := os.ReadFile(dirs[0]); !strings.Contains(string(page), `id="guarantees"`) {
+		t.Error("the report has no delivery guarantees")
+	}
+	code, sheet, stderr := stockbench(t, "guarantees", filepath.Dir(dirs[0]))
+	if want := "| list | once | at most once; 0 of 3 back |"; code != 0 || !strings.Contains(sheet, want) {
+		t.Errorf("guarantees: exit %d, want the row %q:\n%s%s", code, want, sheet, stderr)
+	}
 	// The same runs as a matrix of many faults with long names, wider than the window.
 	wide := widen(t, filepath.Dir(dirs[0]))
 	code, stdout, stderr = stockbench(t, "report", wide)

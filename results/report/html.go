@@ -76,9 +76,12 @@ type htmlPage struct {
 	Surprises            []string
 	Matrices             []htmlMatrix
 	MatrixLegend, Legend string
-	Columns              []string
-	Designs              []htmlDesign
-	Sections             []htmlSection
+	// Sheets are the queues' delivery guarantees, with their legend.
+	Sheets      []htmlMatrix
+	SheetLegend string
+	Columns     []string
+	Designs     []htmlDesign
+	Sections    []htmlSection
 	// Violations are the timelines of each run's worst violations.
 	Violations []htmlViolations
 	// Pareto is the Pareto view, shown on top.
@@ -132,6 +135,12 @@ func WriteHTML(dir string, sources []Source, runs []results.Run, figs []Figure) 
 	page.Title = strings.Join(names, " vs ")
 	for _, m := range results.Matrices(runs) {
 		page.Matrices = append(page.Matrices, matrixOf(m))
+	}
+	for _, sh := range Sheets(runs) {
+		page.Sheets = append(page.Sheets, sheetOf(sh))
+	}
+	if len(page.Sheets) > 0 {
+		page.SheetLegend = SheetLegend()
 	}
 	for _, c := range designColumns {
 		page.Columns = append(page.Columns, c.head)
@@ -189,13 +198,18 @@ func sourceOf(s Source) htmlSource {
 	return hs
 }
 
-func matrixOf(m results.Matrix) htmlMatrix {
-	hm := htmlMatrix{Scenario: m.Scenario}
-	for _, f := range m.Faults {
+// headsOf are fault plans as column heads, with a break allowed after each ':' and '+'.
+func headsOf(plans []string) []template.HTML {
+	heads := make([]template.HTML, len(plans))
+	for i, f := range plans {
 		h := template.HTMLEscapeString(f)
-		h = strings.NewReplacer(":", ":<wbr>", "+", "+<wbr>").Replace(h)
-		hm.Faults = append(hm.Faults, template.HTML(h))
+		heads[i] = template.HTML(strings.NewReplacer(":", ":<wbr>", "+", "+<wbr>").Replace(h))
 	}
+	return heads
+}
+
+func matrixOf(m results.Matrix) htmlMatrix {
+	hm := htmlMatrix{Scenario: m.Scenario, Faults: headsOf(m.Faults)}
 	for _, l := range m.Locks {
 		row := struct {
 			Name  string
@@ -212,6 +226,27 @@ func matrixOf(m results.Matrix) htmlMatrix {
 			row.Cells = append(row.Cells, c)
 		}
 		hm.Rows = append(hm.Rows, row)
+	}
+	return hm
+}
+
+// sheetOf is a guarantee sheet as the page's tables show it, each cell coloured as its
+// verdict is.
+func sheetOf(sh Sheet) htmlMatrix {
+	hm := htmlMatrix{Scenario: sh.Scenario, Faults: headsOf(sh.Faults)}
+	for _, row := range sh.Rows {
+		r := struct {
+			Name  string
+			Cells []htmlCell
+		}{Name: row.Design}
+		for _, c := range row.Cells {
+			hc := htmlCell{Text: c.Text(), Class: "none", Title: c.Guarantee.Describe()}
+			if c.Run != nil {
+				hc.Class = classOf(c.Run)
+			}
+			r.Cells = append(r.Cells, hc)
+		}
+		hm.Rows = append(hm.Rows, r)
 	}
 	return hm
 }

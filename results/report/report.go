@@ -154,6 +154,11 @@ func Summary(f *results.File, plots []string) []byte {
 			fmt.Fprintf(&b, "\n%s\n\n", results.MatrixLegend)
 		}
 	}
+	if len(Sheets(f.Runs)) > 0 {
+		fmt.Fprintf(&b, "**Delivery guarantees** (what each queue's orders saw):\n\n")
+		WriteSheetsMarkdown(&b, f.Runs)
+		fmt.Fprintln(&b)
+	}
 	if s := results.Surprises(f.Runs); len(s) > 0 {
 		fmt.Fprintf(&b, "**Not as documented:**\n\n- %s\n\n", strings.Join(s, "\n- "))
 	}

@@ -518,28 +518,6 @@ var (
 	safeClass = []oracle.Class{oracle.ClassSafe}
 )
 
-// kombu#337, celery#2599: a task whose countdown is further off than the transport's
-// visibility timeout is held unacknowledged by its worker until due; the workers' restore,
-// at 100 s (kombu restores every 10 s and acts on every 10th call), delivers it again, and
-// it runs twice. A sale of 105 s, one order a second, every second one with a countdown
-// of 5 s against a visibility timeout of 1 s, shows it with no fault at all.
-func TestCeleryCountdownPastVisibility(t *testing.T) {
-	need(t, "Debian's Python with Celery (python3-celery)", celeryLib...)
-	t.Parallel() // it waits for kombu's 100 s
-	impl := Queue(Config{Name: "celery-eta", Command: "/usr/bin/python3 ../../../adapters/python/celery_queue.py --countdown-every 2 --countdown 5", Procs: 4})
-	s := scenarios.QueueSale{Sale: scenarios.Sale{Name: "celery-eta", Buyers: 105, Stock: 105, Conns: 8, Rate: 1, Prefix: "{adapter:celery-eta}"},
-		Workers: 4, Work: time.Millisecond, Visibility: time.Second}
-	c := redistest.Shared(t).Client(8)
-	defer c.Close()
-	run, err := s.Run(context.Background(), scenarios.Single(c), impl)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if run.Queue == nil || run.Queue.DuplicatedEffects == 0 {
-		t.Errorf("want the countdown tasks delivered again and run twice (DUPLICATED), got %s (%s)", run.Verdict.Cell(), run.Verdict)
-	}
-}
-
 var sidekiqLib = []string{"ruby", "-e", `require "sidekiq"; require "redis-namespace"`}
 
 // Sidekiq's own push and BasicFetch earn what its adapter documents, at most once: a

@@ -1,0 +1,206 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/stockbench/stockbench/bench"
+	"github.com/stockbench/stockbench/internal/trackrecord"
+	"github.com/stockbench/stockbench/results"
+)
+
+// reproCommand is `stockbench repro [NAME...]`: without a name, the track record; with
+// names (or --all), each bug's sale on the release that has it and, where one can be
+// had here, on a fixed one, each in a run directory of its own, and whether each showed
+// what the record says. Exit 0 when all did, 1 when one did not, 2 for a name not in
+// the record.
+func reproCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("repro", "repro [NAME...] [--all [--quick]] [--out DIR] [--redis MODE]")
+	all := fs.Bool("all", false, "every bug of the record")
+	quick := fs.Bool("quick", false, "with --all, leave out the bugs whose sale takes minutes")
+	out := fs.String("out", "results/runs", "directory that receives the run directories")
+	mode := fs.String("redis", "", "where Redis comes from, its `mode`, as run takes it (default auto)")
+	names, help, err := parseWithArgs(fs, args, stdout)
+	if help || err != nil {
+		return bench.Complain(stderr, err)
+	}
+	if len(names) == 0 && !*all {
+		listRecord(stdout)
+		return bench.ExitOK
+	}
+	sales, err := reproSales(names, *all, *quick, *out, *mode)
+	if err != nil {
+		return bench.Complain(stderr, err)
+	}
+	code := bench.ExitOK
+	var lines []string
+	for _, s := range sales {
+		fmt.Fprintf(stderr, "stockbench: repro %s (%s) on %s: want %s\n", s.entry.Name, issueList(s.entry), s.c.Version, s.want())
+		c, jobs, _, _ := runJobs(s.args, io.Discard)
+		var line string
+		after := func(f *results.File) ([]string, int) {
+			var ok bool
+			line, ok = s.judge(f)
+			if !ok {
+				return []string{line}, bench.ExitFailed
+			}
+			return []string{line}, bench.ExitOK
+		}
+		got := bench.Execute(ctx, c.options(append([]string{"run"}, s.args...), after), jobs, io.Discard, stderr)
+		if line == "" { // no record came of it: interrupted, or the servers would not start
+			return got
+		}
+		lines = append(lines, fmt.Sprintf("%s on %s: %s", s.entry.Name, s.c.Version, line))
+		if got != bench.ExitOK && !s.crashes() {
+			code = bench.ExitFailed
+		}
+		if strings.HasPrefix(line, "NOT") {
+			code = bench.ExitFailed
+		}
+	}
+	for _, l := range lines {
+		fmt.Fprintln(stdout, l)
+	}
+	return code
+}
+
+// reproSale is one sale of the record: a bug's, on the release that has it or a fixed one.
+type reproSale struct {
+	entry trackrecord.Entry
+	c     trackrecord.Case
+	fixed bool
+	args  []string // run's, paths made absolute, the command's own flags added
+	out   string   // where its run directory goes
+}
+
+// reproSales are the sales the names (or all) ask for, each checked as run checks its
+// command line, so that a bad one stops the command before a server starts.
+func reproSales(names []string, all, quick bool, out, mode string) ([]reproSale, error) {
+	var picked []trackrecord.Entry
+	for _, n := range names {
+		e, err := trackrecord.Lookup(n)
+		if err != nil {
+			return nil, bench.UsageError(fmt.Errorf("repro: %w", err))
+		}
+		picked = append(picked, e)
+	}
+	for _, e := range trackrecord.All() {
+		if all && (!e.Slow || !quick) {
+			picked = append(picked, e)
+		}
+	}
+	root, err := checkout()
+	if err != nil {
+		return nil, bench.UsageError(fmt.Errorf("repro: the adapters the record runs are not here: run it in the checkout"))
+	}
+	extra := []string{"--out", out}
+	if mode != "" {
+		extra = append(extra, "--redis", mode)
+	}
+	var sales []reproSale
+	for _, e := range picked {
+		cases := []trackrecord.Case{e.Buggy}
+		if e.Fixed != nil {
+			cases = append(cases, *e.Fixed)
+		}
+		for i, c := range cases {
+			s := reproSale{entry: e, c: c, fixed: i == 1, args: append(fromRoot(root, c.Args), extra...), out: out}
+			if _, _, _, err := runJobs(s.args, io.Discard); err != nil {
+				return nil, bench.UsageError(fmt.Errorf("repro %s: %w", e.Name, err))
+			}
+			sales = append(sales, s)
+		}
+	}
+	return sales, nil
+}
+
+func (s reproSale) crashes() bool { return s.c.Crash != "" && !s.fixed }
+
+// want says what the sale must show.
+func (s reproSale) want() string {
+	switch {
+	case s.crashes():
+		return fmt.Sprintf("the sale to end incomplete with %q", s.c.Crash)
+	case s.fixed:
+		return fmt.Sprintf("no %s", s.entry.Buggy.Finding)
+	}
+	return s.c.Finding
+}
+
+// judge reads the sale's record: the line to print, and whether it showed what the
+// record says.
+func (s reproSale) judge(f *results.File) (string, bool) {
+	if len(f.Runs) == 0 {
+		return "NOT reproduced: the sale left no record (" + f.Incomplete + ")", false
+	}
+	r := f.Runs[0]
+	seen := fmt.Sprintf("%s (%s), in %s", r.Verdict.Cell(), r.Verdict, filepath.Join(s.out, f.ID))
+	if s.crashes() {
+		if !f.Complete && strings.Contains(f.Incomplete, s.c.Crash) {
+			return "reproduced: incomplete, " + f.Incomplete, true
+		}
+		return fmt.Sprintf("NOT reproduced: want the sale to end with %q, got %s", s.c.Crash, seen), false
+	}
+	found := false
+	for _, finding := range r.Verdict.Findings {
+		found = found || strings.HasPrefix(finding, s.entry.Buggy.Finding)
+	}
+	switch {
+	case !f.Complete:
+		return "NOT judged: the sale did not finish (" + f.Incomplete + "), " + seen, false
+	case s.fixed && found:
+		return "NOT fixed: " + seen, false
+	case s.fixed:
+		return "passes: " + seen, true
+	case found:
+		return "reproduced: " + seen, true
+	}
+	return "NOT reproduced: " + seen, false
+}
+
+// fromRoot makes the paths of the shipped adapters in args absolute, from the checkout's
+// root, so that the record runs from wherever the command does.
+func fromRoot(root string, args []string) []string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		fields := strings.Fields(a)
+		for j, f := range fields {
+			if k := strings.Index(f, "adapters/"); k >= 0 && (k == 0 || f[k-1] == '=') {
+				fields[j] = f[:k] + filepath.Join(root, f[k:])
+			}
+		}
+		if strings.Contains(a, "adapters/") {
+			a = strings.Join(fields, " ")
+		}
+		out[i] = a
+	}
+	return out
+}
+
+// listRecord writes the track record: each bug, where it was reported, the library and
+// what the sale shows.
+func listRecord(w io.Writer) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "BUG\tISSUES\tLIBRARY\tFIXED RELEASE HERE")
+	for _, e := range trackrecord.All() {
+		fixed := "none"
+		if e.Fixed != nil {
+			fixed = e.Fixed.Version
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", e.Name, issueList(e), e.Library, fixed)
+	}
+	tw.Flush()
+	fmt.Fprintln(w, "\nstockbench repro NAME runs one; --all every one (--quick leaves out those that take minutes).")
+}
+
+func issueList(e trackrecord.Entry) string {
+	parts := make([]string, len(e.Issues))
+	for i, is := range e.Issues {
+		parts[i] = is.String()
+	}
+	return strings.Join(parts, ", ")
+}

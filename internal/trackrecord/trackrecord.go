@@ -1,0 +1,128 @@
+// Package trackrecord is stockbench's track record: real bugs from real libraries'
+// trackers, each a named sale that reproduces it on the release that has it, and passes
+// on a fixed release where one can be had on this machine.
+//
+// An entry is data: the issues, the library and its version, and the arguments of
+// `stockbench run` (from the checkout's root) with what the sale must show. `stockbench
+// repro NAME` runs it; the tests assert each.
+package trackrecord
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Issue is an issue or a pull request on GitHub.
+type Issue struct {
+	Repo   string // owner/name
+	Number int
+	Pull   bool // a pull request: the fix, say
+}
+
+func (i Issue) String() string { return i.Repo + "#" + strconv.Itoa(i.Number) }
+
+// URL is where the issue is read.
+func (i Issue) URL() string {
+	kind := "issues"
+	if i.Pull {
+		kind = "pull"
+	}
+	return fmt.Sprintf("https://github.com/%s/%s/%d", i.Repo, kind, i.Number)
+}
+
+// Entry is one bug of the record.
+type Entry struct {
+	// Name is what `stockbench repro` takes.
+	Name   string
+	Issues []Issue
+	// Library names the library and the release the buggy sale runs.
+	Library string
+	// Shows says, in a sentence, what the sale shows.
+	Shows string
+	Buggy Case
+	// Fixed is the same sale on a fixed release; nil when none can be had here, and
+	// NoFix says why.
+	Fixed *Case
+	NoFix string
+	// Slow: the sale takes minutes (it waits for a library's own timer).
+	Slow bool
+}
+
+// Case is a sale of the record and what it must show.
+type Case struct {
+	// Version is the release the sale runs, and where it comes from.
+	Version string
+	// Args are the arguments of `stockbench run`, paths from the checkout's root.
+	Args []string
+	// Finding, when set, is the finding the buggy sale shows (a verdict finding's first
+	// word, as DUPLICATED or OVERSOLD) and the fixed sale must not.
+	Finding string
+	// Crash, when set, is what the buggy sale ends with instead: incomplete, its
+	// reason holding this.
+	Crash string
+}
+
+// Wants says what a case must show, for a line of output.
+func (c Case) Wants() string {
+	if c.Crash != "" {
+		return fmt.Sprintf("the sale ends incomplete: %q", c.Crash)
+	}
+	return c.Finding
+}
+
+// entries is the record, in the order `stockbench repro` lists it.
+var entries = []Entry{
+	{
+		Name:    "kombu-337",
+		Issues:  []Issue{{Repo: "celery/kombu", Number: 337}, {Repo: "celery/celery", Number: 2599}},
+		Library: "Celery 5.2.6 with kombu 5.2.4's Redis transport (Debian's python3-celery)",
+		Shows: "a task whose countdown is further off than the transport's visibility_timeout is held unacknowledged by its " +
+			"worker until due, restored meanwhile by the workers' restore (every 100 s), and run twice: DUPLICATED with no fault",
+		Buggy: Case{
+			Version: "Celery 5.2.6, kombu 5.2.4 (Debian)",
+			Args: []string{"--queue-exec", "celery-eta=/usr/bin/python3 adapters/python/celery_queue.py --countdown-every 2 --countdown 5",
+				"--adapter-procs", "4", "--workers", "4", "--buyers", "105", "--stock", "105", "--rate", "1", "--visibility", "1s"},
+			Finding: "DUPLICATED",
+		},
+		NoFix: "none to have: kombu documents it as a caveat of the Redis transport (the visibility timeout must exceed the " +
+			"longest ETA or countdown), and no release changes it",
+		Slow: true,
+	},
+	{
+		Name:    "phpredis-2723",
+		Issues:  []Issue{{Repo: "phpredis/phpredis", Number: 2323}, {Repo: "phpredis/phpredis", Number: 2723, Pull: true}},
+		Library: "phpredis 5.3.7's RedisCluster (Debian's php-redis)",
+		Shows: "the master of the sale's slot is killed and its replica promoted while a PHP process holds the lock: the " +
+			"client's remap of the cluster after the failover crashes the process (segmentation fault), and the sale ends incomplete",
+		Buggy: Case{
+			Version: "phpredis 5.3.7 (Debian)",
+			Args:    []string{"--scenario", "fault-sale", "--lock-exec", "php adapters/php/seed-lock.php", "--fault", "cluster-kill"},
+			Crash:   "segmentation fault",
+		},
+		NoFix: "fixed by phpredis/phpredis#2723 (merged October 2025, which names 5.3.7 and 6.2.0 as crashing); Debian ships " +
+			"5.3.7 and no later build can be installed here",
+	},
+}
+
+// All returns the record.
+func All() []Entry { return slices.Clone(entries) }
+
+// Lookup returns the entry named name.
+func Lookup(name string) (Entry, error) {
+	i := slices.IndexFunc(entries, func(e Entry) bool { return e.Name == name })
+	if i < 0 {
+		return Entry{}, fmt.Errorf("unknown bug %q (the record: %s)", name, strings.Join(Names(), ", "))
+	}
+	return entries[i], nil
+}
+
+// Names lists the entries' names.
+func Names() []string {
+	names := make([]string, len(entries))
+	for i, e := range entries {
+		names[i] = e.Name
+	}
+	return names
+}
