@@ -12,8 +12,8 @@ import (
 )
 
 // guaranteesCommand is `stockbench guarantees RUN_DIR`: the guarantee sheet of a run's
-// queue sales, as Markdown on stdout. docs/guarantees.md is this sheet of the run make
-// guarantees makes, never written by hand.
+// queue sales, as Markdown, on stdout or into --out. docs/guarantees.md is this sheet
+// of the run make guarantees makes, never written by hand.
 func guaranteesCommand(args []string, stdout, stderr io.Writer) int {
 	fset := newFlagSet("guarantees", "guarantees [--out FILE] RUN_DIR")
 	out := fset.String("out", "", "the `file` the sheet goes to (default: stdout)")
