@@ -33,9 +33,9 @@ module StockbenchAdapters
       timeout = ARGV.include?("--timeout") ? Float(ARGV[ARGV.index("--timeout") + 1]) : nil
       hello = Protocol.hello
       grace = (hello["term_grace_ms"] || 30_000) / 1000.0
-      # At least 50 ms before the grace's end, though: at a sale's scale a late thread
-      # would otherwise meet the SIGKILL before its job is back.
-      timeout ||= [TIMEOUT_SHARE * grace, grace - 0.05].min.clamp(0, nil)
+      # At least 75 ms before the grace's end, though: at a sale's scale a thread late on
+      # a loaded machine would otherwise meet the SIGKILL before its job is back.
+      timeout ||= [TIMEOUT_SHARE * grace, grace - 0.075].min.clamp(0, nil)
       where, keys = hello["redis"], hello["keys"]
       url = "redis://#{where["addr"]}/#{where["db"] || 0}"
       namespace = "#{keys["queue"]}:sidekiq"
