@@ -222,9 +222,6 @@ func (p plan) lockJobs(sf *saleFlags, c *common) ([]bench.Job, error) {
 	}
 	var jobs []bench.Job
 	for _, name := range p.scenarios {
-		if len(impls) == 0 {
-			break
-		}
 		preset, err := scenarios.Lookup(name)
 		if err != nil {
 			return nil, err
@@ -276,9 +273,6 @@ func (p plan) queueJobs(sf *saleFlags, c *common) ([]bench.Job, error) {
 	}
 	var jobs []bench.Job
 	for _, name := range p.queueScenarios {
-		if len(impls) == 0 {
-			break
-		}
 		preset, err := scenarios.LookupQueue(name)
 		if err != nil {
 			return nil, err
