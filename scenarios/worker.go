@@ -79,7 +79,7 @@ func (qs *queueRun) handle(ctx context.Context, task queueimpl.Task, begin time.
 	if held && !v.FreezeUntil.IsZero() {
 		f.Freeze(v.FreezeUntil)
 	}
-	term, stopped := qs.terminate(task, o, &v)
+	tm, stopped := qs.terminate(task, o, &v)
 	if stopped {
 		qs.termEnded(o, fmt.Sprintf("was gone within %s of SIGTERM: the task's work died with it", faults.TermNotice))
 		t.Result = oracle.TakeCrashed
@@ -89,8 +89,8 @@ func (qs *queueRun) handle(ctx context.Context, task queueimpl.Task, begin time.
 		return append(takes, t)
 	}
 	wait.Sleep(ctx, qs.Work)
-	if term.over() {
-		qs.termEnded(o, term.how())
+	if tm.over() {
+		qs.termEnded(o, tm.how())
 		t.Result = oracle.TakeCrashed
 		return append(takes, t)
 	}
@@ -113,12 +113,12 @@ func (qs *queueRun) handle(ctx context.Context, task queueimpl.Task, begin time.
 	}
 	err = task.Ack(ctx)
 	switch {
-	case err != nil && term.over():
+	case err != nil && tm.over():
 		qs.termEnded(o, "gone after the task's work, before its ack: its effect stands")
 		t.Result = oracle.TakeCrashed
 	case err != nil && !ended(ctx):
 		qs.t.failed(err)
-	case term.gone != nil:
+	case tm.gone != nil:
 		qs.termEnded(o, "drained: it finished the task and acknowledged it")
 	}
 	return append(takes, t)
