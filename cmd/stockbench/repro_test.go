@@ -48,11 +48,16 @@ func TestRecordEntries(t *testing.T) {
 // kombu-337 waits for the workers' restore at 100 s; phpredis-2723 starts a cluster.
 func TestTrackRecord(t *testing.T) {
 	needPHP(t)
-	if err := exec.Command("/usr/bin/python3", "-c", "import celery").Run(); err != nil {
-		if os.Getenv("STOCKBENCH_REQUIRE_ADAPTERS") != "" {
-			t.Fatalf("Debian's Python with Celery is missing: %v", err)
+	for what, argv := range map[string][]string{
+		"Debian's Python with Celery": {"/usr/bin/python3", "-c", "import celery"},
+		"Ruby with Debian's Sidekiq":  {"ruby", "-e", `require "sidekiq"; require "redis-namespace"`},
+	} {
+		if err := exec.Command(argv[0], argv[1:]...).Run(); err != nil {
+			if os.Getenv("STOCKBENCH_REQUIRE_ADAPTERS") != "" {
+				t.Fatalf("%s is missing: %v", what, err)
+			}
+			t.Skipf("%s is missing (%v); scripts/ensure-adapters.sh installs it", what, err)
 		}
-		t.Skipf("Debian's Python with Celery is missing (%v); scripts/ensure-adapters.sh installs it", err)
 	}
 	t.Parallel() // minutes of waiting on kombu's timer, little CPU
 	out := t.TempDir()

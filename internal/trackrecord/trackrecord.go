@@ -104,6 +104,19 @@ var entries = []Entry{
 		NoFix: "fixed by phpredis/phpredis#2723 (merged October 2025, which names 5.3.7 and 6.2.0 as crashing); Debian ships " +
 			"5.3.7 and no later build can be installed here",
 	},
+	{
+		Name:    "sidekiq-6829",
+		Issues:  []Issue{{Repo: "sidekiq/sidekiq", Number: 6829}},
+		Library: "Sidekiq 6.4's BasicFetch (Debian's ruby-sidekiq)",
+		Shows: "three workers killed with SIGKILL mid-job (an out-of-memory kill, a node lost): their jobs, taken off Redis " +
+			"by BRPOP and held only in the process, are gone, not retried and not in the dead set: LOST, exactly those",
+		Buggy: Case{
+			Version: "Sidekiq 6.4.1 (Debian)",
+			Args:    []string{"--queue-exec", "sidekiq=ruby adapters/ruby/bin/stockbench-sidekiq-queue", "--fault", "worker-crash"},
+			Finding: "LOST",
+		},
+		NoFix: "none to have: BasicFetch is at most once by design, and reliable fetch (super_fetch) is Sidekiq Pro's",
+	},
 }
 
 // All returns the record.
