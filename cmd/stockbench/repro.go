@@ -40,25 +40,18 @@ func reproCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	var lines []string
 	for _, s := range sales {
 		fmt.Fprintf(stderr, "stockbench: repro %s (%s) on %s: want %s\n", s.entry.Name, issueList(s.entry), s.c.Version, s.want())
-		c, jobs, _, _ := runJobs(s.args, io.Discard)
-		var line string
-		after := func(f *results.File) ([]string, int) {
-			var ok bool
-			line, ok = s.judge(f)
-			if !ok {
-				return []string{line}, bench.ExitFailed
+		line, ok, got := "", false, bench.ExitOK
+		tries := max(s.c.Tries, 1)
+		for try := 1; try <= tries && !ok; try++ {
+			if line, ok, got = s.run(ctx, stderr); line == "" {
+				return got // no record came of it: interrupted, or the servers would not start
 			}
-			return []string{line}, bench.ExitOK
-		}
-		got := bench.Execute(ctx, c.options(append([]string{"run"}, s.args...), after), jobs, io.Discard, stderr)
-		if line == "" { // no record came of it: interrupted, or the servers would not start
-			return got
+			if ok && tries > 1 {
+				line = fmt.Sprintf("%s (sale %d of up to %d)", line, try, tries)
+			}
 		}
 		lines = append(lines, fmt.Sprintf("%s on %s: %s", s.entry.Name, s.c.Version, line))
-		if got != bench.ExitOK && !s.crashes() {
-			code = bench.ExitFailed
-		}
-		if strings.HasPrefix(line, "NOT") {
+		if !ok || (got != bench.ExitOK && !s.crashes()) {
 			code = bench.ExitFailed
 		}
 	}
@@ -66,6 +59,22 @@ func reproCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		fmt.Fprintln(stdout, l)
 	}
 	return code
+}
+
+// run runs the sale once, in a run directory of its own: the line its record reads as,
+// whether it showed what the record says, and run's exit code. The line is "" when no
+// record came of it.
+func (s reproSale) run(ctx context.Context, stderr io.Writer) (line string, ok bool, code int) {
+	c, jobs, _, _ := runJobs(s.args, io.Discard)
+	after := func(f *results.File) ([]string, int) {
+		line, ok = s.judge(f)
+		if !ok {
+			return []string{line}, bench.ExitFailed
+		}
+		return []string{line}, bench.ExitOK
+	}
+	code = bench.Execute(ctx, c.options(append([]string{"run"}, s.args...), after), jobs, io.Discard, stderr)
+	return line, ok, code
 }
 
 // reproSale is one sale of the record: a bug's, on the release that has it or a fixed one.
