@@ -158,12 +158,14 @@ adapters:
 ## go-adapters: build the Go process adapters (adapters/go, a module of its own, so that
 ## the libraries they run are at the versions its go.mod names, not stockbench's) into
 ## bin/adapters; REDSYNC=v4.x.y builds redsync-lock at that version too, as
-## bin/adapters/redsync-lock-v4.x.y, for two versions side by side
+## bin/adapters/redsync-lock-v4.x.y, for two versions side by side (with its
+## --setnx-on-extend when the release has WithSetNXOnExtend)
 go-adapters:
 	cd adapters/go && CGO_ENABLED=0 $(GO) build -o $(CURDIR)/bin/adapters/ ./...
 	@if [ -n "$(REDSYNC)" ]; then tmp=$$(mktemp -d) && cp -r adapters/go/. $$tmp && \
 		(cd $$tmp && $(GO) get github.com/go-redsync/redsync/v4@$(REDSYNC) && \
-		CGO_ENABLED=0 $(GO) build -o $(CURDIR)/bin/adapters/redsync-lock-$(REDSYNC) ./redsync-lock); \
+		tags=$$(grep -qs WithSetNXOnExtend "$$($(GO) list -m -f '{{.Dir}}' github.com/go-redsync/redsync/v4)/redsync.go" && echo setnx); \
+		CGO_ENABLED=0 $(GO) build -tags "$$tags" -o $(CURDIR)/bin/adapters/redsync-lock-$(REDSYNC) ./redsync-lock); \
 		code=$$?; rm -rf $$tmp; exit $$code; fi
 
 ## redis-server: make sure redis-server is on PATH (Debian's package when apt-get is here)

@@ -20,7 +20,10 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
+
+	"github.com/stockbench/stockbench/internal/wait"
 )
 
 // Kind names a fault.
@@ -34,6 +37,7 @@ const (
 	CrashHolder     Kind = "crash-holder"
 	RedisPause      Kind = "redis-pause"
 	RedisRestart    Kind = "redis-restart"
+	RollingRestart  Kind = "rolling-restart"
 	Failover        Kind = "failover"
 	ClockJump       Kind = "clock-jump"
 	NetLatency      Kind = "net-latency"
@@ -43,8 +47,8 @@ const (
 	WorkerCrashLate Kind = "worker-crash-late"
 	WorkerPause     Kind = "worker-pause"
 	LatencySpike    Kind = "latency-spike"
-	// CPUStarve, TermHolder and WorkerTerm are kept out of the default matrix
-	// (Spec.optIn).
+	// CPUStarve, TermHolder and WorkerTerm, like RollingRestart, are kept out of the
+	// default matrix (Spec.optIn).
 	CPUStarve  Kind = "cpu-starve"
 	TermHolder Kind = "term-holder"
 	WorkerTerm Kind = "worker-term"
@@ -90,6 +94,10 @@ const (
 	// it is the library's shutdown's doing, not a redelivery's.
 	WorkerTermGrace  = 0.5
 	WorkerTermLength = 0.75
+	// RollingGap is how long RollingRestart waits before each restart, in TTLs: longer
+	// than the TTL/3 between a renewing lease's renewals, so that one comes between two
+	// restarts, as a rolling deploy that waits for each server to be ready gives it.
+	RollingGap = 0.5
 )
 
 // Applies says which sales a fault can strike.
@@ -135,6 +143,9 @@ type Needs struct {
 	// Cluster: the sale runs on a Redis Cluster of containers (three masters with a
 	// replica each) through the cluster client, its keys in one slot.
 	Cluster bool
+	// AllLocks: the fault acts on every lock server of a design of several (Redlock's
+	// five), not on the first alone.
+	AllLocks bool
 }
 
 // Disrupts reports whether the faults act on Redis itself, a server or the network: the
@@ -143,7 +154,8 @@ func (n Needs) Disrupts() bool { return n.Owned || n.Proxy || n.Sentinel || n.Cl
 
 func (n Needs) or(o Needs) Needs {
 	return Needs{n.SeparateStock || o.SeparateStock, n.Replica || o.Replica, n.Proxy || o.Proxy, n.Owned || o.Owned,
-		cmp.Or(n.Persist, o.Persist), n.Clock || o.Clock, n.Sentinel || o.Sentinel, n.Cluster || o.Cluster}
+		cmp.Or(n.Persist, o.Persist), n.Clock || o.Clock, n.Sentinel || o.Sentinel, n.Cluster || o.Cluster,
+		n.AllLocks || o.AllLocks}
 }
 
 // Hook is the moment a fault strikes.
@@ -272,6 +284,12 @@ var specs = []Spec{
 		},
 	},
 	{
+		Kind: RollingRestart, Applies: Locks, Fires: OnVictim, Needs: Needs{SeparateStock: true, Owned: true, AllLocks: true},
+		optIn: true, length: RollingGap,
+		Summary: fmt.Sprintf("while the %s holder works, a majority of the lock servers (the one of most designs, three of Redlock's five) are killed and restart empty one after another, %gx the TTL apart (for=), as a rolling deploy of servers without persistence does: a lease renewed only where its key still is ends on a minority", nth, RollingGap),
+		server:  rolling,
+	},
+	{
 		Kind: Failover, Applies: Locks, Fires: OnVictim, Needs: Needs{SeparateStock: true, Replica: true, Owned: true},
 		Summary: fmt.Sprintf("a replica that missed the latest locks replaces the lock server while the %s holder works", nth),
 		// The replica stops at the start: every lock granted from then on is on the
@@ -392,6 +410,26 @@ func groupSynced(ctx context.Context, in *Injector, _ Fault) (string, error) {
 
 func slotsSynced(ctx context.Context, in *Injector, _ Fault) (string, error) {
 	return in.srv.Cluster.Synced(ctx, in.prefix)
+}
+
+// rolling restarts a majority of the lock servers one after another, waiting gap before
+// each, and says how long each took to answer again.
+func rolling(ctx context.Context, in *Injector, gap time.Duration, who string) (string, error) {
+	n := len(in.srv.Locks)/2 + 1
+	took := make([]string, 0, n)
+	for i := range n {
+		if err := wait.Sleep(ctx, gap); err != nil {
+			return fmt.Sprintf("rolling restart stopped after %d of %d lock servers", i, n), err
+		}
+		began := time.Now()
+		if err := in.srv.Locks[i].Restart(ctx); err != nil {
+			return fmt.Sprintf("lock server %d of %d did not come back", i+1, len(in.srv.Locks)),
+				fmt.Errorf("restart lock server %d: %w", i+1, err)
+		}
+		took = append(took, time.Since(began).Round(time.Millisecond).String())
+	}
+	return fmt.Sprintf("%d of %d lock servers killed and restarted empty in turn, %s apart (each answering again after %s), while %s holds the lock",
+		n, len(in.srv.Locks), gap, strings.Join(took, ", "), who), nil
 }
 
 // Specs returns the table, in the order `stockbench list` shows it.

@@ -34,6 +34,8 @@ func TestParse(t *testing.T) {
 		{"redis-restart:persist=aof-always", "redis-restart:persist=aof-always", ""}, // a restart that keeps its AOF
 		{"redis-restart:persist=aof", "", "unknown persistence mode"},                // not one of the modes
 		{"redis-pause:persist=rdb", "", "only redis-restart"},                        // nothing else restarts
+		{"rolling-restart:persist=rdb", "", "restarts them empty"},                   // as redsync#149's servers
+		{"rolling-restart:for=300ms", "rolling-restart:for=300ms", ""},               // the time before each restart
 	}
 	for _, tt := range tests {
 		p, err := Parse(tt.in)
@@ -63,6 +65,7 @@ func TestNeeds(t *testing.T) {
 		{"evict+net-latency", Needs{Owned: true, Proxy: true}},                                      // combined
 		{"redis-restart:persist=rdb", Needs{SeparateStock: true, Owned: true, Persist: PersistRDB}}, // a server in that mode
 		{"redis-restart:persist=none", Needs{SeparateStock: true, Owned: true}},                     // the usual server
+		{"rolling-restart", Needs{SeparateStock: true, Owned: true, AllLocks: true}},                // every lock server
 	}
 	for _, tt := range tests {
 		p, err := Parse(tt.plan)
@@ -106,13 +109,13 @@ func TestTable(t *testing.T) {
 
 // TestKinds: a matrix shows a sale's faults on its own clients first, then those on its
 // servers, each list in the table's order; the default matrix leaves out cpu-starve,
-// term-holder and worker-term, which designs document all the same.
+// term-holder, rolling-restart and worker-term, which designs document all the same.
 func TestKinds(t *testing.T) {
 	for _, tt := range []struct {
 		a            Applies
 		want, matrix []Kind
 	}{
-		{Locks, []Kind{SlowWork, ClientPause, CPUStarve, TermHolder, CrashAcquire, CrashHolder, RedisPause, RedisRestart, Failover, ClockJump, NetLatency, NetTimeout, Evict},
+		{Locks, []Kind{SlowWork, ClientPause, CPUStarve, TermHolder, CrashAcquire, CrashHolder, RedisPause, RedisRestart, RollingRestart, Failover, ClockJump, NetLatency, NetTimeout, Evict},
 			[]Kind{SlowWork, ClientPause, CrashAcquire, CrashHolder, RedisPause, RedisRestart, Failover, ClockJump, NetLatency, NetTimeout, Evict}},
 		{Queues, []Kind{WorkerCrash, WorkerCrashLate, WorkerPause, WorkerTerm, RedisRestart}, []Kind{WorkerCrash, WorkerCrashLate, WorkerPause, RedisRestart}},
 	} {

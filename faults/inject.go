@@ -50,7 +50,9 @@ type Link interface {
 // Servers is what a plan acts on.
 type Servers struct {
 	// Lock is the first lock server; its Admin client reaches it directly.
-	Lock  Server
+	Lock Server
+	// Locks is every lock server, Lock first, when the harness started them all.
+	Locks []Server
 	Admin redis.UniversalClient
 	// Replica is Lock's standby, for Failover.
 	Replica Server
@@ -114,6 +116,8 @@ func New(plan Plan, srv Servers, ttl time.Duration, prefix string, seed uint64) 
 	switch {
 	case n.Owned && srv.Lock == nil:
 		return nil, fmt.Errorf("faults %s act on the lock server: it must be one the harness starts, not an external one", plan)
+	case n.AllLocks && len(srv.Locks) == 0:
+		return nil, fmt.Errorf("faults %s act on every lock server: the harness must have started them all", plan)
 	case n.Replica && srv.Replica == nil:
 		return nil, fmt.Errorf("fault %s needs a replica of the lock server", Failover)
 	case n.Sentinel && srv.Sentinel == nil:

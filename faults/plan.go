@@ -263,7 +263,7 @@ func parseFault(s string) (Fault, error) {
 		case "persist":
 			f.Persist, err = parsePersistence(v)
 			if err == nil && f.Kind != RedisRestart {
-				err = fmt.Errorf("only %s restarts a server", RedisRestart)
+				err = fmt.Errorf("only %s restarts a server with what it kept (%s restarts them empty)", RedisRestart, RollingRestart)
 			}
 		default:
 			err = fmt.Errorf("unknown setting (settings: nth, for, by, latency, jitter, count, p, dist, persist)")

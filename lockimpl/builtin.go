@@ -70,7 +70,7 @@ var builtins = []Impl{
 		// (STUCK). The simulated failover detaches the replica as the sale starts, so no
 		// lock is acknowledged after that: the buyers give up (STUCK), and unless five
 		// locks got in first the fault's victim never comes (NOT-EXERCISED).
-		Documented: ttlLock.With([]oracle.Class{oracle.ClassSafe, oracle.ClassOversold, oracle.ClassStuck}, faults.RedisRestart).
+		Documented: ttlLock.With([]oracle.Class{oracle.ClassSafe, oracle.ClassOversold, oracle.ClassStuck}, faults.RedisRestart, faults.RollingRestart).
 			With([]oracle.Class{oracle.ClassStuck, oracle.ClassNotExercised}, faults.Failover),
 		Replicas:  1,
 		NewLocker: func(e Env) Locker { return TokenWait{Client: e.Locks[0]} },
@@ -129,7 +129,10 @@ var builtins = []Impl{
 		// failover.
 		Documented: everywhere(aRace).WithNone(safeOrStuck).
 			With(safeOrStuck, faults.CrashAcquire, faults.CrashHolder).
-			With(secondHolder, faults.SlowWork, faults.CPUStarve, faults.ClientPause, faults.RedisPause),
+			With(secondHolder, faults.SlowWork, faults.CPUStarve, faults.ClientPause, faults.RedisPause).
+			// Three of the five restarted in turn, each after half a TTL: the victim,
+			// which does not renew, outlives its lease on every server first.
+			With(secondHolder, faults.RollingRestart),
 		Nodes: 5,
 		// The Redlock algorithm retries after a random delay, so that contenders stop
 		// splitting the servers between them; redsync's own is 50-250ms.

@@ -84,6 +84,8 @@ func TestLockExecBadInput(t *testing.T) {
 		{[]string{"run", "--queue-exec", "php " + seed}, `adapter seed-lock supports ["lock" "half"], not queue; pass it with --lock-exec`},
 		{[]string{"run", "--lock-exec", "token=php " + seed}, `"token" is a built-in design's name`},
 		{[]string{"run", "--lock-exec", "php " + seed, "--adapter-procs", "-1"}, `invalid value "-1" for flag -adapter-procs`},
+		{[]string{"run", "--lock-exec", "php " + seed, "--adapter-nodes", "10"}, `invalid value "10" for flag -adapter-nodes: at most 9`},
+		{[]string{"run", "--lock-exec", "php " + seed, "--adapter-nodes", "5"}, `adapter seed-lock does not support nodes: --adapter-nodes 5`},
 	} {
 		out := filepath.Join(t.TempDir(), "runs")
 		code, _, stderr := stockbench(t, append(tc.args, "--out", out)...)

@@ -38,11 +38,13 @@ type runFile struct {
 	LockFiles  []string `json:"lock_files"`
 	QueueFiles []string `json:"queue_files"`
 	// LockExecs, BuyExecs and QueueExecs are process adapters, as --lock-exec, ... (run
-	// from the current directory); AdapterProcs sizes their pools, as --adapter-procs.
+	// from the current directory); AdapterProcs sizes their pools, as --adapter-procs,
+	// and AdapterNodes gives lock adapters several servers, as --adapter-nodes.
 	LockExecs    []string `json:"lock_execs"`
 	BuyExecs     []string `json:"buy_execs"`
 	QueueExecs   []string `json:"queue_execs"`
 	AdapterProcs int      `json:"adapter_procs"`
+	AdapterNodes int      `json:"adapter_nodes"`
 	// Locks and Queues name the designs to run. Default: those of the design files.
 	Locks  *[]string `json:"locks"`
 	Queues *[]string `json:"queues"`
@@ -216,7 +218,10 @@ func (rf *runFile) plan(file string, designs *catalogue) (plan, error) {
 	if rf.AdapterProcs < 0 {
 		return plan{}, fmt.Errorf("adapter_procs: must not be negative, got %d", rf.AdapterProcs)
 	}
-	designs.procs = rf.AdapterProcs
+	if rf.AdapterNodes < 0 || rf.AdapterNodes > maxNodes {
+		return plan{}, fmt.Errorf("adapter_nodes: must be 1 to %d, got %d", maxNodes, rf.AdapterNodes)
+	}
+	designs.procs, designs.nodes = rf.AdapterProcs, rf.AdapterNodes
 	p := plan{
 		locks:     implNames(designs.locks(), func(i lockimpl.Impl) string { return i.Name }),
 		queues:    implNames(designs.queues(), func(i queueimpl.Impl) string { return i.Name }),

@@ -25,6 +25,7 @@ type catalogue struct {
 	files []designfile.Design
 	execs []execDesign
 	procs int // --adapter-procs
+	nodes int // --adapter-nodes
 }
 
 // execDesign is a process adapter: a lock (try, release), a whole purchase (buy) or a
@@ -52,7 +53,19 @@ func (c *catalogue) bind(fs *flag.FlagSet) {
 		c.procs = n
 		return err
 	})
+	fs.Func("adapter-nodes", "`n` independent lock servers for each lock adapter, which must support nodes (Redlock's majority over five; default 1)", func(v string) error {
+		n, err := positive(strconv.Atoi)(v)
+		if err == nil && n > maxNodes {
+			err = fmt.Errorf("at most %d", maxNodes)
+		}
+		c.nodes = n
+		return err
+	})
 }
+
+// maxNodes is the most lock servers --adapter-nodes gives: Redlock's five, or seven, or
+// nine.
+const maxNodes = 9
 
 // execAdder adds an adapter as its flag is parsed: "[NAME=]CMD ARGS", NAME by default
 // the base name of the script (the first argument) or of the command, without extension.
@@ -128,6 +141,9 @@ func (c *catalogue) locks() []lockimpl.Impl {
 	for _, e := range c.execs {
 		if e.part != adapter.SupportsQueue {
 			e.cfg.Procs = c.procs
+			if e.part == adapter.SupportsLock {
+				e.cfg.Nodes = c.nodes
+			}
 			out = append(out, e.impl())
 		}
 	}
@@ -220,6 +236,9 @@ func (c *catalogue) check(ctx context.Context, r redis.UniversalClient) error {
 		supports, err := probe(ctx, e.cfg, r)
 		if err != nil {
 			return err
+		}
+		if c.nodes > 1 && e.part == adapter.SupportsLock && !slices.Contains(supports, adapter.SupportsNodes) {
+			return fmt.Errorf("adapter %s does not support nodes: --adapter-nodes %d gives a lock several servers only when its adapter takes them", e.cfg.Name, c.nodes)
 		}
 		if !slices.Contains(supports, e.part) {
 			hint := "it supports none of lock, buy and queue"

@@ -4,12 +4,14 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/stockbench/stockbench/bench"
 	"github.com/stockbench/stockbench/internal/trackrecord"
+	"github.com/stockbench/stockbench/oracle"
 	"github.com/stockbench/stockbench/results"
 )
 
@@ -40,6 +42,9 @@ func reproCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	var lines []string
 	for _, s := range sales {
 		fmt.Fprintf(stderr, "stockbench: repro %s (%s) on %s: want %s\n", s.entry.Name, issueList(s.entry), s.c.Version, s.want())
+		if err := s.build(ctx, stderr); err != nil {
+			return bench.Complain(stderr, err)
+		}
 		line, ok, got := "", false, bench.ExitOK
 		tries := max(s.c.Tries, 1)
 		for try := 1; try <= tries && !ok; try++ {
@@ -59,6 +64,19 @@ func reproCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		fmt.Fprintln(stdout, l)
 	}
 	return code
+}
+
+// build makes what the sale runs, as its case says, in the checkout.
+func (s reproSale) build(ctx context.Context, stderr io.Writer) error {
+	if len(s.c.Build) == 0 {
+		return nil
+	}
+	cmd := exec.CommandContext(ctx, "make", append([]string{"-C", s.root}, s.c.Build...)...)
+	cmd.Stdout, cmd.Stderr = stderr, stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("repro %s: make %s: %w", s.entry.Name, strings.Join(s.c.Build, " "), err)
+	}
+	return nil
 }
 
 // run runs the sale once, in a run directory of its own: the line its record reads as,
@@ -84,6 +102,7 @@ type reproSale struct {
 	fixed bool
 	args  []string // run's, paths made absolute, the command's own flags added
 	out   string   // where its run directory goes
+	root  string   // the checkout
 }
 
 // reproSales are the sales the names (or all) ask for, each checked as run checks its
@@ -117,7 +136,7 @@ func reproSales(names []string, all, quick bool, out, mode string) ([]reproSale,
 			cases = append(cases, *e.Fixed)
 		}
 		for i, c := range cases {
-			s := reproSale{entry: e, c: c, fixed: i == 1, args: append(fromRoot(root, c.Args), extra...), out: out}
+			s := reproSale{entry: e, c: c, fixed: i == 1, args: append(fromRoot(root, c.Args), extra...), out: out, root: root}
 			if _, _, _, err := runJobs(s.args, io.Discard); err != nil {
 				return nil, bench.UsageError(fmt.Errorf("repro %s: %w", e.Name, err))
 			}
@@ -135,7 +154,7 @@ func (s reproSale) want() string {
 	case s.crashes():
 		return fmt.Sprintf("the sale to end incomplete with %q", s.c.Crash)
 	case s.fixed:
-		return fmt.Sprintf("no %s", s.entry.Buggy.Finding)
+		return fmt.Sprintf("SAFE, no %s", s.entry.Buggy.Finding)
 	}
 	return s.c.Finding
 }
@@ -161,7 +180,7 @@ func (s reproSale) judge(f *results.File) (string, bool) {
 	switch {
 	case !f.Complete:
 		return "NOT judged: the sale did not finish (" + f.Incomplete + "), " + seen, false
-	case s.fixed && found:
+	case s.fixed && (found || r.Verdict.Class != oracle.ClassSafe):
 		return "NOT fixed: " + seen, false
 	case s.fixed:
 		return "passes: " + seen, true
@@ -171,18 +190,23 @@ func (s reproSale) judge(f *results.File) (string, bool) {
 	return "NOT reproduced: " + seen, false
 }
 
-// fromRoot makes the paths of the shipped adapters in args absolute, from the checkout's
-// root, so that the record runs from wherever the command does.
+// fromRoot makes the paths of the shipped adapters in args (adapters/..., and the Go
+// ones built into bin/adapters/...) absolute, from the checkout's root, so that the
+// record runs from wherever the command does.
 func fromRoot(root string, args []string) []string {
 	out := make([]string, len(args))
 	for i, a := range args {
 		fields := strings.Fields(a)
+		changed := false
 		for j, f := range fields {
-			if k := strings.Index(f, "adapters/"); k >= 0 && (k == 0 || f[k-1] == '=') {
-				fields[j] = f[:k] + filepath.Join(root, f[k:])
+			for _, dir := range []string{"adapters/", "bin/adapters/"} {
+				if k := strings.Index(f, dir); k >= 0 && (k == 0 || f[k-1] == '=') {
+					fields[j], changed = f[:k]+filepath.Join(root, f[k:]), true
+					break
+				}
 			}
 		}
-		if strings.Contains(a, "adapters/") {
+		if changed {
 			a = strings.Join(fields, " ")
 		}
 		out[i] = a

@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	"github.com/stockbench/stockbench/bench"
+	"github.com/stockbench/stockbench/internal/designs/adapter"
 	"github.com/stockbench/stockbench/internal/redact"
 	"github.com/stockbench/stockbench/internal/servers"
 	"github.com/stockbench/stockbench/scenarios"
@@ -99,6 +100,9 @@ func (c *catalogue) source(name string) []string {
 			args := []string{execFlags[e.part], e.cfg.Name + "=" + e.cfg.Command}
 			if c.procs > 0 {
 				args = append(args, "--adapter-procs", strconv.Itoa(c.procs))
+			}
+			if c.nodes > 1 && e.part == adapter.SupportsLock {
+				args = append(args, "--adapter-nodes", strconv.Itoa(c.nodes))
 			}
 			return args
 		}

@@ -1,8 +1,10 @@
 package servers
 
 import (
+	"errors"
 	"net"
 	"sync"
+	"syscall"
 )
 
 // connSet holds the open connections of a target's clients.
@@ -32,6 +34,17 @@ func (c *trackedConn) Close() error {
 	delete(c.set.conns, c)
 	c.set.mu.Unlock()
 	return c.Conn.Close()
+}
+
+// SyscallConn lets go-redis check a connection as its pool hands it out, as it checks
+// a plain TCP connection: one that closeAll closed (a restart, a redirect) is dropped
+// and dialled again, not written to ("use of closed network connection").
+func (c *trackedConn) SyscallConn() (syscall.RawConn, error) {
+	sc, ok := c.Conn.(syscall.Conn)
+	if !ok {
+		return nil, errors.ErrUnsupported
+	}
+	return sc.SyscallConn()
 }
 
 // closeAll closes every open connection; their clients see errors and dial again.

@@ -54,10 +54,13 @@ type Entry struct {
 type Case struct {
 	// Version is the release the sale runs, and where it comes from.
 	Version string
+	// Build, when set, is the arguments of make, run in the checkout before the sale,
+	// that build what it runs (a Go adapter at the release's version).
+	Build []string
 	// Args are the arguments of `stockbench run`, paths from the checkout's root.
 	Args []string
 	// Finding, when set, is the finding the buggy sale shows (a verdict finding's first
-	// word, as DUPLICATED or OVERSOLD) and the fixed sale must not.
+	// word, as DUPLICATED or OVERSOLD); the fixed sale must be SAFE.
 	Finding string
 	// Crash, when set, is what the buggy sale ends with instead: incomplete, its
 	// reason holding this.
@@ -111,6 +114,29 @@ var entries = []Entry{
 			"5.3.7 and no later build can be installed here",
 	},
 	{
+		Name: "redsync-149",
+		Issues: []Issue{{Repo: "go-redsync/redsync", Number: 149, Pull: true},
+			{Repo: "go-redsync/redsync", Number: 147, Pull: true}},
+		Library: "go-redsync/redsync v4.8.1's Redlock with Extend (Go module proxy)",
+		Shows: "Redlock over five servers without persistence, restarted one after another while a holder keeps the " +
+			"lock for seconds, extending it every third of its 3 s TTL, and seven others poll for it every 100 ms (a " +
+			"leader's lock): Extend renews only where the key still is, so after the third restart the lease is on two " +
+			"servers, and the three restarted ones grant the lock to each other buyer inside the first one's lease: " +
+			"LOCK-BROKEN 3",
+		Buggy: Case{
+			Version: "redsync v4.8.1 (Go module proxy)",
+			Build:   []string{"go-adapters"},
+			Args: append([]string{"--lock-exec", "redsync-4.8.1=bin/adapters/redsync-lock --extend"}, leaderSale...),
+			Finding: "LOCK-BROKEN",
+		},
+		Fixed: &Case{
+			Version: "redsync v4.12.1 with WithSetNXOnExtend (Go module proxy)",
+			Build:   []string{"go-adapters", "REDSYNC=v4.12.1"},
+			Args: append([]string{"--lock-exec", "redsync-4.12.1=bin/adapters/redsync-lock-v4.12.1 --extend --setnx-on-extend"},
+				leaderSale...),
+		},
+	},
+	{
 		Name:    "sidekiq-6829",
 		Issues:  []Issue{{Repo: "sidekiq/sidekiq", Number: 6829}},
 		Library: "Sidekiq 6.4's BasicFetch (Debian's ruby-sidekiq)",
@@ -124,6 +150,12 @@ var entries = []Entry{
 		NoFix: "none to have: BasicFetch is at most once by design, and reliable fetch (super_fetch) is Sidekiq Pro's",
 	},
 }
+
+// leaderSale is a lock held for seconds by one holder while a few others poll for it,
+// as a leader's or a long job's, on Redlock's five servers restarted in turn: the 5th
+// holder works through the restarts, 1.5 s apart, renewing every second.
+var leaderSale = []string{"--scenario", "fault-sale", "--adapter-nodes", "5", "--fault", "rolling-restart",
+	"--ttl", "3s", "--buyers", "8", "--stock", "8", "--retry-interval", "100ms", "--timeout", "30s"}
 
 // All returns the record.
 func All() []Entry { return slices.Clone(entries) }

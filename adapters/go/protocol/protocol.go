@@ -41,6 +41,9 @@ type Where struct {
 		Master string   `json:"master"`
 	} `json:"sentinel"`
 	Cluster []string `json:"cluster"`
+	// Nodes is every lock server's address, Addr first, for a lock over several servers
+	// (an adapter that supports "nodes", run with --adapter-nodes).
+	Nodes []string `json:"nodes"`
 }
 
 // Request is any request after hello; each op reads its own fields.
@@ -57,6 +60,18 @@ type Reply map[string]any
 
 // Handler answers one request; an error becomes the reply's error.
 type Handler func(ctx context.Context, req Request) (Reply, error)
+
+// Servers are the lock servers hello names: Nodes, or Addr alone.
+func (w Where) Servers() []Where {
+	if len(w.Nodes) == 0 {
+		return []Where{w}
+	}
+	out := make([]Where, len(w.Nodes))
+	for i, addr := range w.Nodes {
+		out[i] = Where{Addr: addr, Username: w.Username, Password: w.Password, DB: w.DB}
+	}
+	return out
+}
 
 // Client is a client of the server hello names, as a Go service would make one: through
 // the sentinels under a Sentinel group, a cluster client under a cluster, else of addr.

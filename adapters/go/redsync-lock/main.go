@@ -1,52 +1,68 @@
-// Command redsync-lock runs go-redsync/redsync's Mutex on one Redis behind stockbench's
-// adapter protocol, at whatever version this module's go.mod requires: so that a version
-// other than stockbench's own (its built-in redsync design) can be judged beside it. Each
-// try is one attempt (WithTries(1)), each attempt given half the TTL (WithTimeoutFactor),
-// as the built-in design takes it; release is Unlock.
+// Command redsync-lock runs go-redsync/redsync's Mutex behind stockbench's adapter
+// protocol, at whatever version this module's go.mod requires: so that a version other
+// than stockbench's own (its built-in redsync and redlock designs) can be judged beside
+// it. It takes the lock servers hello names: one, or Redlock's majority of several
+// (it supports nodes: stockbench --adapter-nodes 5). Each try is one attempt
+// (WithTries(1)), each attempt given half the TTL (WithTimeoutFactor), as the built-in
+// designs take it; release is Unlock.
+//
+// Flags:
+//
+//	--extend           renew a held lease with Extend when stockbench asks (every TTL/3),
+//	                   as a holder that works long keeps its lock
+//	--setnx-on-extend  Extend with WithSetNXOnExtend (v4.12.0 and later, go-redsync/redsync
+//	                   PR #149): an extend also sets the key again where it is gone
 package main
 
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
+	"os"
+	"runtime/debug"
 	"time"
 
 	"github.com/go-redsync/redsync/v4"
+	redsyncredis "github.com/go-redsync/redsync/v4/redis"
 	"github.com/go-redsync/redsync/v4/redis/goredis/v9"
 
 	"github.com/stockbench/stockbench/adapters/go/protocol"
 )
 
-// documented is what the built-in redsync design documents: safe while holders live
-// inside the TTL, a late write whenever the key goes from under a live holder.
-var documented = map[string][]string{
-	"none": {"SAFE"}, "crash-acquire": {"SAFE"}, "crash-holder": {"SAFE"}, "net-latency": {"SAFE"},
-	"term-holder": {"SAFE"}, // SIGTERM stops a Go program at once: a dead holder
-	"slow-work":   lateWrite, "cpu-starve": lateWrite, "client-pause": lateWrite, "redis-restart": lateWrite, "failover": lateWrite,
-	"clock-jump": lateWrite, "net-timeout": lateWrite,
-	// Eviction takes the key from a holder inside its lease: the second holder's write
-	// may land first, both inside their leases (LOCK-BROKEN 4 once in make test).
-	"evict": {"OVERSOLD", "LOST", "LOCK-BROKEN"},
-}
-
-var lateWrite = []string{"OVERSOLD", "LOST"}
-
 func main() {
-	protocol.Main(func(h protocol.Hello) (protocol.Handler, []string, map[string][]string, error) {
-		c := protocol.Client(h.Redis)
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		defer cancel()
-		if err := c.Ping(ctx).Err(); err != nil {
-			return nil, nil, nil, fmt.Errorf("connect: %w", err)
+	extend := flag.Bool("extend", false, "renew a held lease with Extend when stockbench asks (every TTL/3)")
+	setNX := flag.Bool("setnx-on-extend", false, "Extend with WithSetNXOnExtend (v4.12.0 and later): set the key again where it is gone")
+	flag.Parse()
+	opts := []redsync.Option{redsync.WithTries(1), redsync.WithTimeoutFactor(0.5)}
+	if *setNX {
+		opt, ok := setNXOnExtend()
+		if !ok {
+			fmt.Fprintf(os.Stderr, "redsync-lock: --setnx-on-extend: redsync %s has no WithSetNXOnExtend (v4.12.0 and later; make go-adapters REDSYNC=v4.12.1 builds one)\n", version())
+			os.Exit(2)
 		}
-		rs := redsync.New(goredis.NewPool(c))
+		opts = append(opts, opt)
+	}
+	protocol.Main(func(h protocol.Hello) (protocol.Handler, []string, map[string][]string, error) {
+		servers := h.Redis.Servers()
+		pools := make([]redsyncredis.Pool, len(servers))
+		for i, w := range servers {
+			c := protocol.Client(w)
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			err := c.Ping(ctx).Err()
+			cancel()
+			if err != nil {
+				return nil, nil, nil, fmt.Errorf("connect to lock server %d: %w", i+1, err)
+			}
+			pools[i] = goredis.NewPool(c)
+		}
+		rs := redsync.New(pools...)
 		leases := map[string]*redsync.Mutex{}
 		serial := 0
 		handle := func(ctx context.Context, req protocol.Request) (protocol.Reply, error) {
 			switch req.Op {
 			case "try":
-				m := rs.NewMutex(req.Key, redsync.WithExpiry(time.Duration(req.TTLms)*time.Millisecond),
-					redsync.WithTries(1), redsync.WithTimeoutFactor(0.5))
+				m := rs.NewMutex(req.Key, append(opts, redsync.WithExpiry(time.Duration(req.TTLms)*time.Millisecond))...)
 				err := m.LockContext(ctx) // with one try: one attempt, as TryLock in later versions
 				if errors.Is(err, redsync.ErrFailed) || isTaken(err) {
 					return protocol.Reply{"granted": false}, nil
@@ -58,6 +74,13 @@ func main() {
 				lease := fmt.Sprintf("l%d", serial)
 				leases[lease] = m
 				return protocol.Reply{"granted": true, "lease": lease}, nil
+			case "renew":
+				m, ok := leases[req.Lease]
+				if !ok {
+					return protocol.Reply{"renewed": false}, nil
+				}
+				renewed, err := m.ExtendContext(ctx)
+				return protocol.Reply{"renewed": renewed && err == nil}, nil
 			case "release":
 				m, ok := leases[req.Lease]
 				delete(leases, req.Lease)
@@ -72,7 +95,11 @@ func main() {
 			}
 			return nil, fmt.Errorf("unknown op %s", req.Op)
 		}
-		return handle, []string{"lock"}, documented, nil
+		supports := []string{"lock", "nodes"}
+		if *extend {
+			supports = append(supports, "renew")
+		}
+		return handle, supports, documented(len(servers), *extend, *setNX), nil
 	})
 }
 
@@ -83,4 +110,16 @@ func isTaken(err error) bool {
 	var taken redsync.ErrTaken
 	var takenPtr *redsync.ErrTaken
 	return errors.As(err, &taken) || errors.As(err, &takenPtr) || errors.Is(err, context.DeadlineExceeded)
+}
+
+// version is the redsync release this binary was built with.
+func version() string {
+	if info, ok := debug.ReadBuildInfo(); ok {
+		for _, d := range info.Deps {
+			if d.Path == "github.com/go-redsync/redsync/v4" {
+				return d.Version
+			}
+		}
+	}
+	return "(unknown)"
 }

@@ -184,6 +184,48 @@ func TestGoAdapterAtItsOwnVersion(t *testing.T) {
 	earns(t, Lock(Config{Name: "redsync-4.8.1", Command: bin, Procs: testProcs}, false), "redsync")
 }
 
+// The same adapter as Redlock over five servers (it supports nodes; hello names each
+// server's front), renewing its leases with Extend: slow work no longer outlives the
+// lease, where without renewals it does, as the built-in redlock documents.
+func TestGoAdapterOnFiveServers(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "redsync-lock")
+	build := exec.Command("go", "build", "-o", bin, "./redsync-lock")
+	build.Dir, build.Env = "../../../adapters/go", append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build in adapters/go: %v\n%s", err, out)
+	}
+	h := rigtest.Harness(t)
+	sale, err := scenarios.Lookup("fault-sale")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		flags string
+		fault faults.Kind
+		want  []oracle.Class
+	}{
+		{"--extend", "", []oracle.Class{oracle.ClassSafe, oracle.ClassStuck}},
+		{"--extend", faults.SlowWork, []oracle.Class{oracle.ClassSafe, oracle.ClassStuck}},
+		{"", faults.SlowWork, []oracle.Class{oracle.ClassOversold, oracle.ClassLost, oracle.ClassOverlap}},
+	} {
+		var plan faults.Plan
+		if tc.fault != "" {
+			plan = faults.Plan{{Kind: tc.fault}}
+		}
+		impl := Lock(Config{Name: "redlock-4.8.1", Command: strings.TrimSpace(bin + " " + tc.flags), Procs: testProcs, Nodes: 5}, false)
+		t.Run(tc.flags+"/"+plan.String(), func(t *testing.T) {
+			s := sale
+			s.Faults, s.Prefix = plan, fmt.Sprintf("{adapter:redlock:%s:%s}", tc.flags, plan)
+			run := rigtest.On(t, h, rig.ForLock(impl, plan, s.WithDefaults().Conns), func(ctx context.Context, red scenarios.Redis) (results.Run, error) {
+				return s.Run(ctx, red, impl)
+			})
+			if !slices.Contains(tc.want, run.Verdict.Class) || run.AsExpected == nil || !*run.AsExpected {
+				t.Errorf("want %v, as the adapter documents, got %s (%s), documented %v", tc.want, run.Verdict.Cell(), run.Verdict, run.Expected)
+			}
+		})
+	}
+}
+
 // nodeRedis checks for Node.js with Debian's node-redis, where the adapter finds it.
 var (
 	nodeRedisVersion = "module.paths.push('/usr/share/nodejs'); console.log(require('redis/package.json').version)"

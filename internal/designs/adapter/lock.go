@@ -21,12 +21,15 @@ type Config struct {
 	Name, Command string
 	// Procs is the pool's size. Default: the sale's connections.
 	Procs int
+	// Nodes is how many independent lock servers a lock adapter takes a majority of,
+	// for one that supports nodes (Redlock's five). Default: 1.
+	Nodes int
 }
 
 // Lock is the lock design the adapter cfg runs: a Locker, or a Purchaser when the
 // adapter supports buy, whose pool starts with each sale and stops with it.
 func Lock(cfg Config, buys bool) lockimpl.Impl {
-	impl := lockimpl.Impl{Name: cfg.Name, Summary: "process adapter: " + cfg.Command, Procs: cfg.size}
+	impl := lockimpl.Impl{Name: cfg.Name, Summary: "process adapter: " + cfg.Command, Procs: cfg.size, Nodes: cfg.Nodes}
 	if buys {
 		impl.NewPurchaser = func(e lockimpl.Env) lockimpl.Purchaser {
 			d := newDesign(cfg, e)
@@ -58,6 +61,9 @@ type design struct {
 	env   lockimpl.Env
 	pool  *pool
 	front *front
+	// nodes are the fronts of the lock servers past the first, for an adapter whose
+	// lock takes several.
+	nodes []*front
 }
 
 func newDesign(cfg Config, e lockimpl.Env) *design {
@@ -97,6 +103,12 @@ func (d *design) where(c redis.UniversalClient) *Redis {
 	if d.front != nil {
 		r.Addr = d.front.Addr()
 	}
+	if len(d.nodes) > 0 {
+		r.Nodes = []string{r.Addr}
+		for _, f := range d.nodes {
+			r.Nodes = append(r.Nodes, f.Addr())
+		}
+	}
 	if t := d.env.Topology; t != nil {
 		if len(t.Sentinels) > 0 {
 			r.Sentinel = &Sentinel{Addrs: t.Sentinels, Master: t.Master}
@@ -110,7 +122,27 @@ func (d *design) where(c redis.UniversalClient) *Redis {
 
 // Start implements lockimpl.Starter.
 func (d *design) Start(ctx context.Context, s lockimpl.Sale) error {
-	return d.start(ctx, d.server(), d.cfg.size(s.Conns), func(r *Redis) request { return d.hello(r, s) })
+	if !d.buys {
+		for _, c := range d.env.Locks[1:] {
+			f, err := newFront(c)
+			if err == nil && f == nil {
+				err = fmt.Errorf("adapter %s: its lock takes %d servers: they must be servers the harness reaches directly", d.cfg.Name, len(d.env.Locks))
+			}
+			if err != nil {
+				d.closeFront()
+				return err
+			}
+			d.nodes = append(d.nodes, f)
+		}
+	}
+	if err := d.start(ctx, d.server(), d.cfg.size(s.Conns), func(r *Redis) request { return d.hello(r, s) }); err != nil {
+		return err
+	}
+	if len(d.env.Locks) > 1 && !d.pool.can(SupportsNodes) {
+		d.Stop()
+		return fmt.Errorf("adapter %s: the sale gave its lock %d servers, and it does not support nodes", d.cfg.Name, len(d.env.Locks))
+	}
+	return nil
 }
 
 // size is the pool's size for a sale of conns connections: Procs, or conns.
@@ -157,6 +189,10 @@ func (d *design) closeFront() {
 		d.front.close()
 		d.front = nil
 	}
+	for _, f := range d.nodes {
+		f.close()
+	}
+	d.nodes = nil
 }
 
 // documented is what the adapter documents (protocol 2), read as faults.ParseVerdicts

@@ -17,6 +17,7 @@ const (
 	SupportsLock  = "lock"  // try and release
 	SupportsRenew = "renew" // renew, sent every TTL/3 while a lease is held
 	SupportsHalf  = "half"  // try with half: only the first command of the acquire
+	SupportsNodes = "nodes" // a lock over several servers (Redlock's), hello's redis.nodes
 	SupportsBuy   = "buy"   // a whole purchase, instead of lock
 	SupportsQueue = "queue" // enqueue, dequeue and len
 	SupportsAck   = "ack"   // ack: a task stays with its process until acknowledged
@@ -77,7 +78,8 @@ type reply struct {
 // Redis is where the adapter's processes connect. Addr is always set: a loopback
 // address whose connections go the way the harness's own go (see front), or under a
 // cluster its first seed. Sentinel or Cluster is set too when the sale's Redis is a
-// Sentinel group or a cluster, for an adapter whose client follows it itself.
+// Sentinel group or a cluster, for an adapter whose client follows it itself; Nodes
+// when the adapter's lock takes several servers.
 type Redis struct {
 	Addr     string    `json:"addr"`
 	Username string    `json:"username,omitempty"`
@@ -85,6 +87,9 @@ type Redis struct {
 	DB       int       `json:"db,omitempty"`
 	Sentinel *Sentinel `json:"sentinel,omitempty"`
 	Cluster  []string  `json:"cluster,omitempty"`
+	// Nodes, for a lock over several servers (an adapter that supports nodes, run with
+	// --adapter-nodes), is every lock server's address, Addr first, each a front.
+	Nodes []string `json:"nodes,omitempty"`
 }
 
 // Sentinel is a Sentinel group: its sentinels' addresses and the master's name.

@@ -118,16 +118,23 @@ func (r *Rig) assemble(ctx context.Context, shared *servers.Target, nodes int, n
 		}
 		r.once, spent, faulted = t, []*servers.Target{t}, faulted-1
 	}
+	extra := nodes - 1 // lock servers beyond the first
+	if needs.AllLocks {
+		faulted += extra // a fault restarts them all: every one comes fresh, as the first
+	}
 	more, err := r.pool.get(ctx, faulted, "servers for the faults")
 	if err != nil {
 		return err
 	}
 	r.faulted, spent = more, append(spent, more...)
-	spare, err := r.pool.get(ctx, nodes-1, fmt.Sprintf("%d more lock servers", nodes-1))
-	if err != nil {
+	var spare []*servers.Target
+	if needs.AllLocks {
+		spare = spent[1 : 1+extra]
+	} else if spare, err = r.pool.get(ctx, extra, fmt.Sprintf("%d more lock servers", extra)); err != nil {
 		return err
+	} else {
+		r.spare = spare
 	}
-	r.spare = spare
 	if r.apart {
 		own, err := r.pool.get(ctx, 1, "a server of the sale's own")
 		if err != nil {
@@ -214,6 +221,13 @@ func (r *Rig) servers(admin redis.UniversalClient) faults.Servers {
 	s := faults.Servers{Admin: admin}
 	if r.Locks[0].Info.Owned {
 		s.Lock = r.Locks[0]
+	}
+	for _, l := range r.Locks {
+		if !l.Info.Owned {
+			s.Locks = nil
+			break
+		}
+		s.Locks = append(s.Locks, l)
 	}
 	if r.Replica != nil {
 		s.Replica = r.Replica
