@@ -126,7 +126,7 @@ var entries = []Entry{
 		Buggy: Case{
 			Version: "redsync v4.8.1 (Go module proxy)",
 			Build:   []string{"go-adapters"},
-			Args: append([]string{"--lock-exec", "redsync-4.8.1=bin/adapters/redsync-lock --extend"}, leaderSale...),
+			Args:    append([]string{"--lock-exec", "redsync-4.8.1=bin/adapters/redsync-lock --extend"}, leaderSale...),
 			Finding: "LOCK-BROKEN",
 		},
 		Fixed: &Case{
