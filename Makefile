@@ -73,13 +73,15 @@ baseline: build redis-server
 	./$(BIN) baseline --from "$$run" --to baseline/results.json
 
 ## guarantees: the delivery guarantee sheet of every built-in queue design and shipped queue
-## adapter under every queue fault, a deploy's SIGTERM included, from a fresh run into
+## adapter under every queue fault, a deploy's SIGTERM (as a task starts, or at a step of
+## the library's own worker loop) included, from a fresh run into
 ## docs/guarantees.md (the run's report stays under results/runs)
-GUARANTEE_QUEUES ?= seed-zset,zpopmin,list,reliable-list,stream,asynq,rq,celery,sidekiq,seed-queue
-GUARANTEE_FAULTS ?= none,worker-crash,worker-crash-late,worker-pause,worker-term,redis-restart
+GUARANTEE_QUEUES ?= seed-zset,zpopmin,list,reliable-list,stream,asynq,rq,rq-loop,celery,sidekiq,seed-queue
+GUARANTEE_FAULTS ?= none,worker-crash,worker-crash-late,worker-pause,worker-term,step-term,redis-restart
 guarantees: build adapters
 	@$(REDIS_ENV) && ./$(BIN) matrix --locks "" \
 		--queue-exec "rq=/usr/bin/python3 adapters/python/rq_queue.py" \
+		--queue-exec "rq-loop=/usr/bin/python3 adapters/python/rq_queue.py --worker-loop" \
 		--queue-exec "celery=/usr/bin/python3 adapters/python/celery_queue.py" \
 		--queue-exec "sidekiq=ruby adapters/ruby/bin/stockbench-sidekiq-queue" \
 		--queue-exec "seed-queue=php adapters/php/seed-queue.php" \

@@ -47,11 +47,12 @@ const (
 	WorkerCrashLate Kind = "worker-crash-late"
 	WorkerPause     Kind = "worker-pause"
 	LatencySpike    Kind = "latency-spike"
-	// CPUStarve, TermHolder and WorkerTerm, like RollingRestart, are kept out of the
-	// default matrix (Spec.optIn).
+	// CPUStarve, TermHolder, WorkerTerm and StepTerm, like RollingRestart, are kept out
+	// of the default matrix (Spec.optIn).
 	CPUStarve  Kind = "cpu-starve"
 	TermHolder Kind = "term-holder"
 	WorkerTerm Kind = "worker-term"
+	StepTerm   Kind = "step-term"
 	// The faults on real topologies (Needs.Sentinel), kept out of the usual matrix.
 	SentinelKill      Kind = "sentinel-kill"
 	SentinelPartition Kind = "sentinel-partition"
@@ -98,6 +99,11 @@ const (
 	// than the TTL/3 between a renewing lease's renewals, so that one comes between two
 	// restarts, as a rolling deploy that waits for each server to be ready gives it.
 	RollingGap = 0.5
+	// DefaultStep is where StepTerm strikes: a task taken off Redis by the library's own
+	// worker loop, not yet marked as started (rq/rq#2236). StepHold is how long an
+	// adapter stays at a step it reported, so that the signal lands inside it.
+	DefaultStep = "dequeued"
+	StepHold    = 200 * time.Millisecond
 )
 
 // Applies says which sales a fault can strike.
@@ -172,6 +178,9 @@ const (
 	OnVictim
 	// OnCall: a share of the buyers' calls, as each goes out (see Injector.Spike).
 	OnCall
+	// OnStep: the Nth time a process adapter's worker reports reaching a named step
+	// (see Injector.Stepped).
+	OnStep
 )
 
 // Spec is one fault's entry in the table.
@@ -397,6 +406,11 @@ var specs = []Spec{
 		victim: func(_ Fault, d, ttl time.Duration) (Victim, string) {
 			return Victim{Term: true, Grace: time.Duration(float64(ttl) * WorkerTermGrace), Until: time.Now().Add(d)}, ""
 		},
+	},
+	{
+		// Struck by the sale when the adapter reports the step (Injector.Stepped).
+		Kind: StepTerm, Applies: Queues, Fires: OnStep, optIn: true,
+		Summary: fmt.Sprintf("the process of a queue worker is sent SIGTERM the %s time its library's own worker loop reaches a step the adapter names (step=, default %s: a task taken off Redis, not yet marked as started), as a deploy's signal lands where it will, and SIGKILL %gx the visibility timeout later if still there; the adapter stays %s at the step it reported. NOT-EXERCISED where the adapter names no such step", nth, DefaultStep, WorkerTermGrace, StepHold),
 	},
 }
 

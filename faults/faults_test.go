@@ -36,6 +36,9 @@ func TestParse(t *testing.T) {
 		{"redis-pause:persist=rdb", "", "only redis-restart"},                        // nothing else restarts
 		{"rolling-restart:persist=rdb", "", "restarts them empty"},                   // as redsync#149's servers
 		{"rolling-restart:for=300ms", "rolling-restart:for=300ms", ""},               // the time before each restart
+		{"step-term:step=dequeued", "step-term:step=dequeued", ""},                   // rq/rq#2236's window
+		{"worker-term:step=dequeued", "", "only step-term strikes at a step"},        // a step is an adapter's
+		{"step-term:step=de queued", "", "letters, digits and dashes"},               // what a report can name
 	}
 	for _, tt := range tests {
 		p, err := Parse(tt.in)
@@ -100,7 +103,7 @@ func TestTable(t *testing.T) {
 		case s.Applies == 0:
 			t.Errorf("%s: applies to no sale", s.Kind)
 		case s.Fires == AtStart && s.start == nil, s.Fires == OnVictim && s.victim == nil && s.server == nil,
-			s.Fires == OnCall && !s.rated:
+			s.Fires == OnCall && !s.rated, s.Fires == OnStep && s.Applies != Queues:
 			t.Errorf("%s: nothing makes it happen", s.Kind)
 		}
 		seen[s.Kind] = true
@@ -109,7 +112,8 @@ func TestTable(t *testing.T) {
 
 // TestKinds: a matrix shows a sale's faults on its own clients first, then those on its
 // servers, each list in the table's order; the default matrix leaves out cpu-starve,
-// term-holder, rolling-restart and worker-term, which designs document all the same.
+// term-holder, rolling-restart, worker-term and step-term, which designs document all
+// the same.
 func TestKinds(t *testing.T) {
 	for _, tt := range []struct {
 		a            Applies
@@ -117,7 +121,7 @@ func TestKinds(t *testing.T) {
 	}{
 		{Locks, []Kind{SlowWork, ClientPause, CPUStarve, TermHolder, CrashAcquire, CrashHolder, RedisPause, RedisRestart, RollingRestart, Failover, ClockJump, NetLatency, NetTimeout, Evict},
 			[]Kind{SlowWork, ClientPause, CrashAcquire, CrashHolder, RedisPause, RedisRestart, Failover, ClockJump, NetLatency, NetTimeout, Evict}},
-		{Queues, []Kind{WorkerCrash, WorkerCrashLate, WorkerPause, WorkerTerm, RedisRestart}, []Kind{WorkerCrash, WorkerCrashLate, WorkerPause, RedisRestart}},
+		{Queues, []Kind{WorkerCrash, WorkerCrashLate, WorkerPause, WorkerTerm, StepTerm, RedisRestart}, []Kind{WorkerCrash, WorkerCrashLate, WorkerPause, RedisRestart}},
 	} {
 		if got := Kinds(tt.a); !slices.Equal(tt.want, got) {
 			t.Errorf("%s: want %v, got %v", tt.a, tt.want, got)

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -94,6 +95,7 @@ type Injector struct {
 	holds      atomic.Int64 // holders that read the stock so far
 	purchases  atomic.Int64 // lock-free purchases started so far
 	deliveries atomic.Int64 // tasks queue workers took so far
+	steps      sync.Map     // step name -> *atomic.Int64, the reports of it so far
 
 	mu     sync.Mutex
 	events []Event
@@ -340,6 +342,38 @@ func (in *Injector) Strike(k Kind, did string) {
 	if in.strikes(k) {
 		in.record(k, did, nil)
 	}
+}
+
+// Steps are the steps the plan strikes at (StepTerm), which an adapter that names them
+// is asked to report; nil when it strikes at none.
+func (in *Injector) Steps() []string {
+	var out []string
+	for _, a := range in.armed {
+		if a.spec.Fires == OnStep && !slices.Contains(out, a.step()) {
+			out = append(out, a.step())
+		}
+	}
+	return out
+}
+
+// Stepped is called each time a process adapter's worker reports reaching step, with
+// what it says of where (the order it took); it reports whether that process is to be
+// sent SIGTERM now, and the grace before its SIGKILL. Reports are numbered by step in
+// the order they come.
+func (in *Injector) Stepped(step, where string) (grace time.Duration, strike bool) {
+	c, _ := in.steps.LoadOrStore(step, new(atomic.Int64))
+	n := int(c.(*atomic.Int64).Add(1))
+	for _, a := range in.armed {
+		if a.spec.Fires != OnStep || a.step() != step || !a.strikes(n, n, in.seed) {
+			continue
+		}
+		grace = time.Duration(float64(in.ttl) * WorkerTermGrace)
+		if in.strikes(a.Kind) {
+			in.record(a.Kind, fmt.Sprintf("the worker process at step %s (%s, its report %d) sent SIGTERM, SIGKILL %s later", step, where, n, grace), nil)
+		}
+		return grace, true
+	}
+	return 0, false
 }
 
 // merge combines the fates of two faults striking one victim.

@@ -24,8 +24,9 @@ func latency(_ context.Context, in *Injector, f Fault) (string, error) {
 	return fmt.Sprintf("every response delayed %s ± %s", f.latency(), f.jitter()), errors.Join(errs...)
 }
 
-// outage stops all data to and from the lock server for d, or until ctx ends; what was
-// sent meanwhile arrives once it ends.
+// outage stops all data to and from the lock server for d, or until ctx ends: toxiproxy's
+// timeout toxic drops what is sent meanwhile, and closes the connections as it is
+// removed (its Cleanup), so that clients meet errors and dial again.
 func (in *Injector) outage(ctx context.Context, d time.Duration) error {
 	if err := in.srv.LockLink.AddToxic("outage", "timeout", map[string]any{"timeout": 0}); err != nil {
 		return err

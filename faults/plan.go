@@ -38,6 +38,8 @@ type Fault struct {
 	// runs in that mode from the start, so its cost shows in sales/s. Default: PersistNone,
 	// a restart comes back empty.
 	Persist Persistence
+	// Step is where StepTerm strikes: a step the adapter names. Default: DefaultStep.
+	Step string
 }
 
 // Dist is how a fault's length is drawn for each victim.
@@ -123,6 +125,7 @@ func (f Fault) String() string {
 		{"p", f.P > 0, strconv.FormatFloat(f.P, 'g', -1, 64)},
 		{"dist", f.Dist != "", string(f.Dist)},
 		{"persist", f.Persist != "", string(f.Persist)},
+		{"step", f.Step != "", f.Step},
 	} {
 		if kv.set {
 			s += ":" + kv.key + "=" + kv.val
@@ -265,8 +268,16 @@ func parseFault(s string) (Fault, error) {
 			if err == nil && f.Kind != RedisRestart {
 				err = fmt.Errorf("only %s restarts a server with what it kept (%s restarts them empty)", RedisRestart, RollingRestart)
 			}
+		case "step":
+			f.Step = v
+			switch {
+			case f.Kind != StepTerm:
+				err = fmt.Errorf("only %s strikes at a step", StepTerm)
+			case !stepName(v):
+				err = fmt.Errorf("a step is a name of letters, digits and dashes")
+			}
 		default:
-			err = fmt.Errorf("unknown setting (settings: nth, for, by, latency, jitter, count, p, dist, persist)")
+			err = fmt.Errorf("unknown setting (settings: nth, for, by, latency, jitter, count, p, dist, persist, step)")
 		}
 		if err != nil {
 			return f, fmt.Errorf("fault %s: %s=%s: %w", f.Kind, k, v, err)
@@ -274,6 +285,18 @@ func parseFault(s string) (Fault, error) {
 	}
 	return f, nil
 }
+
+// stepName reports whether s can name a step: what an adapter reports, as "dequeued".
+func stepName(s string) bool {
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
+			return false
+		}
+	}
+	return s != ""
+}
+
+func (f Fault) step() string { return cmp.Or(f.Step, DefaultStep) }
 
 func atLeastOne(s string) (int, error) {
 	n, err := strconv.Atoi(s)

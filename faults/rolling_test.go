@@ -75,3 +75,38 @@ func TestRollingRestart(t *testing.T) {
 		t.Errorf("want a rolling restart refused without every lock server, got %v", err)
 	}
 }
+
+// A step fault asks for its step, and strikes the Nth report of it (not of another
+// step), with half a visibility timeout of grace, and records it.
+func TestStepTerm(t *testing.T) {
+	plan, err := Parse("step-term:nth=3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := New(plan, Servers{}, time.Second, "{t}", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := in.Steps(); len(got) != 1 || got[0] != DefaultStep {
+		t.Fatalf("want the adapter asked for %s, got %v", DefaultStep, got)
+	}
+	for i, want := range []bool{false, false, true, false} {
+		if _, strike := in.Stepped("prepared", "holding order 9"); strike {
+			t.Errorf("struck at a step the plan does not name")
+		}
+		grace, strike := in.Stepped(DefaultStep, "holding order 7")
+		if strike != want || (strike && grace != 500*time.Millisecond) {
+			t.Errorf("report %d: want struck %v, got %v with grace %s", i+1, want, strike, grace)
+		}
+	}
+	if ev := in.Events(); len(ev) != 1 || !strings.Contains(ev[0].Detail, "at step dequeued (holding order 7, its report 3) sent SIGTERM, SIGKILL 500ms later") {
+		t.Errorf("want the strike recorded, got %+v", ev)
+	}
+	if len(in.NotFired()) != 0 {
+		t.Errorf("a step fault that struck is not unfired: %v", in.NotFired())
+	}
+	none, _ := New(nil, Servers{}, time.Second, "{t}", 1)
+	if none.Steps() != nil {
+		t.Errorf("a plan without a step fault asks for no steps")
+	}
+}

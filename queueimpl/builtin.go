@@ -23,7 +23,7 @@ var builtins = []Impl{
 		Documented: Verdicts{
 			Naive: AtMostOnce.Naive.WithNone(duplicated).With(racy, faults.WorkerCrashLate, faults.WorkerPause).
 				With([]oracle.Class{oracle.ClassLost, oracle.ClassDuplicated, oracle.ClassSafe}, faults.WorkerCrash).
-				With([]oracle.Class{oracle.ClassDuplicated, oracle.ClassNotExercised}, faults.WorkerTerm),
+				With([]oracle.Class{oracle.ClassDuplicated, oracle.ClassNotExercised}, faults.WorkerTerm, faults.StepTerm),
 			Idempotent: AtMostOnce.Idempotent.With([]oracle.Class{oracle.ClassLost, oracle.ClassSafe}, faults.WorkerCrash),
 		},
 		New: func(e Env) Queue { return SeedZSet{Client: e.Client, Keys: e.Keys, LockTTL: e.Visibility} },

@@ -33,11 +33,12 @@ var (
 	notExercised = []oracle.Class{oracle.ClassNotExercised}
 )
 
-// everywhere is want with no fault and under every queue fault but worker-term: a
-// deploy's SIGTERM reaches a worker with a process of its own (an adapter's), and every
-// built-in design's workers are goroutines of the harness.
+// everywhere is want with no fault and under every queue fault but worker-term and
+// step-term: a deploy's SIGTERM reaches a worker with a process of its own (an
+// adapter's, which for step-term reports its library's steps), and every built-in
+// design's workers are goroutines of the harness.
 func everywhere(want []oracle.Class) faults.Verdicts {
-	return faults.Everywhere(faults.Queues, want).With(notExercised, faults.WorkerTerm)
+	return faults.Everywhere(faults.Queues, want).With(notExercised, faults.WorkerTerm, faults.StepTerm)
 }
 
 // both is v with either fulfil.

@@ -113,4 +113,10 @@ type Sale struct {
 	Visibility time.Duration
 	// Conns is the sale's connection pool, which a pool of processes matches.
 	Conns int
+	// Steps are the steps of a library's own worker loop that the sale's faults strike
+	// at (faults.StepTerm); Stepped hears each report of one (with where the worker is)
+	// and says whether to send that process a deploy's SIGTERM, and the grace before
+	// its SIGKILL (faults.Injector.Stepped).
+	Steps   []string
+	Stepped func(step, where string) (grace time.Duration, strike bool)
 }

@@ -87,7 +87,11 @@ func (qs *queueRun) setUp(ctx context.Context) error {
 		return fmt.Errorf("queue-sale: set up: %w", err)
 	}
 	if qs.starter != nil {
-		if err := qs.starter.Start(ctx, queueimpl.Sale{Keys: qs.k.queue, Visibility: qs.Visibility, Conns: qs.Conns}); err != nil {
+		sale := queueimpl.Sale{Keys: qs.k.queue, Visibility: qs.Visibility, Conns: qs.Conns}
+		if qs.inj != nil {
+			sale.Steps, sale.Stepped = qs.inj.Steps(), qs.inj.Stepped
+		}
+		if err := qs.starter.Start(ctx, sale); err != nil {
 			return err
 		}
 	}
@@ -161,8 +165,15 @@ func (qs *queueRun) enqueue(ctx context.Context, i int) {
 // when no task was taken for twice the visibility timeout plus 300ms (counted from when
 // a server fault last ended: a restart's downtime is not a quiet queue), or when ctx
 // ends.
+//
+// A design served by a pool of processes whose library pulls tasks itself (RQ's own
+// loop, Celery's prefetch) holds a task in one process until a worker asks that one:
+// the quiet period then also covers asking every process twice.
 func (qs *queueRun) awaitSettled(ctx context.Context) {
 	quiet := 2*qs.Visibility + 300*time.Millisecond
+	if p, ok := qs.q.(pooled); ok {
+		quiet = max(quiet, 2*time.Duration(p.Procs())*dequeueWait/time.Duration(max(qs.Workers, 1)))
+	}
 	last, lastChange := qs.taken.Load(), time.Now()
 	wait.Every(ctx, 20*time.Millisecond, func() bool {
 		if qs.settled.Load() >= int64(qs.accepted()) && qs.busy.Load() == 0 {
@@ -179,6 +190,9 @@ func (qs *queueRun) awaitSettled(ctx context.Context) {
 		return time.Since(lastChange) <= quiet
 	})
 }
+
+// pooled is a queue design served by a pool of processes: Procs is its size.
+type pooled interface{ Procs() int }
 
 func (qs *queueRun) accepted() int {
 	n := 0

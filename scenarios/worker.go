@@ -15,6 +15,9 @@ import (
 	"github.com/stockbench/stockbench/results"
 )
 
+// dequeueWait is how long a worker's dequeue waits for a task before it asks again.
+const dequeueWait = 100 * time.Millisecond
+
 // startWorker starts one worker with a name of its own.
 func (qs *queueRun) startWorker(ctx context.Context) {
 	name := "w" + strconv.FormatInt(qs.nextID.Add(1), 10)
@@ -34,7 +37,7 @@ func (qs *queueRun) work(ctx context.Context, name string) []oracle.Take {
 	var takes []oracle.Take
 	for ctx.Err() == nil {
 		begin := time.Since(qs.t0)
-		task, err := qs.q.Dequeue(ctx, name, 100*time.Millisecond)
+		task, err := qs.q.Dequeue(ctx, name, dequeueWait)
 		if errors.Is(err, queueimpl.ErrEmpty) || (err != nil && ended(ctx)) {
 			continue
 		}

@@ -15,9 +15,10 @@ require __DIR__ . '/protocol.php';
 // out: a deploy's SIGTERM (worker-term) finds none to strike (the race still duplicates).
 $documented = ['none' => ['DUPLICATED'], 'worker-crash' => ['LOST', 'DUPLICATED', 'SAFE'],
     'worker-crash-late' => ['DUPLICATED', 'SAFE'], 'worker-pause' => ['DUPLICATED', 'SAFE'],
-    'worker-term' => ['DUPLICATED', 'NOT-EXERCISED'], 'redis-restart' => ['LOST']];
+    'worker-term' => ['DUPLICATED', 'NOT-EXERCISED'], 'step-term' => ['DUPLICATED', 'NOT-EXERCISED'], 'redis-restart' => ['LOST']];
 $hello = hello(['queue'], $documented, ['none' => ['SAFE'], 'worker-crash' => ['LOST', 'SAFE'],
-    'worker-crash-late' => ['SAFE'], 'worker-pause' => ['SAFE'], 'worker-term' => ['NOT-EXERCISED'], 'redis-restart' => ['LOST']]);
+    'worker-crash-late' => ['SAFE'], 'worker-pause' => ['SAFE'], 'worker-term' => ['NOT-EXERCISED'], 'step-term' => ['NOT-EXERCISED'],
+    'redis-restart' => ['LOST']]);
 $keys = $hello['keys'];
 
 // take polls for the lock and the first task until the wait is over.

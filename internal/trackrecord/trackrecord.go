@@ -137,6 +137,21 @@ var entries = []Entry{
 		},
 	},
 	{
+		Name:    "rq-2236",
+		Issues:  []Issue{{Repo: "rq/rq", Number: 2236}},
+		Library: "RQ 1.13's worker loop, Worker.work (Debian's python3-rq)",
+		Shows: "a deploy's SIGTERM that lands after RQ's own loop took a job off the queue (LPOP) and before it marked it " +
+			"started: the worker, idle by its state, stops at once (StopRequested), and the job is in no queue and no " +
+			"registry, gone for good: LOST 1",
+		Buggy: Case{
+			Version: "RQ 1.13.0 (Debian)",
+			Args: []string{"--queue-exec", "rq-loop=/usr/bin/python3 adapters/python/rq_queue.py --worker-loop",
+				"--adapter-procs", "4", "--fault", "step-term:step=dequeued", "--buyers", "40", "--stock", "40"},
+			Finding: "LOST",
+		},
+		NoFix: "none: the issue is open, and no release of RQ marks a job started in the same step that takes it",
+	},
+	{
 		Name:    "sidekiq-6829",
 		Issues:  []Issue{{Repo: "sidekiq/sidekiq", Number: 6829}},
 		Library: "Sidekiq 6.4's BasicFetch (Debian's ruby-sidekiq)",

@@ -21,14 +21,13 @@ the process when its stdin closes.
 """
 import argparse
 import os
-import queue as threads_queue
 import sys
 import threading
 
 from celery import Celery
 from celery.signals import worker_ready
 
-from .protocol import hello, ready, requests, say
+from .protocol import Handoff, clean, hello, ready, requests, say
 
 # What Celery earns in stockbench's sales, with either fulfil. Without a countdown: a
 # worker killed mid-task leaves its message unacknowledged, restored only when a worker
@@ -41,11 +40,13 @@ from .protocol import hello, ready, requests, say
 # prefetched; a task longer than the deploy's grace is killed with it by the SIGKILL
 # that follows, its message left unacknowledged as a crashed worker's (lost within the
 # sale, or restored by a fresh worker's start, never done twice: it was never done).
+# It names no steps of the worker's loop (step-term: NOT-EXERCISED).
 DOCUMENTED = {"none": ["SAFE"], "worker-crash": ["LOST", "SAFE", "DUPLICATED"],
               "worker-crash-late": ["SAFE", "DUPLICATED"], "worker-pause": ["SAFE", "DUPLICATED"],
-              "worker-term": ["LOST", "SAFE"], "redis-restart": ["LOST"]}
+              "worker-term": ["LOST", "SAFE"], "step-term": ["NOT-EXERCISED"], "redis-restart": ["LOST"]}
 IDEMPOTENT = {"none": ["SAFE"], "worker-crash": ["LOST", "SAFE"], "worker-crash-late": ["SAFE"],
-              "worker-pause": ["SAFE"], "worker-term": ["LOST", "SAFE"], "redis-restart": ["LOST"]}
+              "worker-pause": ["SAFE"], "worker-term": ["LOST", "SAFE"], "step-term": ["NOT-EXERCISED"],
+              "redis-restart": ["LOST"]}
 
 
 def main():
@@ -73,14 +74,11 @@ def main():
         worker_send_task_events=False, task_ignore_result=True, worker_hijack_root_logger=False,
         worker_redirect_stdouts=False)
 
-    handed = threads_queue.Queue()  # (order, seq, task id, done): the task's order, for dequeue
-    held = {}
+    handoff = Handoff()
 
     @app.task(name="stockbench.fulfil", acks_late=True, bind=True)
     def fulfil(task, order, seq):
-        done = threading.Event()
-        handed.put((order, seq, task.request.id, done))
-        done.wait()  # until the harness's worker has fulfilled it and acknowledged
+        handoff.run(order, seq, task.request.id)
 
     def serve():
         sent = 0
@@ -95,15 +93,9 @@ def main():
                     sent += 1
                     say({"id": rid, "ok": True})
                 elif op == "dequeue":
-                    try:
-                        order, seq, tid, done = handed.get(timeout=req["wait_ms"] / 1000.0)
-                    except threads_queue.Empty:
-                        say({"id": rid, "empty": True})
-                        continue
-                    held[tid] = done
-                    say({"id": rid, "order": order, "seq": seq, "task": tid})
+                    say(dict(handoff.dequeue(req["wait_ms"]), id=rid))
                 elif op == "ack":
-                    held.pop(req["task"]).set()
+                    handoff.ack(req["task"])
                     say({"id": rid, "ok": True})
                 elif op == "len":
                     waiting = client.llen(prefix + "sale") + client.hlen(prefix + "unacked")
@@ -113,10 +105,7 @@ def main():
             except Exception as e:  # a Redis error, through kombu's or redis-py's types
                 say({"id": rid, "error": "%s: %s" % (type(e).__name__, e)})
         # stdin closed: the sale is over; leave nothing of Celery's behind.
-        pattern = prefix.replace("{", "[{]").replace("}", "[}]") + "*"
-        keys_left = list(client.scan_iter(match=pattern, count=1000))
-        for i in range(0, len(keys_left), 1000):
-            client.delete(*keys_left[i:i + 1000])
+        clean(client, prefix)
         sys.stdout.flush()
         os._exit(0)
 

@@ -1,7 +1,9 @@
 """What the Python adapters share: the protocol's lines, and the hello with its
 connection (adapters/PROTOCOL.md, version 2)."""
 import json
+import queue
 import sys
+import threading
 
 import redis
 from redis.cluster import ClusterNode, RedisCluster
@@ -11,9 +13,16 @@ from redis.sentinel import Sentinel
 TIMEOUTS = dict(socket_timeout=2, socket_connect_timeout=1)
 
 
+# WRITING keeps the lines of threads that write (a library's worker reporting a step,
+# the protocol's answers) whole; hold it to exit without cutting one short.
+WRITING = threading.Lock()
+
+
 def say(message):
-    sys.stdout.write(json.dumps(message) + "\n")
-    sys.stdout.flush()
+    line = json.dumps(message) + "\n"
+    with WRITING:
+        sys.stdout.write(line)
+        sys.stdout.flush()
 
 
 def host_port(addr):
@@ -57,13 +66,15 @@ def hello():
     return first, client
 
 
-def ready(supports, documented, idempotent=None):
+def ready(supports, documented, idempotent=None, steps=None):
     """Answers hello: what the adapter supports, and the verdict classes it documents by
     fault, which the harness judges its sales by (a queue's, for an idempotent fulfil
-    too when those differ)."""
+    too when those differ), and the steps of its library's worker loop it can report."""
     said = {"ok": True, "protocol": 2, "supports": supports, "documented": documented}
     if idempotent is not None:
         said["documented_idempotent"] = idempotent
+    if steps is not None:
+        said["steps"] = steps
     say(said)
 
 
@@ -71,3 +82,40 @@ def requests():
     """Yields each request until stdin closes."""
     for line in sys.stdin:
         yield json.loads(line)
+
+
+class Handoff:
+    """The tasks a library's own worker runs in this process (its main thread), each
+    handed to the harness's worker on a dequeue and held until its ack."""
+
+    def __init__(self):
+        self.offered = queue.Queue()  # (order, seq, task id, done)
+        self.held = {}
+
+    def run(self, order, seq, task):
+        """The task's body, in the library's worker: returns once the harness's worker
+        has fulfilled the order and acknowledged it."""
+        done = threading.Event()
+        self.offered.put((order, seq, task, done))
+        done.wait()
+
+    def dequeue(self, wait_ms):
+        """The reply to a dequeue: the next task, or empty after wait_ms."""
+        try:
+            order, seq, task, done = self.offered.get(timeout=wait_ms / 1000.0)
+        except queue.Empty:
+            return {"empty": True}
+        self.held[task] = done
+        return {"order": order, "seq": seq, "task": task}
+
+    def ack(self, task):
+        self.held.pop(task).set()
+
+
+def clean(client, prefix):
+    """Deletes every key under prefix, as a process does when the sale is over: a page of
+    keys per round trip, since the harness gives a closing process a second, and
+    hundreds of single deletes under load can outlast it."""
+    keys = list(client.scan_iter(match=prefix.replace("{", "[{]").replace("}", "[}]") + "*", count=1000))
+    for i in range(0, len(keys), 1000):
+        client.delete(*keys[i:i + 1000])

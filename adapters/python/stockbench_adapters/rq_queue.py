@@ -14,12 +14,22 @@ busy one takes no further job, finishes the one it holds, and stops. A job longe
 the deploy's grace is then killed with its process by the SIGKILL that follows: lost,
 as above.
 
+With --worker-loop, each process runs RQ's own loop instead: a SimpleWorker's work(),
+in its main thread, whose job function hands the order to the harness's worker and
+returns on ack; RQ itself dequeues, marks the job started and records its success. The
+adapter then names the loop's steps: asked in hello (steps), it reports "dequeued" as
+the loop takes a job off Redis, before the job is marked as started, and stays there
+step_hold_ms: a deploy's SIGTERM that lands there (step-term) is RQ's warm shutdown of
+an idle worker, StopRequested, and the job it took is in no queue and no registry, lost
+for good (rq/rq#2236).
+
 Every key RQ writes is put under the sale's hash tag (its namespaces patched to
 keys.queue + ":rq:"), and deleted by the process when its stdin closes.
 """
 import os
 import signal
 import sys
+import threading
 import time
 import uuid
 
@@ -30,17 +40,18 @@ import rq.registry
 import rq.results
 import rq.worker
 import rq.worker_registration
-from rq import Queue, Worker
+from rq import Queue, SimpleWorker, Worker, get_current_job
 from rq.utils import utcnow
 
-from .protocol import hello, ready, requests, say
+from .protocol import WRITING, Handoff, clean, hello, ready, requests, say
 
 # What RQ earns in stockbench's sales, with either fulfil: at most once. A worker killed
 # mid-job loses its job within the sale (above); one killed after the job's work, before
 # its success was recorded, or paused, loses nothing; a restart of the server empties it.
 # A deploy's SIGTERM during a job longer than its grace (worker-term) loses the job too.
+# This process drives RQ's steps itself, and names none (step-term: NOT-EXERCISED).
 DOCUMENTED = {"none": ["SAFE"], "worker-crash": ["LOST"], "worker-crash-late": ["SAFE"], "worker-pause": ["SAFE"],
-              "worker-term": ["LOST"], "redis-restart": ["LOST"]}
+              "worker-term": ["LOST"], "step-term": ["NOT-EXERCISED"], "redis-restart": ["LOST"]}
 
 
 def namespace(prefix):
@@ -63,7 +74,14 @@ def namespace(prefix):
             cls.key_template = prefix.replace("{", "{{").replace("}", "}}") + cls.key_template.split(":", 1)[1]
 
 
+# RQ's own loop earns the same, and a SIGTERM between its dequeue and its started mark
+# loses the job it took: rq/rq#2236.
+LOOP_DOCUMENTED = dict(DOCUMENTED, **{"step-term": ["LOST"]})
+
+
 def main():
+    if "--worker-loop" in sys.argv[1:]:
+        return main_loop()
     first, client = hello()
     if client is None:
         return 1
@@ -121,10 +139,84 @@ def main():
                 say({"id": rid, "error": "unknown op %s" % op})
         except redis.RedisError as e:
             say({"id": rid, "error": str(e)})
-    # stdin closed: the sale is over; leave nothing of RQ's behind.
-    # A page of keys per round trip: the harness gives a closing process a second, and
-    # hundreds of single deletes under load can outlast it.
-    keys = list(client.scan_iter(match=prefix.replace("{", "[{]").replace("}", "[}]") + "*", count=1000))
-    for i in range(0, len(keys), 1000):
-        client.delete(*keys[i:i + 1000])
+    clean(client, prefix)  # stdin closed: the sale is over; leave nothing of RQ's behind
     return 0
+
+
+# The jobs RQ's loop (the main thread) runs, handed to the harness by the protocol (a
+# thread of its own).
+handoff = Handoff()
+
+
+def handoff_job(order, seq):
+    """The job's function, run by RQ's worker in the main thread: the order goes to the
+    harness's worker, and the job returns once that worker acknowledged it."""
+    handoff.run(order, seq, get_current_job().id)
+    return True
+
+
+class SteppingWorker(SimpleWorker):
+    """RQ's SimpleWorker, reporting the steps of its loop that hello asks for."""
+    steps = ()
+    hold = 0.0
+    stopping = False  # a signal asked it to stop
+
+    def request_stop(self, signum, frame):
+        self.stopping = True
+        super().request_stop(signum, frame)
+
+    def dequeue_job_and_maintain_ttl(self, *args, **kwargs):
+        result = super().dequeue_job_and_maintain_ttl(*args, **kwargs)
+        if result is not None and "dequeued" in self.steps:
+            job, _ = result
+            say({"step": "dequeued", "order": job.args[0]})
+            time.sleep(self.hold)  # where a signal sent now lands: taken, not yet started
+        return result
+
+
+def main_loop():
+    first, client = hello()
+    if client is None:
+        return 1
+    prefix = first["keys"]["queue"] + ":rq:"
+    namespace(prefix)
+    queue = Queue("sale", connection=client)
+    SteppingWorker.steps = tuple(first.get("steps") or ())
+    SteppingWorker.hold = first.get("step_hold_ms", 0) / 1000.0
+
+    def serve():
+        for req in requests():
+            rid, op = req.get("id", 0), req.get("op")
+            try:
+                if op == "enqueue":
+                    queue.enqueue_call(func=handoff_job, args=(req["order"], req["seq"]), job_id="o" + req["order"])
+                    say({"id": rid, "ok": True})
+                elif op == "dequeue":
+                    say(dict(handoff.dequeue(req["wait_ms"]), id=rid))
+                elif op == "ack":
+                    handoff.ack(req["task"])  # the job returns; RQ records its success
+                    say({"id": rid, "ok": True})
+                elif op == "len":
+                    say({"id": rid, "len": queue.count + queue.started_job_registry.count})
+                else:
+                    say({"id": rid, "error": "unknown op %s" % op})
+            except redis.RedisError as e:
+                say({"id": rid, "error": str(e)})
+        clean(client, prefix)  # stdin closed: the sale is over; leave nothing of RQ's behind
+        os._exit(0)
+
+    ready(["queue", "ack"], LOOP_DOCUMENTED, steps=["dequeued"])
+    threading.Thread(target=serve, daemon=True).start()
+    # RQ's loop, its signal handlers with it, in the main thread, as `rq worker` runs it:
+    # SIGTERM is its warm shutdown. RQ quits its loop on an error it does not handle (a
+    # connection the server closed, as a restart does): a supervisor then starts the
+    # worker again, and so does this. A worker TTL of 16 s makes its BLPOP wait 1 s
+    # (RQ's is the TTL less 15 s), inside the client's 2 s reply timeout.
+    while True:
+        worker = SteppingWorker([queue], connection=client, name=uuid.uuid4().hex, default_worker_ttl=16)
+        worker.work(burst=False, logging_level="WARNING")
+        if worker.stopping:
+            break
+        time.sleep(0.1)
+    with WRITING:
+        os._exit(0)  # the loop stopped (a deploy's signal): the process goes, as `rq worker` does

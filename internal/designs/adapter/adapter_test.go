@@ -516,6 +516,8 @@ func TestRQ(t *testing.T) {
 					}
 				case faults.RedisRestart: // the restart reaches RQ's connections: the queue is emptied
 					want = oracle.ClassLost
+				case faults.StepTerm: // it drives RQ's steps itself, and names none
+					want = oracle.ClassNotExercised
 				}
 				if run.Verdict.Class != want || q.Oversold > 0 {
 					t.Errorf("want %s, got %s (%s): %+v", want, run.Verdict.Cell(), run.Verdict, q)
@@ -552,12 +554,15 @@ var (
 		faults.WorkerCrashLate: {oracle.ClassSafe, oracle.ClassDuplicated},
 		faults.WorkerPause:     {oracle.ClassSafe, oracle.ClassDuplicated},
 		faults.WorkerTerm:      {oracle.ClassLost, oracle.ClassSafe},
+		faults.StepTerm:        notExercised,
 		faults.RedisRestart:    {oracle.ClassLost}}}
 	celeryIdempotent = faults.Verdicts{None: safeClass, Under: map[faults.Kind][]oracle.Class{
 		faults.WorkerCrash: {oracle.ClassLost, oracle.ClassSafe}, faults.WorkerCrashLate: safeClass,
 		faults.WorkerPause: safeClass, faults.WorkerTerm: {oracle.ClassLost, oracle.ClassSafe},
-		faults.RedisRestart: {oracle.ClassLost}}}
+		faults.StepTerm: notExercised, faults.RedisRestart: {oracle.ClassLost}}}
 	safeClass = []oracle.Class{oracle.ClassSafe}
+	// notExercised: an adapter that names no steps of its library's loop (step-term).
+	notExercised = []oracle.Class{oracle.ClassNotExercised}
 )
 
 var sidekiqLib = []string{"ruby", "-e", `require "sidekiq"; require "redis-namespace"`}
@@ -570,7 +575,7 @@ func TestSidekiq(t *testing.T) {
 	need(t, "Ruby with Debian's Sidekiq and redis-namespace (ruby-sidekiq, ruby-redis-namespace)", sidekiqLib...)
 	atMostOnce := faults.Verdicts{None: safeClass, Under: map[faults.Kind][]oracle.Class{faults.WorkerCrash: {oracle.ClassLost},
 		faults.WorkerCrashLate: safeClass, faults.WorkerPause: safeClass, faults.WorkerTerm: safeClass,
-		faults.RedisRestart: {oracle.ClassLost}}}
+		faults.StepTerm: notExercised, faults.RedisRestart: {oracle.ClassLost}}}
 	queueEarns(t, Queue(Config{Name: "sidekiq", Command: "ruby ../../../adapters/ruby/bin/stockbench-sidekiq-queue", Procs: testProcs}),
 		func(scenarios.Fulfil) faults.Verdicts { return atMostOnce })
 }
@@ -602,6 +607,59 @@ func queueEarns(t *testing.T, impl queueimpl.Impl, documented func(scenarios.Ful
 				judged(t, run, classes)
 			})
 		}
+	}
+}
+
+// RQ's own worker loop (--worker-loop): what the adapter driving RQ's steps earns, and a
+// deploy's SIGTERM between the loop's dequeue and its started mark (step-term, reported
+// by the adapter) loses exactly the job the loop took: rq/rq#2236. A report hello did
+// not ask for ends the sale in one line.
+func TestRQWorkerLoop(t *testing.T) {
+	need(t, "Debian's Python with redis-py and RQ (python3-redis, python3-rq)", rqLib...)
+	impl := Queue(Config{Name: "rq-loop", Command: "/usr/bin/python3 ../../../adapters/python/rq_queue.py --worker-loop", Procs: 4})
+	h := rigtest.Harness(t)
+	sale, err := scenarios.LookupQueue("queue-sale")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sale.Buyers, sale.Stock = 40, 40
+	for _, tc := range []struct {
+		plan string
+		want oracle.Class
+	}{{"none", oracle.ClassSafe}, {"worker-crash", oracle.ClassLost}, {"step-term", oracle.ClassLost}, {"step-term:step=prepared", oracle.ClassNotExercised}} {
+		plan, err := faults.Parse(tc.plan)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Run(tc.plan, func(t *testing.T) {
+			s := sale
+			s.Faults, s.Prefix = plan, fmt.Sprintf("{adapter:rq-loop:%s}", plan)
+			run := rigtest.On(t, h, rig.Need{Nodes: 1, Faults: plan, Conns: s.WithDefaults().Conns}, func(ctx context.Context, red scenarios.Redis) (results.Run, error) {
+				return s.Run(ctx, red, impl)
+			})
+			q := run.Queue
+			if run.Verdict.Class != tc.want || (tc.plan == "step-term" && q.Lost != 1) || q.Oversold > 0 || q.DuplicatedEffects > 0 {
+				t.Errorf("want %s (one job lost under step-term), got %s (%s): %+v; events %+v", tc.want, run.Verdict.Cell(), run.Verdict, q, run.Events)
+			}
+			if tc.plan == "step-term" && (len(run.Events) == 0 || !strings.Contains(run.Events[0].Detail, "at step dequeued")) {
+				t.Errorf("want the strike at the step recorded, got %+v", run.Events)
+			}
+			if run.AsExpected == nil || !*run.AsExpected {
+				t.Errorf("the adapter documents %v, it earned %s", run.Expected, run.Verdict.Cell())
+			}
+		})
+	}
+	// A process that reports a step nobody asked for breaks the sale, as a stray reply.
+	stray, _ := filepath.Abs("testdata/straystep.sh")
+	s := sale
+	s.Prefix = "{adapter:straystep}"
+	c := redistest.Shared(t).Client(2)
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	run, err := s.Run(ctx, scenarios.Single(c), Queue(Config{Name: "straystep", Command: "/bin/sh " + stray, Procs: 1}))
+	if err == nil || !strings.Contains(err.Error(), `adapter straystep: reported step "dequeued", which hello did not ask for`) {
+		t.Errorf("want the sale ended by the stray report, got %v (%s)", err, run.Verdict.Cell())
 	}
 }
 
@@ -696,7 +754,7 @@ func TestFencingAdapter(t *testing.T) {
 // quota; once the starvation ends it runs on.
 func TestStarvedProcess(t *testing.T) {
 	script, _ := filepath.Abs("testdata/strayid.sh") // says hello, then reads
-	pr, _, err := start(context.Background(), "starved", []string{"/bin/sh", script}, request{Op: "hello", Protocol: 1}, &tail{})
+	pr, _, err := start(context.Background(), "starved", []string{"/bin/sh", script}, request{Op: "hello", Protocol: 1}, &tail{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

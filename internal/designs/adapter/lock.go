@@ -64,6 +64,8 @@ type design struct {
 	// nodes are the fronts of the lock servers past the first, for an adapter whose
 	// lock takes several.
 	nodes []*front
+	// stepped is the sale's ear for the steps a queue adapter reports (step-term).
+	stepped func(step, where string) (time.Duration, bool)
 }
 
 func newDesign(cfg Config, e lockimpl.Env) *design {
@@ -163,7 +165,7 @@ func (d *design) start(ctx context.Context, server redis.UniversalClient, size i
 		}
 		d.front = f
 	}
-	p, err := newPool(ctx, d.cfg.Name, d.argv, size, hello(d.where(server)))
+	p, err := newPool(ctx, d.cfg.Name, d.argv, size, hello(d.where(server)), d.stepped)
 	if err != nil {
 		d.closeFront()
 		return err

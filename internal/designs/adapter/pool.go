@@ -38,13 +38,17 @@ type pool struct {
 	all     []*proc
 	said    *reply // the first process's answer to hello: what the adapter supports, its version
 	stopped bool
+	// stepped, for a sale that strikes at a step (queueimpl.Sale.Stepped), hears each
+	// report and says whether to strike the process that made it.
+	stepped func(step, where string) (grace time.Duration, strike bool)
 }
 
 // newPool starts size processes of argv, a few at a time, and says hello to each. Two
 // per CPU at once: 64 interpreters started together on two CPUs took their siblings' start-up
 // into each one's hello deadline (node-redis's, under make test, past 10 s).
-func newPool(ctx context.Context, name string, argv []string, size int, hello request) (*pool, error) {
-	p := &pool{name: name, argv: argv, hello: hello, stderr: &tail{}, idle: make(chan *proc, size)}
+func newPool(ctx context.Context, name string, argv []string, size int, hello request,
+	stepped func(step, where string) (time.Duration, bool)) (*pool, error) {
+	p := &pool{name: name, argv: argv, hello: hello, stderr: &tail{}, idle: make(chan *proc, size), stepped: stepped}
 	errs := make([]error, size)
 	starting := make(chan struct{}, 2*runtime.NumCPU())
 	var wg sync.WaitGroup
@@ -67,7 +71,11 @@ func newPool(ctx context.Context, name string, argv []string, size int, hello re
 
 // add starts one more process and puts it in the pool.
 func (p *pool) add(ctx context.Context) error {
-	pr, said, err := start(ctx, p.name, p.argv, p.hello, p.stderr)
+	var heard func(*proc, string, string)
+	if p.stepped != nil {
+		heard = p.heard
+	}
+	pr, said, err := start(ctx, p.name, p.argv, p.hello, p.stderr, heard)
 	if err != nil {
 		return err
 	}
@@ -88,11 +96,15 @@ func (p *pool) add(ctx context.Context) error {
 // get takes an idle process, waiting for one as a request waits for a PHP-FPM worker.
 // Once a process broke, every get fails: the sale stops.
 func (p *pool) get(ctx context.Context) (*proc, error) {
-	select {
-	case pr := <-p.idle:
-		return p.taken(pr)
-	case <-ctx.Done():
-		return nil, ctx.Err()
+	for {
+		select {
+		case pr := <-p.idle:
+			if pr, err := p.taken(pr); err != errStruck {
+				return pr, err
+			}
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
 	}
 }
 
@@ -107,24 +119,37 @@ const busy = 50 * time.Millisecond
 func (p *pool) getSoon(ctx context.Context) (*proc, error) {
 	select {
 	case pr := <-p.idle:
-		return p.taken(pr)
+		if pr, err := p.taken(pr); err != errStruck {
+			return pr, err
+		}
 	default:
 	}
 	t := time.NewTimer(busy)
 	defer t.Stop()
-	select {
-	case pr := <-p.idle:
-		return p.taken(pr)
-	case <-t.C:
-		return nil, lockimpl.ErrNotAcquired
-	case <-ctx.Done():
-		return nil, ctx.Err()
+	for {
+		select {
+		case pr := <-p.idle:
+			if pr, err := p.taken(pr); err != errStruck {
+				return pr, err
+			}
+		case <-t.C:
+			return nil, lockimpl.ErrNotAcquired
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
 	}
 }
+
+// errStruck: the process taken was struck by a fault (a deploy's SIGTERM) while idle;
+// it leaves the pool, and a fresh one takes its place (terminate).
+var errStruck = errors.New("struck by a fault")
 
 // taken checks a process just taken from the pool: a broken one goes back, for the next
 // caller to find broken too, and its failure is the adapter's.
 func (p *pool) taken(pr *proc) (*proc, error) {
+	if pr.struck.Load() {
+		return nil, errStruck
+	}
 	if err := pr.err(); err != nil {
 		p.idle <- pr
 		return nil, p.broken(err)
@@ -139,6 +164,7 @@ func (p *pool) put(pr *proc) { p.idle <- pr }
 // has passed if it is still there; a fresh process then takes its place. The channel
 // returned closes once it is gone.
 func (p *pool) terminate(pr *proc, grace time.Duration) <-chan struct{} {
+	pr.struck.Store(true)
 	pr.paused.Store(true) // a shutting-down process's calls are its own affair, not a deadline's
 	pr.signal(syscall.SIGTERM)
 	go func() {
@@ -149,6 +175,18 @@ func (p *pool) terminate(pr *proc, grace time.Duration) <-chan struct{} {
 		p.replace(context.Background(), pr)
 	}()
 	return pr.done
+}
+
+// heard is a process's report that its worker reached step, holding the task of order:
+// struck, it is sent what a deploy sends, at once, while it stays at the step.
+func (p *pool) heard(pr *proc, step, order string) {
+	where := "holding no task"
+	if order != "" {
+		where = "holding order " + order
+	}
+	if grace, strike := p.stepped(step, where); strike {
+		p.terminate(pr, grace)
+	}
 }
 
 // replace kills pr, as a fault kills a holder, and starts another in its place.

@@ -43,10 +43,15 @@ type proc struct {
 	// deadline.
 	paused atomic.Bool
 	killed atomic.Bool
+	// struck is set once a fault sent the process a deploy's SIGTERM: its exit, and the
+	// calls it leaves unanswered, are the fault's doing.
+	struck atomic.Bool
+	// stepped, when set, hears the process's reports of the steps it reached.
+	stepped func(step, order string)
 }
 
 // start starts argv in a process group of its own and says hello.
-func start(ctx context.Context, name string, argv []string, hello request, stderr *tail) (*proc, reply, error) {
+func start(ctx context.Context, name string, argv []string, hello request, stderr *tail, stepped func(*proc, string, string)) (*proc, reply, error) {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Stderr = stderr
@@ -62,6 +67,9 @@ func start(ctx context.Context, name string, argv []string, hello request, stder
 		return nil, reply{}, fmt.Errorf("%s: start: %w", name, err)
 	}
 	p := &proc{name: name, cmd: cmd, stdin: stdin, wait: map[int64]chan reply{}, done: make(chan struct{}), stderr: stderr}
+	if stepped != nil {
+		p.stepped = func(step, order string) { stepped(p, step, order) }
+	}
 	go p.read(stdout)
 	hctx, cancel := context.WithTimeout(ctx, helloDeadline)
 	defer cancel()
@@ -95,6 +103,14 @@ func (p *proc) read(stdout io.Reader) {
 		if err := json.Unmarshal(line, &r); err != nil {
 			p.fail(fmt.Errorf("wrote %q, which is not a JSON reply", clip(string(line))))
 			return
+		}
+		if r.ID == 0 && r.Step != "" {
+			if p.stepped == nil {
+				p.fail(fmt.Errorf("reported step %q, which hello did not ask for", r.Step))
+				return
+			}
+			p.stepped(r.Step, r.Order)
+			continue
 		}
 		p.mu.Lock()
 		ch, ok := p.wait[r.ID]

@@ -46,6 +46,11 @@ type request struct {
 	// TermGraceMs is the grace a deploy's SIGTERM gives (term-holder, worker-term), by
 	// which a process that drains may size its own shutdown timeout.
 	TermGraceMs int64 `json:"term_grace_ms,omitempty"`
+	// Steps, in a queue's hello, are the steps of its library's own worker loop that a
+	// fault strikes at (step-term): the adapter reports each as its worker reaches it,
+	// and stays there StepHoldMs.
+	Steps      []string `json:"steps,omitempty"`
+	StepHoldMs int64    `json:"step_hold_ms,omitempty"`
 }
 
 // reply is every reply.
@@ -73,6 +78,11 @@ type reply struct {
 	Task                 string              `json:"task"`
 	Empty                bool                `json:"empty"`
 	Len                  *int64              `json:"len"`
+	// Step, on a line without an id, is a report: the process's worker has reached that
+	// step (hello's steps), with the order it holds in Order.
+	Step string `json:"step"`
+	// Steps, in hello's answer, are the steps the adapter can report.
+	Steps []string `json:"steps"`
 }
 
 // Redis is where the adapter's processes connect. Addr is always set: a loopback

@@ -32,8 +32,12 @@ func ProbeQueue(ctx context.Context, cfg Config, c redis.UniversalClient) ([]str
 func queueHello(r *Redis, s queueimpl.Sale) request {
 	k := s.Keys
 	grace := time.Duration(float64(s.Visibility) * faults.WorkerTermGrace)
-	return request{Op: "hello", Protocol: 1, Versions: versions, Redis: r, VisibilityMs: s.Visibility.Milliseconds(),
+	req := request{Op: "hello", Protocol: 1, Versions: versions, Redis: r, VisibilityMs: s.Visibility.Milliseconds(),
 		TermGraceMs: grace.Milliseconds(), Keys: &Keys{Queue: k.Queue, Processing: k.Processing, Taken: k.Taken, QLock: k.Lock}}
+	if len(s.Steps) > 0 {
+		req.Steps, req.StepHoldMs = s.Steps, faults.StepHold.Milliseconds()
+	}
+	return req
 }
 
 type queue struct{ *design }
@@ -46,7 +50,19 @@ var (
 
 // Start implements queueimpl.Starter.
 func (q *queue) Start(ctx context.Context, s queueimpl.Sale) error {
+	if len(s.Steps) > 0 {
+		q.stepped = s.Stepped
+	}
 	return q.start(ctx, q.env.Locks[0], q.cfg.size(s.Conns), func(r *Redis) request { return queueHello(r, s) })
+}
+
+// Procs is the size of the pool serving the sale, once it started: a sale waits long
+// enough for its workers to ask each process, which may hold a task its library took.
+func (q *queue) Procs() int {
+	if q.pool == nil {
+		return 0
+	}
+	return cap(q.pool.idle)
 }
 
 // Documented implements queueimpl.Documenter: hello's documented for either fulfil,
@@ -77,6 +93,11 @@ func (q *queue) Dequeue(ctx context.Context, worker string, wait time.Duration) 
 		return nil, err
 	}
 	r, err := q.ask(ctx, pr, request{Op: "dequeue", Worker: worker, WaitMs: wait.Milliseconds()})
+	if pr.struck.Load() {
+		// A fault sent it SIGTERM at a step of its worker loop while this call was in
+		// flight: it leaves the pool, and what it held is its library's affair.
+		return nil, queueimpl.ErrEmpty
+	}
 	if err != nil || r.Empty || !q.pool.can(SupportsAck) {
 		q.pool.put(pr)
 		pr = nil

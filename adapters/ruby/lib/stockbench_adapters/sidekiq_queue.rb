@@ -22,7 +22,8 @@ require_relative "protocol"
 module StockbenchAdapters
   module SidekiqQueue
     DOCUMENTED = {"none" => ["SAFE"], "worker-crash" => ["LOST"], "worker-crash-late" => ["SAFE"],
-                  "worker-pause" => ["SAFE"], "worker-term" => ["SAFE"], "redis-restart" => ["LOST"]}.freeze
+                  "worker-pause" => ["SAFE"], "worker-term" => ["SAFE"], "step-term" => ["NOT-EXERCISED"],
+                  "redis-restart" => ["LOST"]}.freeze
     QUEUE = "sale"
     # Sidekiq's shutdown timeout's share of a deploy's grace: 25 s of Kubernetes' 30.
     TIMEOUT_SHARE = 25.0 / 30
