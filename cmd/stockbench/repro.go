@@ -8,11 +8,13 @@ import (
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/stockbench/stockbench/bench"
 	"github.com/stockbench/stockbench/internal/trackrecord"
 	"github.com/stockbench/stockbench/oracle"
 	"github.com/stockbench/stockbench/results"
+	"github.com/stockbench/stockbench/results/report"
 )
 
 // reproCommand is `stockbench repro [NAME...]`: without a name, the track record; with
@@ -40,15 +42,17 @@ func reproCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	code := bench.ExitOK
 	var lines []string
+	rec := record{}
 	for _, s := range sales {
 		fmt.Fprintf(stderr, "stockbench: repro %s (%s) on %s: want %s\n", s.entry.Name, issueList(s.entry), s.c.Version, s.want())
 		if err := s.build(ctx, stderr); err != nil {
 			return bench.Complain(stderr, err)
 		}
 		line, ok, got := "", false, bench.ExitOK
+		var f *results.File
 		tries := max(s.c.Tries, 1)
 		for try := 1; try <= tries && !ok; try++ {
-			if line, ok, got = s.run(ctx, stderr); line == "" {
+			if line, ok, got, f = s.run(ctx, stderr); line == "" {
 				return got // no record came of it: interrupted, or the servers would not start
 			}
 			if ok && tries > 1 {
@@ -56,6 +60,7 @@ func reproCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			}
 		}
 		lines = append(lines, fmt.Sprintf("%s on %s: %s", s.entry.Name, s.c.Version, line))
+		rec.add(s, f, line, ok)
 		if !ok || (got != bench.ExitOK && !s.crashes()) {
 			code = bench.ExitFailed
 		}
@@ -63,7 +68,50 @@ func reproCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	for _, l := range lines {
 		fmt.Fprintln(stdout, l)
 	}
+	if len(sales) > 1 {
+		dir, err := rec.write(ctx, *out, append([]string{"repro"}, args...))
+		if err != nil {
+			fmt.Fprintln(stderr, "stockbench: repro: write the record's matrix:", bench.OneLine(err.Error()))
+			return max(code, bench.ExitFailed)
+		}
+		fmt.Fprintf(stdout, "\nthe record as one matrix, a row per sale: %s\n", dir)
+	}
 	return code
+}
+
+// record gathers the sales of one repro into one run record: each sale's run a row of
+// its matrix, and whether it showed what the record says a check of it.
+type record struct {
+	first  *results.File
+	runs   []results.Run
+	checks []results.Check
+}
+
+func (r *record) add(s reproSale, f *results.File, line string, ok bool) {
+	if f != nil && r.first == nil {
+		r.first = f
+	}
+	if f != nil && len(f.Runs) > 0 {
+		r.runs = append(r.runs, f.Runs[0])
+	}
+	r.checks = append(r.checks, results.Check{Run: s.entry.Name + " on " + s.c.Version, Threshold: "as the record says: " + s.want(),
+		Held: ok, Why: line})
+}
+
+// write writes the record's run directory under out (results.json, summary.md,
+// report.html) and returns it.
+func (r *record) write(ctx context.Context, out string, args []string) (string, error) {
+	if r.first == nil {
+		return "", fmt.Errorf("no sale left a record")
+	}
+	id := results.NewID()
+	f := bench.NewFile(args, id, r.first.Target)
+	f.Runs, f.Checks, f.Complete, f.FinishedAt = r.runs, r.checks, true, time.Now().UTC()
+	o := results.NewOutput(out, "record-"+id)
+	if err := o.Progress(f); err != nil {
+		return "", err
+	}
+	return o.Dir, report.Write(ctx, o, f)
 }
 
 // build makes what the sale runs, as its case says, in the checkout.
@@ -80,11 +128,12 @@ func (s reproSale) build(ctx context.Context, stderr io.Writer) error {
 }
 
 // run runs the sale once, in a run directory of its own: the line its record reads as,
-// whether it showed what the record says, and run's exit code. The line is "" when no
-// record came of it.
-func (s reproSale) run(ctx context.Context, stderr io.Writer) (line string, ok bool, code int) {
+// whether it showed what the record says, run's exit code, and its record. The line is
+// "" when no record came of it.
+func (s reproSale) run(ctx context.Context, stderr io.Writer) (line string, ok bool, code int, file *results.File) {
 	c, jobs, _, _ := runJobs(s.args, io.Discard)
 	after := func(f *results.File) ([]string, int) {
+		file = f
 		line, ok = s.judge(f)
 		if !ok {
 			return []string{line}, bench.ExitFailed
@@ -92,7 +141,7 @@ func (s reproSale) run(ctx context.Context, stderr io.Writer) (line string, ok b
 		return []string{line}, bench.ExitOK
 	}
 	code = bench.Execute(ctx, c.options(append([]string{"run"}, s.args...), after), jobs, io.Discard, stderr)
-	return line, ok, code
+	return line, ok, code, file
 }
 
 // reproSale is one sale of the record: a bug's, on the release that has it or a fixed one.

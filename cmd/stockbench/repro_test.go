@@ -3,11 +3,13 @@ package main
 import (
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stockbench/stockbench/bench"
 	"github.com/stockbench/stockbench/internal/trackrecord"
+	"github.com/stockbench/stockbench/results"
 )
 
 // TestRecordEntries: every bug of the record names where it was reported, says what its
@@ -73,5 +75,21 @@ func TestTrackRecord(t *testing.T) {
 	}
 	if code != bench.ExitOK {
 		t.Errorf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	// The record as one matrix: a row per sale that left one, a check per sale.
+	_, dir, found := strings.Cut(stdout, "the record as one matrix, a row per sale: ")
+	f, err := results.Read(filepath.Join(strings.TrimSpace(dir), "results.json"))
+	if !found || err != nil {
+		t.Fatalf("want the record's matrix written, got %v:\n%s", err, stdout)
+	}
+	cases := 0
+	for _, e := range trackrecord.All() {
+		cases++
+		if e.Fixed != nil {
+			cases++
+		}
+	}
+	if len(f.Checks) != cases || len(results.Broken(f.Checks)) > 0 || len(f.Runs) < cases-1 {
+		t.Errorf("want %d checks held and a row per sale (a crash leaves none), got %d runs, checks %+v", cases, len(f.Runs), f.Checks)
 	}
 }
