@@ -102,10 +102,11 @@ func cmpOr[T int | time.Duration](v, def T) T {
 //
 // A rate (p) or a drawn length (dist) is a question of how often, not whether: no design
 // documents a verdict under one. Nor under a restart that keeps data (persist): what it
-// keeps depends on the mode and the moment.
+// keeps depends on the mode and the moment. Nor at a step other than the default, which
+// an adapter may not even name.
 func (f Fault) AsDocumented() bool {
 	return f.For == 0 && f.By == 0 && f.Latency == 0 && f.Jitter == 0 && f.P == 0 && f.Dist == "" && f.Kind != LatencySpike &&
-		(f.Persist == "" || f.Persist == PersistNone)
+		(f.Persist == "" || f.Persist == PersistNone) && (f.Step == "" || f.Step == DefaultStep)
 }
 
 // String is the written form Parse reads.
