@@ -38,6 +38,7 @@ const (
 	RedisPause      Kind = "redis-pause"
 	RedisRestart    Kind = "redis-restart"
 	RollingRestart  Kind = "rolling-restart"
+	ServerErrors    Kind = "server-errors"
 	Failover        Kind = "failover"
 	ClockJump       Kind = "clock-jump"
 	NetLatency      Kind = "net-latency"
@@ -47,8 +48,8 @@ const (
 	WorkerCrashLate Kind = "worker-crash-late"
 	WorkerPause     Kind = "worker-pause"
 	LatencySpike    Kind = "latency-spike"
-	// CPUStarve, TermHolder, WorkerTerm and StepTerm, like RollingRestart, are kept out
-	// of the default matrix (Spec.optIn).
+	// CPUStarve, TermHolder, WorkerTerm and StepTerm, like RollingRestart and
+	// ServerErrors, are kept out of the default matrix (Spec.optIn).
 	CPUStarve  Kind = "cpu-starve"
 	TermHolder Kind = "term-holder"
 	WorkerTerm Kind = "worker-term"
@@ -297,6 +298,11 @@ var specs = []Spec{
 		optIn: true, length: RollingGap,
 		Summary: fmt.Sprintf("while the %s holder works, a majority of the lock servers (the one of most designs, three of Redlock's five) are killed and restart empty one after another, %gx the TTL apart (for=), as a rolling deploy of servers without persistence does: a lease renewed only where its key still is ends on a minority", nth, RollingGap),
 		server:  rolling,
+	},
+	{
+		Kind: ServerErrors, Applies: Locks, Fires: OnVictim, Needs: Needs{SeparateStock: true, Owned: true}, optIn: true,
+		Summary: fmt.Sprintf("the lock server (the first of Redlock's five; the others answer) answers errors to writes for %s the TTL while the %s holder works: OOM, as at maxmemory with noeviction (mode=oom, the default), or READONLY, as a master demoted to a replica (mode=readonly); reads answer", length, nth),
+		server:  answerErrors,
 	},
 	{
 		Kind: Failover, Applies: Locks, Fires: OnVictim, Needs: Needs{SeparateStock: true, Replica: true, Owned: true},

@@ -39,6 +39,9 @@ func TestParse(t *testing.T) {
 		{"step-term:step=dequeued", "step-term:step=dequeued", ""},                   // rq/rq#2236's window
 		{"worker-term:step=dequeued", "", "only step-term strikes at a step"},        // a step is an adapter's
 		{"step-term:step=de queued", "", "letters, digits and dashes"},               // what a report can name
+		{"server-errors:mode=readonly", "server-errors:mode=readonly", ""},           // a demoted master's
+		{"server-errors:mode=loading", "", "unknown mode"},                           // not (yet) one
+		{"redis-pause:mode=oom", "", "only server-errors answers in a mode"},         // a pause answers nothing
 	}
 	for _, tt := range tests {
 		p, err := Parse(tt.in)
@@ -112,14 +115,14 @@ func TestTable(t *testing.T) {
 
 // TestKinds: a matrix shows a sale's faults on its own clients first, then those on its
 // servers, each list in the table's order; the default matrix leaves out cpu-starve,
-// term-holder, rolling-restart, worker-term and step-term, which designs document all
-// the same.
+// term-holder, rolling-restart, server-errors, worker-term and step-term, which designs
+// document all the same.
 func TestKinds(t *testing.T) {
 	for _, tt := range []struct {
 		a            Applies
 		want, matrix []Kind
 	}{
-		{Locks, []Kind{SlowWork, ClientPause, CPUStarve, TermHolder, CrashAcquire, CrashHolder, RedisPause, RedisRestart, RollingRestart, Failover, ClockJump, NetLatency, NetTimeout, Evict},
+		{Locks, []Kind{SlowWork, ClientPause, CPUStarve, TermHolder, CrashAcquire, CrashHolder, RedisPause, RedisRestart, RollingRestart, ServerErrors, Failover, ClockJump, NetLatency, NetTimeout, Evict},
 			[]Kind{SlowWork, ClientPause, CrashAcquire, CrashHolder, RedisPause, RedisRestart, Failover, ClockJump, NetLatency, NetTimeout, Evict}},
 		{Queues, []Kind{WorkerCrash, WorkerCrashLate, WorkerPause, WorkerTerm, StepTerm, RedisRestart}, []Kind{WorkerCrash, WorkerCrashLate, WorkerPause, RedisRestart}},
 	} {

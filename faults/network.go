@@ -82,3 +82,42 @@ func usedMemory(ctx context.Context, c redis.UniversalClient) (int64, error) {
 	}
 	return 0, errors.New("INFO memory has no used_memory")
 }
+
+// answerErrors makes the lock server answer errors to writes for d, then as before: OOM
+// (maxmemory below what it uses, noeviction), or READONLY (a replica of a master that
+// is not there, which keeps its data, as a demoted master does until it syncs).
+func answerErrors(ctx context.Context, in *Injector, d time.Duration, who string) (string, error) {
+	c := in.srv.Admin
+	mode := ModeOOM
+	for _, a := range in.armed {
+		if a.Kind == ServerErrors {
+			mode = a.mode()
+		}
+	}
+	var start, end func(context.Context) error
+	what := "OOM to writes (maxmemory 1 byte, noeviction)"
+	switch mode {
+	case ModeReadonly:
+		what = "READONLY to writes (a replica of 127.0.0.1:1, a master that is not there)"
+		start = func(ctx context.Context) error { return c.SlaveOf(ctx, "127.0.0.1", "1").Err() }
+		end = func(ctx context.Context) error { return c.SlaveOf(ctx, "NO", "ONE").Err() }
+	default:
+		start = func(ctx context.Context) error {
+			if err := c.ConfigSet(ctx, "maxmemory-policy", "noeviction").Err(); err != nil {
+				return err
+			}
+			return c.ConfigSet(ctx, "maxmemory", "1").Err()
+		}
+		end = func(ctx context.Context) error { return c.ConfigSet(ctx, "maxmemory", "0").Err() }
+	}
+	if err := start(ctx); err != nil {
+		return "lock server would not answer errors", fmt.Errorf("server-errors: %s: %w", mode, err)
+	}
+	wait.Sleep(ctx, d)
+	// Once begun, carried through: a server left answering errors is a fault nobody
+	// asked for.
+	if err := end(context.WithoutCancel(ctx)); err != nil {
+		return "lock server still answers errors", fmt.Errorf("server-errors: end %s: %w", mode, err)
+	}
+	return fmt.Sprintf("lock server answered %s for %s while %s holds the lock", what, d, who), nil
+}

@@ -40,7 +40,16 @@ type Fault struct {
 	Persist Persistence
 	// Step is where StepTerm strikes: a step the adapter names. Default: DefaultStep.
 	Step string
+	// Mode is the errors ServerErrors answers with: ModeOOM (the default) or
+	// ModeReadonly.
+	Mode string
 }
+
+// The errors ServerErrors answers writes with.
+const (
+	ModeOOM      = "oom"
+	ModeReadonly = "readonly"
+)
 
 // Dist is how a fault's length is drawn for each victim.
 type Dist string
@@ -106,7 +115,7 @@ func cmpOr[T int | time.Duration](v, def T) T {
 // an adapter may not even name.
 func (f Fault) AsDocumented() bool {
 	return f.For == 0 && f.By == 0 && f.Latency == 0 && f.Jitter == 0 && f.P == 0 && f.Dist == "" && f.Kind != LatencySpike &&
-		(f.Persist == "" || f.Persist == PersistNone) && (f.Step == "" || f.Step == DefaultStep)
+		(f.Persist == "" || f.Persist == PersistNone) && (f.Step == "" || f.Step == DefaultStep) && f.Mode == ""
 }
 
 // String is the written form Parse reads.
@@ -127,6 +136,7 @@ func (f Fault) String() string {
 		{"dist", f.Dist != "", string(f.Dist)},
 		{"persist", f.Persist != "", string(f.Persist)},
 		{"step", f.Step != "", f.Step},
+		{"mode", f.Mode != "", f.Mode},
 	} {
 		if kv.set {
 			s += ":" + kv.key + "=" + kv.val
@@ -277,8 +287,16 @@ func parseFault(s string) (Fault, error) {
 			case !stepName(v):
 				err = fmt.Errorf("a step is a name of letters, digits and dashes")
 			}
+		case "mode":
+			f.Mode = v
+			switch {
+			case f.Kind != ServerErrors:
+				err = fmt.Errorf("only %s answers in a mode", ServerErrors)
+			case v != ModeOOM && v != ModeReadonly:
+				err = fmt.Errorf("unknown mode (modes: %s, %s)", ModeOOM, ModeReadonly)
+			}
 		default:
-			err = fmt.Errorf("unknown setting (settings: nth, for, by, latency, jitter, count, p, dist, persist, step)")
+			err = fmt.Errorf("unknown setting (settings: nth, for, by, latency, jitter, count, p, dist, persist, step, mode)")
 		}
 		if err != nil {
 			return f, fmt.Errorf("fault %s: %s=%s: %w", f.Kind, k, v, err)
@@ -298,6 +316,7 @@ func stepName(s string) bool {
 }
 
 func (f Fault) step() string { return cmp.Or(f.Step, DefaultStep) }
+func (f Fault) mode() string { return cmp.Or(f.Mode, ModeOOM) }
 
 func atLeastOne(s string) (int, error) {
 	n, err := strconv.Atoi(s)

@@ -78,7 +78,9 @@ var builtins = []Impl{
 	{
 		Name:       "token-watchdog",
 		Summary:    "token, renewed every ttl/3 while held (Redisson's watchdog)",
-		Documented: ttlLock.With(safe, faults.SlowWork, faults.CPUStarve),
+		// A server answering OOM to writes still takes PEXPIRE, which takes no memory:
+		// the renewals go on (READONLY refuses them: server-errors:mode=readonly oversells).
+		Documented: ttlLock.With(safe, faults.SlowWork, faults.CPUStarve, faults.ServerErrors),
 		NewLocker:  func(e Env) Locker { return TokenWatchdog{e.Locks[0]} },
 	},
 	{
@@ -130,9 +132,10 @@ var builtins = []Impl{
 		Documented: everywhere(aRace).WithNone(safeOrStuck).
 			With(safeOrStuck, faults.CrashAcquire, faults.CrashHolder).
 			With(secondHolder, faults.SlowWork, faults.CPUStarve, faults.ClientPause, faults.RedisPause).
-			// Three of the five restarted in turn, each after half a TTL: the victim,
-			// which does not renew, outlives its lease on every server first.
-			With(secondHolder, faults.RollingRestart),
+			// Three of the five restarted in turn, each after half a TTL, or one of them
+			// answering errors: the victim, which does not renew, outlives its lease on
+			// every server first.
+			With(secondHolder, faults.RollingRestart, faults.ServerErrors),
 		Nodes: 5,
 		// The Redlock algorithm retries after a random delay, so that contenders stop
 		// splitting the servers between them; redsync's own is 50-250ms.

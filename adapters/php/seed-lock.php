@@ -16,7 +16,7 @@ require __DIR__ . '/protocol.php';
 // lock may end with no stale write landing (LOCK-BROKEN 13 under slow-work in make test)
 // or with a lost update alone.
 const OVERSOLD = ['OVERSOLD', 'LOST', 'LOCK-BROKEN'];
-$documented = array_fill_keys(['none', 'slow-work', 'cpu-starve', 'client-pause', 'redis-pause', 'redis-restart', 'rolling-restart', 'failover',
+$documented = array_fill_keys(['none', 'slow-work', 'cpu-starve', 'client-pause', 'redis-pause', 'redis-restart', 'rolling-restart', 'server-errors', 'failover',
     'clock-jump', 'net-latency', 'net-timeout', 'evict'], OVERSOLD);
 // A dead holder's 56-year lock stops the sale, oversold or not by then; a buyer dead
 // between SETNX and EXPIRE leaves a lock every poller steals.

@@ -24,7 +24,7 @@ LATE_WRITE = ["OVERSOLD", "LOST"]
 # Eviction takes the key from a holder inside its lease: the second holder's write may
 # land first, both inside their leases and the stock intact (LOCK-BROKEN).
 DOCUMENTED = {fault: LATE_WRITE for fault in (
-    "slow-work", "cpu-starve", "client-pause", "redis-pause", "redis-restart", "rolling-restart", "failover", "clock-jump", "net-timeout", "evict")}
+    "slow-work", "cpu-starve", "client-pause", "redis-pause", "redis-restart", "rolling-restart", "server-errors", "failover", "clock-jump", "net-timeout", "evict")}
 # A deploy's SIGTERM stops the process at once (Python's default), holding the lock: as
 # a crashed holder, nothing written, the lock expiring after its TTL.
 DOCUMENTED["evict"] = LATE_WRITE + ["LOCK-BROKEN"]
