@@ -76,8 +76,8 @@ var builtins = []Impl{
 		NewLocker: func(e Env) Locker { return TokenWait{Client: e.Locks[0]} },
 	},
 	{
-		Name:       "token-watchdog",
-		Summary:    "token, renewed every ttl/3 while held (Redisson's watchdog)",
+		Name:    "token-watchdog",
+		Summary: "token, renewed every ttl/3 while held (Redisson's watchdog)",
 		// A server answering OOM to writes still takes PEXPIRE, which takes no memory:
 		// the renewals go on (READONLY refuses them: server-errors:mode=readonly oversells).
 		Documented: ttlLock.With(safe, faults.SlowWork, faults.CPUStarve, faults.ServerErrors),
