@@ -179,3 +179,40 @@ func TestEveryDesignDocumented(t *testing.T) {
 		}
 	}
 }
+
+// TestServerErrorModes: a lock server answering OOM still takes the watchdog's PEXPIRE,
+// which takes no memory, and the lease lives; one answering READONLY, as a demoted
+// master, refuses it, and the lease is outlived: the mode decides the verdict.
+func TestServerErrorModes(t *testing.T) {
+	h := rigtest.Harness(t)
+	sale, err := scenarios.Lookup("fault-sale")
+	if err != nil {
+		t.Fatal(err)
+	}
+	impl, err := lockimpl.Lookup("token-watchdog")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		plan string
+		want []oracle.Class
+	}{
+		{"server-errors", []oracle.Class{oracle.ClassSafe}},
+		{"server-errors:mode=readonly", []oracle.Class{oracle.ClassOversold, oracle.ClassLost}},
+	} {
+		t.Run(tc.plan, func(t *testing.T) {
+			t.Parallel()
+			plan, err := faults.Parse(tc.plan)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := sale
+			s.Faults, s.Prefix = plan, fmt.Sprintf("{test:modes:%s}", plan)
+			run := rigtest.On(t, h, rig.ForLock(impl, plan, s.WithDefaults().Conns),
+				func(ctx context.Context, r scenarios.Redis) (results.Run, error) { return s.Run(ctx, r, impl) })
+			if !slices.Contains(tc.want, run.Verdict.Class) || len(run.Events) == 0 {
+				t.Errorf("want %v, got %s (%s); events %+v", tc.want, run.Verdict.Cell(), run.Verdict, run.Events)
+			}
+		})
+	}
+}
