@@ -102,45 +102,61 @@ def main():
     signal.signal(signal.SIGINT, request_stop)
     ready(["queue", "ack"], DOCUMENTED)
 
+    def enqueue(req):
+        queue.enqueue_call(func="stockbench.fulfil", args=(req["order"],), job_id="o" + req["order"],
+                           meta={"seq": req["seq"]})
+        return {"ok": True}
+
+    def dequeue(req):
+        if stopping:
+            return {"empty": True}  # a worker shutting down takes no job
+        deadline = time.monotonic() + req["wait_ms"] / 1000.0
+        taken = Queue.dequeue_any([queue], None, connection=client)
+        while taken is None and time.monotonic() < deadline:
+            time.sleep(0.005)
+            taken = Queue.dequeue_any([queue], None, connection=client)
+        if taken is None:
+            return {"empty": True}
+        job, _ = taken
+        worker.prepare_job_execution(job)  # started-job registry, heartbeat
+        held[job.id] = job
+        return {"order": job.args[0], "seq": job.meta["seq"], "task": job.id}
+
+    def ack(req):
+        job = held.pop(req["task"])
+        job.ended_at = utcnow()  # as perform_job notes when the job's function returns
+        job._result = True
+        worker.handle_job_success(job, queue, queue.started_job_registry)
+        return {"ok": True}
+
+    def stop_when_drained():
+        if stopping and not held:  # a warm shutdown's last job acknowledged
+            worker.register_death()
+            os._exit(0)
+
+    serve(client, prefix, queue, {"enqueue": enqueue, "dequeue": dequeue, "ack": ack}, stop_when_drained)
+    return 0
+
+
+def serve(client, prefix, queue, ops, after=None):
+    """Answers each request with what ops[op] makes of it (len, and an unknown op or a
+    Redis error, answered here), calling after once each reply is written; when stdin
+    closes, the sale is over: it leaves nothing of RQ's behind."""
     for req in requests():
         rid, op = req.get("id", 0), req.get("op")
         try:
-            if op == "enqueue":
-                queue.enqueue_call(func="stockbench.fulfil", args=(req["order"],), job_id="o" + req["order"],
-                                   meta={"seq": req["seq"]})
-                say({"id": rid, "ok": True})
-            elif op == "dequeue" and stopping:
-                say({"id": rid, "empty": True})  # a worker shutting down takes no job
-            elif op == "dequeue":
-                deadline = time.monotonic() + req["wait_ms"] / 1000.0
-                taken = Queue.dequeue_any([queue], None, connection=client)
-                while taken is None and time.monotonic() < deadline:
-                    time.sleep(0.005)
-                    taken = Queue.dequeue_any([queue], None, connection=client)
-                if taken is None:
-                    say({"id": rid, "empty": True})
-                    continue
-                job, _ = taken
-                worker.prepare_job_execution(job)  # started-job registry, heartbeat
-                held[job.id] = job
-                say({"id": rid, "order": job.args[0], "seq": job.meta["seq"], "task": job.id})
-            elif op == "ack":
-                job = held.pop(req["task"])
-                job.ended_at = utcnow()  # as perform_job notes when the job's function returns
-                job._result = True
-                worker.handle_job_success(job, queue, queue.started_job_registry)
-                say({"id": rid, "ok": True})
-                if stopping and not held:
-                    worker.register_death()
-                    os._exit(0)
+            if op in ops:
+                reply = ops[op](req)
             elif op == "len":
-                say({"id": rid, "len": queue.count + queue.started_job_registry.count})
+                reply = {"len": queue.count + queue.started_job_registry.count}
             else:
-                say({"id": rid, "error": "unknown op %s" % op})
+                reply = {"error": "unknown op %s" % op}
         except redis.RedisError as e:
-            say({"id": rid, "error": str(e)})
-    clean(client, prefix)  # stdin closed: the sale is over; leave nothing of RQ's behind
-    return 0
+            reply = {"error": str(e)}
+        say(dict(reply, id=rid))
+        if after is not None:
+            after()
+    clean(client, prefix)
 
 
 # The jobs RQ's loop (the main thread) runs, handed to the harness by the protocol (a
@@ -184,29 +200,23 @@ def main_loop():
     SteppingWorker.steps = tuple(first.get("steps") or ())
     SteppingWorker.hold = first.get("step_hold_ms", 0) / 1000.0
 
-    def serve():
-        for req in requests():
-            rid, op = req.get("id", 0), req.get("op")
-            try:
-                if op == "enqueue":
-                    queue.enqueue_call(func=handoff_job, args=(req["order"], req["seq"]), job_id="o" + req["order"])
-                    say({"id": rid, "ok": True})
-                elif op == "dequeue":
-                    say(dict(handoff.dequeue(req["wait_ms"]), id=rid))
-                elif op == "ack":
-                    handoff.ack(req["task"])  # the job returns; RQ records its success
-                    say({"id": rid, "ok": True})
-                elif op == "len":
-                    say({"id": rid, "len": queue.count + queue.started_job_registry.count})
-                else:
-                    say({"id": rid, "error": "unknown op %s" % op})
-            except redis.RedisError as e:
-                say({"id": rid, "error": str(e)})
-        clean(client, prefix)  # stdin closed: the sale is over; leave nothing of RQ's behind
+    def enqueue(req):
+        queue.enqueue_call(func=handoff_job, args=(req["order"], req["seq"]), job_id="o" + req["order"])
+        return {"ok": True}
+
+    def ack(req):
+        handoff.ack(req["task"])  # the job returns; RQ records its success
+        return {"ok": True}
+
+    def dequeue(req):
+        return handoff.dequeue(req["wait_ms"])
+
+    def protocol():
+        serve(client, prefix, queue, {"enqueue": enqueue, "dequeue": dequeue, "ack": ack})
         os._exit(0)
 
     ready(["queue", "ack"], LOOP_DOCUMENTED, steps=["dequeued"])
-    threading.Thread(target=serve, daemon=True).start()
+    threading.Thread(target=protocol, daemon=True).start()
     # RQ's loop, its signal handlers with it, in the main thread, as `rq worker` runs it:
     # SIGTERM is its warm shutdown. RQ quits its loop on an error it does not handle (a
     # connection the server closed, as a restart does): a supervisor then starts the
