@@ -80,14 +80,14 @@ LOOP_DOCUMENTED = dict(DOCUMENTED, **{"step-term": ["LOST"]})
 
 
 def main():
-    if "--worker-loop" in sys.argv[1:]:
-        return main_loop()
     first, client = hello()
     if client is None:
         return 1
     prefix = first["keys"]["queue"] + ":rq:"
     namespace(prefix)
     queue = Queue("sale", connection=client)
+    if "--worker-loop" in sys.argv[1:]:
+        return main_loop(first, client, prefix, queue)
     worker = Worker([queue], connection=client, name=uuid.uuid4().hex)
     held = {}
     stopping = []
@@ -190,13 +190,8 @@ class SteppingWorker(SimpleWorker):
         return result
 
 
-def main_loop():
-    first, client = hello()
-    if client is None:
-        return 1
-    prefix = first["keys"]["queue"] + ":rq:"
-    namespace(prefix)
-    queue = Queue("sale", connection=client)
+def main_loop(first, client, prefix, queue):
+    """RQ's own loop serves the sale (--worker-loop), hello already read."""
     SteppingWorker.steps = tuple(first.get("steps") or ())
     SteppingWorker.hold = first.get("step_hold_ms", 0) / 1000.0
 
