@@ -89,7 +89,10 @@ func (q ReliableList) Reap(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("reliable-list: reap: %w", err)
 	}
-	deadline := time.Now().Add(-q.Visibility).UnixMilli()
+	// Times are kept in whole milliseconds, cut down: one may read up to a millisecond
+	// before its worker took the task. Only a task surely held past the visibility
+	// timeout is handed on (CI once saw one handed on a fraction of a millisecond early).
+	deadline := time.Now().Add(-q.Visibility).UnixMilli() - 1
 	n := 0
 	for i, e := range taken {
 		at, _ := times[i].(string)
