@@ -153,6 +153,19 @@ type Needs struct {
 	// AllLocks: the fault acts on every lock server of a design of several (Redlock's
 	// five), not on the first alone.
 	AllLocks bool
+	// Debug: the faulted server takes DEBUG commands (Redis 7 refuses them unless
+	// started to), which server-errors' loading mode reloads it with.
+	Debug bool
+}
+
+// ServerArgs are the redis-server arguments the faulted server starts with, after the
+// harness's own; a server that needs any comes fresh, never from the pool.
+func (n Needs) ServerArgs() []string {
+	args := n.Persist.Args()
+	if n.Debug {
+		args = append(args, "--enable-debug-command", "yes")
+	}
+	return args
 }
 
 // Disrupts reports whether the faults act on Redis itself, a server or the network: the
@@ -162,7 +175,7 @@ func (n Needs) Disrupts() bool { return n.Owned || n.Proxy || n.Sentinel || n.Cl
 func (n Needs) or(o Needs) Needs {
 	return Needs{n.SeparateStock || o.SeparateStock, n.Replica || o.Replica, n.Proxy || o.Proxy, n.Owned || o.Owned,
 		cmp.Or(n.Persist, o.Persist), n.Clock || o.Clock, n.Sentinel || o.Sentinel, n.Cluster || o.Cluster,
-		n.AllLocks || o.AllLocks}
+		n.AllLocks || o.AllLocks, n.Debug || o.Debug}
 }
 
 // Hook is the moment a fault strikes.
@@ -301,7 +314,7 @@ var specs = []Spec{
 	},
 	{
 		Kind: ServerErrors, Applies: Locks, Fires: OnVictim, Needs: Needs{SeparateStock: true, Owned: true}, optIn: true,
-		Summary: fmt.Sprintf("the lock server (the first of Redlock's five; the others answer) answers errors to writes for %s the TTL while the %s holder works: OOM, as at maxmemory with noeviction (mode=oom, the default), or READONLY, as a master demoted to a replica (mode=readonly); reads answer", length, nth),
+		Summary: fmt.Sprintf("the lock server (the first of Redlock's five; the others answer) answers errors for %s the TTL while the %s holder works: OOM to writes, as at maxmemory with noeviction (mode=oom, the default), READONLY to writes, as a master demoted to a replica (mode=readonly), or LOADING to everything, as while it reloads its dataset (mode=loading: DEBUG RELOAD, slowed to last that long)", length, nth),
 		server:  answerErrors,
 	},
 	{

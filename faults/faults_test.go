@@ -40,7 +40,8 @@ func TestParse(t *testing.T) {
 		{"worker-term:step=dequeued", "", "only step-term strikes at a step"},        // a step is an adapter's
 		{"step-term:step=de queued", "", "letters, digits and dashes"},               // what a report can name
 		{"server-errors:mode=readonly", "server-errors:mode=readonly", ""},           // a demoted master's
-		{"server-errors:mode=loading", "", "unknown mode"},                           // not (yet) one
+		{"server-errors:mode=loading", "server-errors:mode=loading", ""},             // a reloading server's
+		{"server-errors:mode=busy", "", "unknown mode"},                              // not one
 		{"redis-pause:mode=oom", "", "only server-errors answers in a mode"},         // a pause answers nothing
 	}
 	for _, tt := range tests {

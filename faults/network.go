@@ -94,6 +94,9 @@ func answerErrors(ctx context.Context, in *Injector, d time.Duration, who string
 			mode = a.mode()
 		}
 	}
+	if mode == ModeLoading {
+		return reload(ctx, in, d, who)
+	}
 	var start, end func(context.Context) error
 	what := "OOM to writes (maxmemory 1 byte, noeviction)"
 	switch mode {
@@ -120,4 +123,74 @@ func answerErrors(ctx context.Context, in *Injector, d time.Duration, who string
 		return "lock server still answers errors", fmt.Errorf("server-errors: end %s: %w", mode, err)
 	}
 	return fmt.Sprintf("lock server answered %s for %s while %s holds the lock", what, d, who), nil
+}
+
+// The slowed reload: a filler key of fillBytes per keyDelay of loading, so that the
+// server, which serves other clients once per loading-process-events-interval-bytes
+// it reads, answers them LOADING at least once a key.
+const (
+	keyDelay  = 10 * time.Millisecond
+	fillBytes = 1024
+)
+
+// reload makes the lock server load its dataset for about d, as after a restart or a
+// full sync: DEBUG RELOAD saves it and loads it back, slowed to keyDelay a key over
+// filler keys written for it. Every client meanwhile meets LOADING; the server comes
+// back with its keys, less those that expired while it loaded (Redis skips them).
+func reload(ctx context.Context, in *Injector, d time.Duration, who string) (string, error) {
+	c := in.srv.Admin
+	n := max(1, int((d+keyDelay-1)/keyDelay))
+	fill := in.prefix + ":reload-fill:"
+	pipe := c.Pipeline()
+	value := strings.Repeat("x", fillBytes)
+	for i := range n {
+		pipe.Set(ctx, fill+strconv.Itoa(i), value, 0)
+	}
+	pipe.ConfigSet(ctx, "loading-process-events-interval-bytes", strconv.Itoa(fillBytes))
+	pipe.ConfigSet(ctx, "key-load-delay", strconv.FormatInt(keyDelay.Microseconds(), 10))
+	if _, err := pipe.Exec(ctx); err != nil {
+		return "lock server would not reload", fmt.Errorf("server-errors: loading: set up: %w", err)
+	}
+	// The reload holds its connection until the load ends, which may be past the
+	// client's read timeout: its end is read from PING instead.
+	began := time.Now()
+	reloaded := make(chan error, 1)
+	go func() { reloaded <- c.Do(context.WithoutCancel(ctx), "debug", "reload").Err() }()
+	var loadErr error
+	wait.Every(context.WithoutCancel(ctx), 5*time.Millisecond, func() bool {
+		select {
+		case loadErr = <-reloaded:
+			if loadErr != nil && !isTimeout(loadErr) {
+				return false
+			}
+			reloaded = nil
+		default:
+		}
+		err := c.Ping(context.WithoutCancel(ctx)).Err()
+		return err != nil && strings.HasPrefix(err.Error(), "LOADING") || time.Since(began) < keyDelay
+	})
+	took := time.Since(began).Round(time.Millisecond)
+	if loadErr != nil && !isTimeout(loadErr) {
+		return "lock server would not reload", fmt.Errorf("server-errors: debug reload: %w", loadErr)
+	}
+	// Carried through as the other modes: the filler and the slowed load go.
+	keys := make([]string, n)
+	for i := range keys {
+		keys[i] = fill + strconv.Itoa(i)
+	}
+	pipe = c.Pipeline()
+	pipe.ConfigSet(context.WithoutCancel(ctx), "key-load-delay", "0")
+	pipe.Del(context.WithoutCancel(ctx), keys...)
+	if _, err := pipe.Exec(context.WithoutCancel(ctx)); err != nil {
+		return "lock server reloaded, its filler left", fmt.Errorf("server-errors: loading: clean up: %w", err)
+	}
+	return fmt.Sprintf("lock server answered LOADING for %s (DEBUG RELOAD of its keys and %d filler keys, %s a key) while %s holds the lock, and came back with its keys but those that expired meanwhile",
+		took, n, keyDelay, who), nil
+}
+
+// isTimeout reports whether err is a client's read timing out, which a reload longer
+// than the read timeout meets while the server goes on loading.
+func isTimeout(err error) bool {
+	var ne interface{ Timeout() bool }
+	return errors.As(err, &ne) && ne.Timeout()
 }

@@ -40,16 +40,25 @@ type Fault struct {
 	Persist Persistence
 	// Step is where StepTerm strikes: a step the adapter names. Default: DefaultStep.
 	Step string
-	// Mode is the errors ServerErrors answers with: ModeOOM (the default) or
-	// ModeReadonly.
+	// Mode is the errors ServerErrors answers with: ModeOOM (the default), ModeReadonly
+	// or ModeLoading.
 	Mode string
 }
 
-// The errors ServerErrors answers writes with.
+// The errors ServerErrors answers with.
 const (
-	ModeOOM      = "oom"
+	// ModeOOM: OOM to writes, as at maxmemory with noeviction; reads answer.
+	ModeOOM = "oom"
+	// ModeReadonly: READONLY to writes, as a master demoted to a replica; reads answer.
 	ModeReadonly = "readonly"
+	// ModeLoading: LOADING to every command, as while the server loads its dataset
+	// after a restart or a full sync; it comes back with what it saved, less what
+	// expired meanwhile.
+	ModeLoading = "loading"
 )
+
+// modes lists the modes, the default first.
+var modes = []string{ModeOOM, ModeReadonly, ModeLoading}
 
 // Dist is how a fault's length is drawn for each victim.
 type Dist string
@@ -208,6 +217,9 @@ func (p Plan) Needs() Needs {
 		if f.Persist != "" && f.Persist != PersistNone {
 			n.Persist = f.Persist
 		}
+		if f.Kind == ServerErrors && f.Mode == ModeLoading {
+			n.Debug = true
+		}
 	}
 	return n
 }
@@ -292,8 +304,8 @@ func parseFault(s string) (Fault, error) {
 			switch {
 			case f.Kind != ServerErrors:
 				err = fmt.Errorf("only %s answers in a mode", ServerErrors)
-			case v != ModeOOM && v != ModeReadonly:
-				err = fmt.Errorf("unknown mode (modes: %s, %s)", ModeOOM, ModeReadonly)
+			case !slices.Contains(modes, v):
+				err = fmt.Errorf("unknown mode (modes: %s)", strings.Join(modes, ", "))
 			}
 		default:
 			err = fmt.Errorf("unknown setting (settings: nth, for, by, latency, jitter, count, p, dist, persist, step, mode)")

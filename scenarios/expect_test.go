@@ -182,35 +182,39 @@ func TestEveryDesignDocumented(t *testing.T) {
 
 // TestServerErrorModes: a lock server answering OOM still takes the watchdog's PEXPIRE,
 // which takes no memory, and the lease lives; one answering READONLY, as a demoted
-// master, refuses it, and the lease is outlived: the mode decides the verdict.
+// master, refuses it, and the lease is outlived; one LOADING refuses everything and
+// comes back without the lock that expired while it loaded: the mode decides the
+// verdict.
 func TestServerErrorModes(t *testing.T) {
 	h := rigtest.Harness(t)
 	sale, err := scenarios.Lookup("fault-sale")
 	if err != nil {
 		t.Fatal(err)
 	}
-	impl, err := lockimpl.Lookup("token-watchdog")
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, tc := range []struct {
-		plan string
-		want []oracle.Class
+		design, plan string
+		want         []oracle.Class
 	}{
-		{"server-errors", []oracle.Class{oracle.ClassSafe}},
-		{"server-errors:mode=readonly", []oracle.Class{oracle.ClassOversold, oracle.ClassLost}},
+		{"token-watchdog", "server-errors", []oracle.Class{oracle.ClassSafe}},
+		{"token-watchdog", "server-errors:mode=readonly", []oracle.Class{oracle.ClassOversold, oracle.ClassLost}},
+		// Its renewals meet LOADING, and the reload drops the lock that expired meanwhile.
+		{"token-watchdog", "server-errors:mode=loading", []oracle.Class{oracle.ClassOversold, oracle.ClassLost}},
 	} {
-		t.Run(tc.plan, func(t *testing.T) {
+		impl, err := lockimpl.Lookup(tc.design)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Run(tc.design+"/"+tc.plan, func(t *testing.T) {
 			t.Parallel()
 			plan, err := faults.Parse(tc.plan)
 			if err != nil {
 				t.Fatal(err)
 			}
 			s := sale
-			s.Faults, s.Prefix = plan, fmt.Sprintf("{test:modes:%s}", plan)
+			s.Faults, s.Prefix = plan, fmt.Sprintf("{test:modes:%s:%s}", tc.design, plan)
 			run := rigtest.On(t, h, rig.ForLock(impl, plan, s.WithDefaults().Conns),
 				func(ctx context.Context, r scenarios.Redis) (results.Run, error) { return s.Run(ctx, r, impl) })
-			if !slices.Contains(tc.want, run.Verdict.Class) || len(run.Events) == 0 {
+			if !slices.Contains(tc.want, run.Verdict.Class) || len(run.Events) == 0 || run.Events[0].Err != "" {
 				t.Errorf("want %v, got %s (%s); events %+v", tc.want, run.Verdict.Cell(), run.Verdict, run.Events)
 			}
 		})

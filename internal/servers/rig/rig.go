@@ -105,14 +105,17 @@ func (r *Rig) assemble(ctx context.Context, shared *servers.Target, nodes int, n
 		faulted++
 	}
 	var spent []*servers.Target
-	if needs.Persist != "" || needs.Clock {
-		// A server that keeps data on disk keeps it past the sale, and one whose clock a
-		// fault moved keeps that: it is not pooled.
+	if args := needs.ServerArgs(); len(args) > 0 || needs.Clock {
+		// A server that keeps data on disk keeps it past the sale, one whose clock a
+		// fault moved keeps that, and one started to take DEBUG takes it: none is pooled.
 		what := fmt.Sprintf("a lock server with persistence %s", needs.Persist)
-		if needs.Clock {
+		switch {
+		case needs.Clock:
 			what = "a lock server with a movable clock"
+		case needs.Debug:
+			what = "a lock server that takes DEBUG"
 		}
-		t, err := r.pool.fresh(ctx, needs.Persist.Args(), needs.Clock, what)
+		t, err := r.pool.fresh(ctx, args, needs.Clock, what)
 		if err != nil {
 			return err
 		}
