@@ -47,6 +47,7 @@ const (
 	WorkerCrash     Kind = "worker-crash"
 	WorkerCrashLate Kind = "worker-crash-late"
 	WorkerPause     Kind = "worker-pause"
+	Reclaimers      Kind = "reclaimers"
 	LatencySpike    Kind = "latency-spike"
 	// CPUStarve, TermHolder, WorkerTerm and StepTerm, like RollingRestart and
 	// ServerErrors, are kept out of the default matrix (Spec.optIn).
@@ -105,6 +106,9 @@ const (
 	// adapter stays at a step it reported, so that the signal lands inside it.
 	DefaultStep = "dequeued"
 	StepHold    = 200 * time.Millisecond
+	// ReapersInStep is how many reapers Reclaimers runs at once, each round started
+	// together: as many instances of an app as the sale's admin connections serve.
+	ReapersInStep = 4
 )
 
 // Applies says which sales a fault can strike.
@@ -416,6 +420,14 @@ var specs = []Spec{
 		victim: func(_ Fault, d, _ time.Duration) (Victim, string) {
 			until := time.Now().Add(d)
 			return Victim{Until: until, FreezeUntil: until}, fmt.Sprintf("stalls %s", d)
+		},
+	},
+	{
+		// The reapers in step are the sale's (Injector.Reapers); it records what they did.
+		Kind: Reclaimers, Applies: Queues, Fires: OnVictim, optIn: true,
+		Summary: fmt.Sprintf("the worker with the %s task dies holding it, and the design's reaper runs as %d reapers in step, as each instance of an app runs its own on the same schedule: one that reads what is overdue and then moves it hands a task back more than once, to live workers. A design that reclaims as it dequeues has a reclaimer in every worker already", nth, ReapersInStep),
+		victim: func(_ Fault, _, _ time.Duration) (Victim, string) {
+			return Victim{Crash: true}, "dies"
 		},
 	},
 	{

@@ -96,6 +96,7 @@ type Injector struct {
 	purchases  atomic.Int64 // lock-free purchases started so far
 	deliveries atomic.Int64 // tasks queue workers took so far
 	steps      sync.Map     // step name -> *atomic.Int64, the reports of it so far
+	reaped     atomic.Bool  // a round of reapers in step handed a task back
 
 	mu     sync.Mutex
 	events []Event
@@ -334,6 +335,28 @@ func (in *Injector) victim(n, key int, who string) Victim {
 		}
 	}
 	return v
+}
+
+// Reapers is how many reapers a design with one runs at once: ReapersInStep under
+// Reclaimers, one otherwise.
+func (in *Injector) Reapers() int {
+	if in.plan.Has(Reclaimers) {
+		return ReapersInStep
+	}
+	return 1
+}
+
+// Reaped is told what a round of reapers in step handed back, each's count; the first
+// round that handed anything back is the record of what they did.
+func (in *Injector) Reaped(moved []int) {
+	total := 0
+	for _, n := range moved {
+		total += n
+	}
+	if total == 0 || in.reaped.Swap(true) {
+		return
+	}
+	in.Strike(Reclaimers, fmt.Sprintf("%d reapers in step handed back %v tasks (%d in all) in one round", len(moved), moved, total))
 }
 
 // Strike records what fault k did to a victim, for a fault whose victim only the sale

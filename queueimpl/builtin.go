@@ -22,9 +22,9 @@ var builtins = []Impl{
 		// A deploy's SIGTERM strikes no process here, but the race still duplicates.
 		Documented: Verdicts{
 			Naive: AtMostOnce.Naive.WithNone(duplicated).With(racy, faults.WorkerCrashLate, faults.WorkerPause).
-				With([]oracle.Class{oracle.ClassLost, oracle.ClassDuplicated, oracle.ClassSafe}, faults.WorkerCrash).
+				With([]oracle.Class{oracle.ClassLost, oracle.ClassDuplicated, oracle.ClassSafe}, faults.WorkerCrash, faults.Reclaimers).
 				With([]oracle.Class{oracle.ClassDuplicated, oracle.ClassNotExercised}, faults.WorkerTerm, faults.StepTerm),
-			Idempotent: AtMostOnce.Idempotent.With([]oracle.Class{oracle.ClassLost, oracle.ClassSafe}, faults.WorkerCrash),
+			Idempotent: AtMostOnce.Idempotent.With([]oracle.Class{oracle.ClassLost, oracle.ClassSafe}, faults.WorkerCrash, faults.Reclaimers),
 		},
 		New: func(e Env) Queue { return SeedZSet{Client: e.Client, Keys: e.Keys, LockTTL: e.Visibility} },
 	},
@@ -44,11 +44,18 @@ var builtins = []Impl{
 		New:        func(e Env) Queue { return List{Client: e.Client, Keys: e.Keys} },
 	},
 	{
-		Name:       "reliable-list",
-		Summary:    "LPUSH; BLMOVE to a processing list; ack LREM; a reaper re-queues tasks held past the visibility timeout",
-		Guarantee:  "at least once",
-		Documented: AtLeastOnce,
-		New:        func(e Env) Queue { return ReliableList{Client: e.Client, Keys: e.Keys, Visibility: e.Visibility} },
+		Name:      "reliable-list",
+		Summary:   "LPUSH; BLMOVE to a processing list; ack LREM; a reaper re-queues tasks held past the visibility timeout",
+		Guarantee: "at least once",
+		// Its reaper reads what is overdue, then moves each entry in a script of its own:
+		// reapers in step (reclaimers) each move an entry that one of them handed back
+		// and a live worker took at once, so a task goes to two live workers (in 11 of
+		// 12 sales seen; the scripts' reaper, one script, never).
+		Documented: Verdicts{
+			Naive:      AtLeastOnce.Naive.With(racy, faults.Reclaimers),
+			Idempotent: AtLeastOnce.Idempotent,
+		},
+		New: func(e Env) Queue { return ReliableList{Client: e.Client, Keys: e.Keys, Visibility: e.Visibility} },
 	},
 	{
 		Name:       "stream",

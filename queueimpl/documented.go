@@ -45,8 +45,9 @@ func everywhere(want []oracle.Class) faults.Verdicts {
 func both(v faults.Verdicts) Verdicts { return Verdicts{Naive: v, Idempotent: v} }
 
 // AtMostOnce is what a design that forgets a task once it is taken earns: it loses what
-// a dying worker held, and everything to a server that forgets everything.
-var AtMostOnce = both(everywhere(safe).With(lost, faults.WorkerCrash, faults.RedisRestart))
+// a dying worker held (reclaimers' victim dies too), and everything to a server that
+// forgets everything.
+var AtMostOnce = both(everywhere(safe).With(lost, faults.WorkerCrash, faults.Reclaimers, faults.RedisRestart))
 
 // AtLeastOnce is what a design that hands a silent worker's task on earns: no loss but
 // to a server that forgets everything, and duplicates that only an idempotent fulfil

@@ -127,7 +127,7 @@ func (qs *queueRun) run(ctx context.Context, t *tally) {
 	var bgDone sync.WaitGroup
 	bgDone.Go(func() { qs.sample(bg) })
 	if reaper, ok := qs.admin.(queueimpl.Reaper); ok {
-		bgDone.Go(func() { qs.reap(bg, reaper) })
+		bgDone.Go(func() { qs.reap(bg, reaper, qs.inj.Reapers()) })
 	}
 	qs.sendBuyers(ctx)
 	qs.awaitSettled(ctx)
@@ -216,9 +216,24 @@ func (qs *queueRun) sample(ctx context.Context) {
 	})
 }
 
-// reap runs the design's reaper every quarter of the visibility timeout.
-func (qs *queueRun) reap(ctx context.Context, r queueimpl.Reaper) {
-	wait.Every(ctx, max(qs.Visibility/4, 10*time.Millisecond), func() bool { r.Reap(ctx); return true })
+// reap runs the design's reaper every quarter of the visibility timeout, as n reapers
+// in step (faults.Reclaimers).
+func (qs *queueRun) reap(ctx context.Context, r queueimpl.Reaper, n int) {
+	wait.Every(ctx, max(qs.Visibility/4, 10*time.Millisecond), func() bool {
+		if n == 1 {
+			r.Reap(ctx)
+			return true
+		}
+		// Several reapers on one schedule, each round started together.
+		moved := make([]int, n)
+		var wg sync.WaitGroup
+		for i := range n {
+			wg.Go(func() { moved[i], _ = r.Reap(ctx) })
+		}
+		wg.Wait()
+		qs.inj.Reaped(moved)
+		return true
+	})
 }
 
 // readFinal reads the stock and the logs of effects and refusals.

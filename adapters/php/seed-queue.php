@@ -14,9 +14,10 @@ require __DIR__ . '/protocol.php';
 // restart empties the queue. Without an ack no process holds a task once it is handed
 // out: a deploy's SIGTERM (worker-term) finds none to strike (the race still duplicates).
 $documented = ['none' => ['DUPLICATED'], 'worker-crash' => ['LOST', 'DUPLICATED', 'SAFE'],
+    'reclaimers' => ['LOST', 'DUPLICATED', 'SAFE'],
     'worker-crash-late' => ['DUPLICATED', 'SAFE'], 'worker-pause' => ['DUPLICATED', 'SAFE'],
     'worker-term' => ['DUPLICATED', 'NOT-EXERCISED'], 'step-term' => ['DUPLICATED', 'NOT-EXERCISED'], 'redis-restart' => ['LOST']];
-$hello = hello(['queue'], $documented, ['none' => ['SAFE'], 'worker-crash' => ['LOST', 'SAFE'],
+$hello = hello(['queue'], $documented, ['none' => ['SAFE'], 'worker-crash' => ['LOST', 'SAFE'], 'reclaimers' => ['LOST', 'SAFE'],
     'worker-crash-late' => ['SAFE'], 'worker-pause' => ['SAFE'], 'worker-term' => ['NOT-EXERCISED'], 'step-term' => ['NOT-EXERCISED'],
     'redis-restart' => ['LOST']]);
 $keys = $hello['keys'];

@@ -42,9 +42,10 @@ from .protocol import Handoff, clean, hello, ready, requests, say
 # sale, or restored by a fresh worker's start, never done twice: it was never done).
 # It names no steps of the worker's loop (step-term: NOT-EXERCISED).
 DOCUMENTED = {"none": ["SAFE"], "worker-crash": ["LOST", "SAFE", "DUPLICATED"],
+              "reclaimers": ["LOST", "SAFE", "DUPLICATED"],
               "worker-crash-late": ["SAFE", "DUPLICATED"], "worker-pause": ["SAFE", "DUPLICATED"],
               "worker-term": ["LOST", "SAFE"], "step-term": ["NOT-EXERCISED"], "redis-restart": ["LOST"]}
-IDEMPOTENT = {"none": ["SAFE"], "worker-crash": ["LOST", "SAFE"], "worker-crash-late": ["SAFE"],
+IDEMPOTENT = {"none": ["SAFE"], "worker-crash": ["LOST", "SAFE"], "reclaimers": ["LOST", "SAFE"], "worker-crash-late": ["SAFE"],
               "worker-pause": ["SAFE"], "worker-term": ["LOST", "SAFE"], "step-term": ["NOT-EXERCISED"],
               "redis-restart": ["LOST"]}
 

@@ -50,7 +50,8 @@ from .protocol import WRITING, Handoff, clean, hello, ready, requests, say
 # its success was recorded, or paused, loses nothing; a restart of the server empties it.
 # A deploy's SIGTERM during a job longer than its grace (worker-term) loses the job too.
 # This process drives RQ's steps itself, and names none (step-term: NOT-EXERCISED).
-DOCUMENTED = {"none": ["SAFE"], "worker-crash": ["LOST"], "worker-crash-late": ["SAFE"], "worker-pause": ["SAFE"],
+DOCUMENTED = {"none": ["SAFE"], "worker-crash": ["LOST"], "reclaimers": ["LOST"], "worker-crash-late": ["SAFE"],
+              "worker-pause": ["SAFE"],
               "worker-term": ["LOST"], "step-term": ["NOT-EXERCISED"], "redis-restart": ["LOST"]}
 
 

@@ -21,7 +21,7 @@ require_relative "protocol"
 
 module StockbenchAdapters
   module SidekiqQueue
-    DOCUMENTED = {"none" => ["SAFE"], "worker-crash" => ["LOST"], "worker-crash-late" => ["SAFE"],
+    DOCUMENTED = {"none" => ["SAFE"], "worker-crash" => ["LOST"], "reclaimers" => ["LOST"], "worker-crash-late" => ["SAFE"],
                   "worker-pause" => ["SAFE"], "worker-term" => ["SAFE"], "step-term" => ["NOT-EXERCISED"],
                   "redis-restart" => ["LOST"]}.freeze
     QUEUE = "sale"
