@@ -48,6 +48,8 @@ const (
 	WorkerCrashLate Kind = "worker-crash-late"
 	WorkerPause     Kind = "worker-pause"
 	Reclaimers      Kind = "reclaimers"
+	EvictLease      Kind = "evict-lease"
+	EvictJob        Kind = "evict-job"
 	LatencySpike    Kind = "latency-spike"
 	// CPUStarve, TermHolder, WorkerTerm and StepTerm, like RollingRestart and
 	// ServerErrors, are kept out of the default matrix (Spec.optIn).
@@ -110,6 +112,28 @@ const (
 	// together: as many instances of an app as the sale's admin connections serve.
 	ReapersInStep = 4
 )
+
+// KeyClass is a class of a queue design's keys, which EvictLease and EvictJob evict one
+// at a time (see queueimpl.Classed).
+type KeyClass string
+
+// The classes.
+const (
+	// LeaseKeys record who holds a task and until when: asynq's lease set, reliable-list's
+	// take times. Not the list of tasks in flight itself.
+	LeaseKeys KeyClass = "lease"
+	// JobKeys are a task's own record, apart from the lists that order the tasks:
+	// asynq's task hash.
+	JobKeys KeyClass = "job"
+)
+
+// Fault is the fault that evicts c.
+func (c KeyClass) Fault() Kind {
+	if c == JobKeys {
+		return EvictJob
+	}
+	return EvictLease
+}
 
 // Applies says which sales a fault can strike.
 type Applies uint8
@@ -429,6 +453,17 @@ var specs = []Spec{
 		victim: func(_ Fault, _, _ time.Duration) (Victim, string) {
 			return Victim{Crash: true}, "dies"
 		},
+	},
+	{
+		// The sale evicts, records and kills (Victim.Evict): only it knows the design's keys.
+		Kind: EvictLease, Applies: Queues, Fires: OnVictim, optIn: true,
+		Summary: fmt.Sprintf("while the worker with the %s task holds it, the queue server evicts the keys that record who holds a task until when (the design's lease keys: asynq's lease set, reliable-list's take times), as a maxmemory policy that reaches them does, and that worker then dies: a recovery that looks for tasks only where their leases were never finds it. NOT-EXERCISED where the design keeps no such key", nth),
+		victim:  func(Fault, time.Duration, time.Duration) (Victim, string) { return Victim{Evict: LeaseKeys}, "" },
+	},
+	{
+		Kind: EvictJob, Applies: Queues, Fires: OnVictim, optIn: true,
+		Summary: fmt.Sprintf("while the worker with the %s task holds it, the queue server evicts that task's own record (the design's job keys: asynq's task hash), as a maxmemory policy that reaches it does, and that worker then dies: a recovery that needs the record to hand the task back cannot. NOT-EXERCISED where the design keeps no such key", nth),
+		victim:  func(Fault, time.Duration, time.Duration) (Victim, string) { return Victim{Evict: JobKeys}, "" },
 	},
 	{
 		// Recorded by the sale once it sent the signal, as TermHolder.

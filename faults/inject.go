@@ -278,6 +278,10 @@ type Victim struct {
 	Grace time.Duration
 	// Until is when the holder may write: it keeps working, or paused, until then.
 	Until time.Time
+	// Evict, when set, is the class of the design's keys the queue server evicts while
+	// the worker holds its task; the worker then dies. A design that keeps no key of
+	// the class is not struck (EvictLease, EvictJob).
+	Evict KeyClass
 	// await, when set, is a server fault in flight: the holder writes only once it is
 	// over and margin has passed.
 	await  *sync.WaitGroup
@@ -405,6 +409,7 @@ func merge(a, b Victim) Victim {
 	a.Until, a.FreezeUntil = later(a.Until, b.Until), later(a.FreezeUntil, b.FreezeUntil)
 	a.StarveUntil = later(a.StarveUntil, b.StarveUntil)
 	a.Term, a.Grace = a.Term || b.Term, max(a.Grace, b.Grace)
+	a.Evict = cmp.Or(a.Evict, b.Evict)
 	return a
 }
 

@@ -23,7 +23,7 @@ var builtins = []Impl{
 		Documented: Verdicts{
 			Naive: AtMostOnce.Naive.WithNone(duplicated).With(racy, faults.WorkerCrashLate, faults.WorkerPause).
 				With([]oracle.Class{oracle.ClassLost, oracle.ClassDuplicated, oracle.ClassSafe}, faults.WorkerCrash, faults.Reclaimers).
-				With([]oracle.Class{oracle.ClassDuplicated, oracle.ClassNotExercised}, faults.WorkerTerm, faults.StepTerm),
+				With([]oracle.Class{oracle.ClassDuplicated, oracle.ClassNotExercised}, faults.WorkerTerm, faults.StepTerm, faults.EvictLease, faults.EvictJob),
 			Idempotent: AtMostOnce.Idempotent.With([]oracle.Class{oracle.ClassLost, oracle.ClassSafe}, faults.WorkerCrash, faults.Reclaimers),
 		},
 		New: func(e Env) Queue { return SeedZSet{Client: e.Client, Keys: e.Keys, LockTTL: e.Visibility} },
@@ -51,9 +51,11 @@ var builtins = []Impl{
 		// reapers in step (reclaimers) each move an entry that one of them handed back
 		// and a live worker took at once, so a task goes to two live workers (in 11 of
 		// 12 sales seen; the scripts' reaper, one script, never).
+		// Its reaper gives a task whose time is missing one, so a dead worker's task
+		// whose time was evicted (evict-lease) comes back a visibility timeout later.
 		Documented: Verdicts{
-			Naive:      AtLeastOnce.Naive.With(racy, faults.Reclaimers),
-			Idempotent: AtLeastOnce.Idempotent,
+			Naive:      AtLeastOnce.Naive.With(racy, faults.Reclaimers).With(safe, faults.EvictLease),
+			Idempotent: AtLeastOnce.Idempotent.With(safe, faults.EvictLease),
 		},
 		New: func(e Env) Queue { return ReliableList{Client: e.Client, Keys: e.Keys, Visibility: e.Visibility} },
 	},

@@ -33,12 +33,18 @@ var (
 	notExercised = []oracle.Class{oracle.ClassNotExercised}
 )
 
-// everywhere is want with no fault and under every queue fault but worker-term and
-// step-term: a deploy's SIGTERM reaches a worker with a process of its own (an
-// adapter's, which for step-term reports its library's steps), and every built-in
-// design's workers are goroutines of the harness.
+// everywhere is want with no fault and under every queue fault but worker-term,
+// step-term and the evictions: a deploy's SIGTERM reaches a worker with a process of its
+// own (an adapter's, which for step-term reports its library's steps), and every
+// built-in design's workers are goroutines of the harness; an eviction strikes only a
+// design that keeps keys of its class (Classed), which says what it earns there.
 func everywhere(want []oracle.Class) faults.Verdicts {
-	return faults.Everywhere(faults.Queues, want).With(notExercised, faults.WorkerTerm, faults.StepTerm)
+	return faults.Everywhere(faults.Queues, want).With(notExercised, faults.WorkerTerm, faults.StepTerm, faults.EvictLease, faults.EvictJob)
+}
+
+// With returns v with want under the faults named, with either fulfil.
+func (v Verdicts) With(want []oracle.Class, kinds ...faults.Kind) Verdicts {
+	return Verdicts{Naive: v.Naive.With(want, kinds...), Idempotent: v.Idempotent.With(want, kinds...)}
 }
 
 // both is v with either fulfil.

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/stockbench/stockbench/faults"
 )
 
 // ErrEmpty is returned by Dequeue when no task came within the wait.
@@ -51,6 +53,15 @@ type Task interface {
 // than the visibility timeout, go back in line when Reap runs.
 type Reaper interface {
 	Reap(ctx context.Context) (requeued int, err error)
+}
+
+// Classed is a design whose keys fall in classes an eviction can take one at a time
+// (faults.EvictLease, faults.EvictJob): the sale evicts what ClassKeys names while a
+// worker holds o.
+type Classed interface {
+	// ClassKeys names the keys of class that hold what the design keeps of o (a key
+	// shared by every task, as a lease set, included); none if it keeps no such key.
+	ClassKeys(class faults.KeyClass, o Order) []string
 }
 
 // Keys names a queue's Redis keys under a prefix (which should hold a hash tag).

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/stockbench/stockbench/faults"
 )
 
 // ReliableList pushes with LPUSH and takes with BLMOVE into a processing list, noting when
@@ -24,8 +26,9 @@ type ReliableList struct {
 }
 
 var (
-	_ Queue  = ReliableList{}
-	_ Reaper = ReliableList{}
+	_ Queue   = ReliableList{}
+	_ Reaper  = ReliableList{}
+	_ Classed = ReliableList{}
 )
 
 // Enqueue implements [Queue].
@@ -112,6 +115,15 @@ func (q ReliableList) Reap(ctx context.Context) (int, error) {
 		n += moved
 	}
 	return n, nil
+}
+
+// ClassKeys implements [Classed]: the take times are its leases; a task has no record
+// of its own beside its entry in the lists.
+func (q ReliableList) ClassKeys(class faults.KeyClass, _ Order) []string {
+	if class == faults.LeaseKeys {
+		return []string{q.Keys.Taken}
+	}
+	return nil
 }
 
 // Len implements [Queue].

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -69,6 +70,9 @@ func (qs *queueRun) handle(ctx context.Context, task queueimpl.Task, begin time.
 	o := task.Order()
 	t := oracle.Take{ID: o.ID, Seq: o.Seq, Begin: begin, End: time.Since(qs.t0)}
 	v := qs.inj.Delivered()
+	if v.Evict != "" {
+		v.Crash = qs.evict(ctx, v.Evict, o)
+	}
 	// A task a process holds (a process adapter's) goes through what its worker does:
 	// killed with it, stopped while it stalls.
 	f, held := task.(frozen)
@@ -125,6 +129,31 @@ func (qs *queueRun) handle(ctx context.Context, task queueimpl.Task, begin time.
 		qs.termEnded(o, "drained: it finished the task and acknowledged it")
 	}
 	return append(takes, t)
+}
+
+// evict evicts the design's keys of class that hold what it keeps of o, while a worker
+// holds o, and records it. It reports whether anything was evicted: a design that keeps
+// no such key (or none there now) is not struck, and its worker lives.
+//
+// The keys go by UNLINK, as the eviction of a maxmemory policy frees them: a policy
+// picks its keys by sampling, and this picks one class, so that what the design does
+// without those keys is what the sale shows.
+func (qs *queueRun) evict(ctx context.Context, class faults.KeyClass, o queueimpl.Order) bool {
+	c, ok := qs.admin.(queueimpl.Classed)
+	if !ok {
+		return false
+	}
+	keys := c.ClassKeys(class, o)
+	if len(keys) == 0 {
+		return false
+	}
+	n, err := qs.r.LockAdmins[0].Unlink(ctx, keys...).Result()
+	if err != nil || n == 0 {
+		return false
+	}
+	qs.inj.Strike(class.Fault(), fmt.Sprintf("the queue server evicted the %s keys %s while the worker holding order %s works on it; that worker dies",
+		class, strings.Join(keys, ", "), o.ID))
+	return true
 }
 
 // terminate sends SIGTERM to the process that holds task when v says so (WorkerTerm),

@@ -16,10 +16,11 @@ require __DIR__ . '/protocol.php';
 $documented = ['none' => ['DUPLICATED'], 'worker-crash' => ['LOST', 'DUPLICATED', 'SAFE'],
     'reclaimers' => ['LOST', 'DUPLICATED', 'SAFE'],
     'worker-crash-late' => ['DUPLICATED', 'SAFE'], 'worker-pause' => ['DUPLICATED', 'SAFE'],
-    'worker-term' => ['DUPLICATED', 'NOT-EXERCISED'], 'step-term' => ['DUPLICATED', 'NOT-EXERCISED'], 'redis-restart' => ['LOST']];
+    'worker-term' => ['DUPLICATED', 'NOT-EXERCISED'], 'step-term' => ['DUPLICATED', 'NOT-EXERCISED'], 'redis-restart' => ['LOST'],
+    'evict-lease' => ['DUPLICATED', 'NOT-EXERCISED'], 'evict-job' => ['DUPLICATED', 'NOT-EXERCISED']];
 $hello = hello(['queue'], $documented, ['none' => ['SAFE'], 'worker-crash' => ['LOST', 'SAFE'], 'reclaimers' => ['LOST', 'SAFE'],
     'worker-crash-late' => ['SAFE'], 'worker-pause' => ['SAFE'], 'worker-term' => ['NOT-EXERCISED'], 'step-term' => ['NOT-EXERCISED'],
-    'redis-restart' => ['LOST']]);
+    'redis-restart' => ['LOST'], 'evict-lease' => ['NOT-EXERCISED'], 'evict-job' => ['NOT-EXERCISED']]);
 $keys = $hello['keys'];
 
 // take polls for the lock and the first task until the wait is over.

@@ -233,6 +233,10 @@ func (s reproSale) judge(f *results.File) (string, bool) {
 		return "NOT fixed: " + seen, false
 	case s.fixed:
 		return "passes: " + seen, true
+	case found && s.c.Redelivered > 0 && (r.Recovery == nil || r.Recovery.Redelivered != s.c.Redelivered):
+		return fmt.Sprintf("NOT reproduced: want %d dead workers' tasks back, the control, got %+v, %s", s.c.Redelivered, r.Recovery, seen), false
+	case found && s.c.Redelivered > 0:
+		return fmt.Sprintf("reproduced: %s; %d of %d dead workers' tasks came back", seen, r.Recovery.Redelivered, r.Recovery.Deaths), true
 	case found:
 		return "reproduced: " + seen, true
 	}

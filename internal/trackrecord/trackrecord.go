@@ -68,6 +68,10 @@ type Case struct {
 	// Tries is how many sales may be run until one shows the bug, for a bug that a race
 	// decides (a crash inside a failover, say). Default: 1.
 	Tries int
+	// Redelivered, when set, is how many dead workers' tasks the buggy sale must see come
+	// back: the control inside the sale, which tells a bug from a library that only
+	// recovers slowly.
+	Redelivered int
 }
 
 // Wants says what a case must show, for a line of output.
@@ -150,6 +154,24 @@ var entries = []Entry{
 			Finding: "LOST",
 		},
 		NoFix: "none: the issue is open, and no release of RQ marks a job started in the same step that takes it",
+	},
+	{
+		Name:    "asynq-1144",
+		Issues:  []Issue{{Repo: "hibiken/asynq", Number: 1144}, {Repo: "hibiken/asynq", Number: 1158, Pull: true}},
+		Library: "hibiken/asynq v0.26.0's recoverer (Go module proxy; the built-in asynq design)",
+		Shows: "the queue's lease set is evicted while a worker holds a task, and that worker dies; three more die later, " +
+			"their leases in place. A minute after, asynq's recoverer gives those three back, and never the first: it " +
+			"looks for tasks only in the lease set, and the task stays active for good: LOST 1, recovery 3 of 4",
+		Buggy: Case{
+			Version: "asynq v0.26.0 (Go module proxy)",
+			Args: []string{"--scenario", "queue-sale", "--queue", "asynq", "--fault", "evict-lease+worker-crash:nth=10",
+				"--visibility", "30s", "--buyers", "40", "--stock", "40", "--workers", "4"},
+			Finding:     "LOST",
+			Redelivered: 3,
+		},
+		NoFix: "none released: hibiken/asynq#1158, which makes the recoverer give an active task without a lease one " +
+			"that has run out, is open; v0.26.0 is the latest release",
+		Slow: true,
 	},
 	{
 		Name:    "sidekiq-6829",

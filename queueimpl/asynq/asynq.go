@@ -16,6 +16,8 @@ import (
 	"github.com/hibiken/asynq"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/stockbench/stockbench/faults"
+	"github.com/stockbench/stockbench/oracle"
 	"github.com/stockbench/stockbench/queueimpl"
 )
 
@@ -27,9 +29,15 @@ import (
 // expired leases.
 //
 // Guarantee: at least once, eventually. A worker that dies (its server's connection cut,
-// its heartbeats with it) leaves its task leased for 30 s and recovered within a minute
-// after: later than any sale here, so within a sale it is lost. A worker that only stalls
-// keeps its lease (its server's heartbeats go on), so nothing is done twice.
+// its heartbeats with it) leaves its task leased for 30 s; asynq's recoverer, run by
+// each server as it starts and once a minute after, gives back a task whose lease ran
+// out 30 s before, so that the server started in the dead one's place gives it back a
+// minute after the death (with asynq's default of 25 retries, each at once here). Within
+// a sale shorter than that (any but one with --visibility 30s or more, whose quiet period
+// waits a minute) it is lost. A worker that only stalls keeps its lease (its server's
+// heartbeats go on), so nothing is done twice. The recoverer finds tasks only in the
+// lease set: a task whose lease or hash was evicted (evict-lease, evict-job) is never
+// given back (hibiken/asynq#1144).
 type Asynq struct {
 	Client redis.UniversalClient
 
@@ -43,6 +51,7 @@ type Asynq struct {
 var (
 	_ queueimpl.Queue   = (*Asynq)(nil)
 	_ queueimpl.Starter = (*Asynq)(nil)
+	_ queueimpl.Classed = (*Asynq)(nil)
 )
 
 // asynqWorker is one worker's asynq server and the tasks its handler hands over.
@@ -98,11 +107,12 @@ func init() {
 		Guarantee: "at least once, eventually: a dead worker's task comes back after its 30 s lease",
 		New:       func(e queueimpl.Env) queueimpl.Queue { return &Asynq{Client: e.Client} },
 		Own:       true,
-		// asynq gives a dead worker's task back only once its 30 s lease has run out,
-		// past any sale here: within the sale that is a loss, as with an at-most-once
-		// design. A stalled worker's server goes on renewing the lease, so nothing is
-		// done twice.
-		Documented: queueimpl.AtMostOnce,
+		// asynq gives a dead worker's task back only a minute after its death, past a
+		// sale's quiet end unless its visibility timeout is 30 s or more: within the
+		// sale that is a loss, as with an at-most-once design. A stalled worker's server
+		// goes on renewing the lease, so nothing is done twice. A dead worker's task
+		// whose lease or hash was evicted is lost for good (the record's asynq-1144).
+		Documented: queueimpl.AtMostOnce.With([]oracle.Class{oracle.ClassLost}, faults.EvictLease, faults.EvictJob),
 	})
 }
 
@@ -166,7 +176,7 @@ func (q *Asynq) forget(ctx context.Context) {
 // Enqueue implements [queueimpl.Queue].
 func (q *Asynq) Enqueue(ctx context.Context, o queueimpl.Order) error {
 	t := asynq.NewTask(asynqType, []byte(o.Entry()))
-	if _, err := q.enq.EnqueueContext(ctx, t, asynq.Queue(q.qname), asynq.TaskID(o.ID), asynq.MaxRetry(0)); err != nil {
+	if _, err := q.enq.EnqueueContext(ctx, t, asynq.Queue(q.qname), asynq.TaskID(o.ID)); err != nil {
 		return fmt.Errorf("asynq: enqueue: %w", err)
 	}
 	return nil
@@ -208,6 +218,9 @@ func (q *Asynq) worker(name string) (*asynqWorker, error) {
 		// Polled often: a sale lasts seconds, and asynq's default is a second.
 		TaskCheckInterval: 10 * time.Millisecond, DelayedTaskCheckInterval: 100 * time.Millisecond,
 		ShutdownTimeout: time.Second, LogLevel: asynq.FatalLevel,
+		// A task the recoverer gives back is due at once: asynq's back-off starts at
+		// 15 s, and a sale that waits for the recoverer is long enough already.
+		RetryDelayFunc: func(int, error, *asynq.Task) time.Duration { return 0 },
 	})
 	if err := w.srv.Start(asynq.HandlerFunc(w.handle)); err != nil {
 		w.conn.Close()
@@ -278,6 +291,21 @@ func (t *asynqTask) Freeze(until time.Time) {
 		t.w.conn.Close()
 		close(t.w.gone)
 	}()
+}
+
+// ClassKeys implements [queueimpl.Classed]: the queue's lease set, where asynq's
+// recoverer looks for tasks whose workers went silent, and each task's hash, which holds
+// the task itself (keys as asynq's internal/base names them).
+func (q *Asynq) ClassKeys(class faults.KeyClass, o queueimpl.Order) []string {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	switch class {
+	case faults.LeaseKeys:
+		return []string{"asynq:{" + q.qname + "}:lease"}
+	case faults.JobKeys:
+		return []string{"asynq:{" + q.qname + "}:t:" + o.ID}
+	}
+	return nil
 }
 
 // Len implements [queueimpl.Queue]: the tasks waiting, taken and not done, or due again.

@@ -52,7 +52,8 @@ from .protocol import WRITING, Handoff, clean, hello, ready, requests, say
 # This process drives RQ's steps itself, and names none (step-term: NOT-EXERCISED).
 DOCUMENTED = {"none": ["SAFE"], "worker-crash": ["LOST"], "reclaimers": ["LOST"], "worker-crash-late": ["SAFE"],
               "worker-pause": ["SAFE"],
-              "worker-term": ["LOST"], "step-term": ["NOT-EXERCISED"], "redis-restart": ["LOST"]}
+              "worker-term": ["LOST"], "step-term": ["NOT-EXERCISED"], "redis-restart": ["LOST"],
+              "evict-lease": ["NOT-EXERCISED"], "evict-job": ["NOT-EXERCISED"]}
 
 
 def namespace(prefix):

@@ -509,14 +509,14 @@ func TestRQ(t *testing.T) {
 				q := run.Queue
 				want := oracle.ClassSafe
 				switch k {
-				case faults.WorkerCrash, faults.WorkerTerm: // killed mid-job, after a warm shutdown's wait
+				case faults.WorkerCrash, faults.Reclaimers, faults.WorkerTerm: // killed mid-job, after a warm shutdown's wait
 					want = oracle.ClassLost
 					if q.Lost != q.Crashed || q.Crashed == 0 {
 						t.Errorf("want the killed workers' jobs lost, nothing else: %+v", q)
 					}
 				case faults.RedisRestart: // the restart reaches RQ's connections: the queue is emptied
 					want = oracle.ClassLost
-				case faults.StepTerm: // it drives RQ's steps itself, and names none
+				case faults.StepTerm, faults.EvictLease, faults.EvictJob: // it drives RQ's steps itself and names none, nor its keys
 					want = oracle.ClassNotExercised
 				}
 				if run.Verdict.Class != want || q.Oversold > 0 {
@@ -551,15 +551,19 @@ func TestCelery(t *testing.T) {
 var (
 	celeryNaive = faults.Verdicts{None: safeClass, Under: map[faults.Kind][]oracle.Class{
 		faults.WorkerCrash:     {oracle.ClassLost, oracle.ClassSafe, oracle.ClassDuplicated},
+		faults.Reclaimers:      {oracle.ClassLost, oracle.ClassSafe, oracle.ClassDuplicated},
 		faults.WorkerCrashLate: {oracle.ClassSafe, oracle.ClassDuplicated},
 		faults.WorkerPause:     {oracle.ClassSafe, oracle.ClassDuplicated},
 		faults.WorkerTerm:      {oracle.ClassLost, oracle.ClassSafe},
 		faults.StepTerm:        notExercised,
+		faults.EvictLease:      notExercised,
+		faults.EvictJob:        notExercised,
 		faults.RedisRestart:    {oracle.ClassLost}}}
 	celeryIdempotent = faults.Verdicts{None: safeClass, Under: map[faults.Kind][]oracle.Class{
-		faults.WorkerCrash: {oracle.ClassLost, oracle.ClassSafe}, faults.WorkerCrashLate: safeClass,
-		faults.WorkerPause: safeClass, faults.WorkerTerm: {oracle.ClassLost, oracle.ClassSafe},
-		faults.StepTerm: notExercised, faults.RedisRestart: {oracle.ClassLost}}}
+		faults.WorkerCrash: {oracle.ClassLost, oracle.ClassSafe}, faults.Reclaimers: {oracle.ClassLost, oracle.ClassSafe},
+		faults.WorkerCrashLate: safeClass, faults.WorkerPause: safeClass, faults.WorkerTerm: {oracle.ClassLost, oracle.ClassSafe},
+		faults.StepTerm: notExercised, faults.EvictLease: notExercised, faults.EvictJob: notExercised,
+		faults.RedisRestart: {oracle.ClassLost}}}
 	safeClass = []oracle.Class{oracle.ClassSafe}
 	// notExercised: an adapter that names no steps of its library's loop (step-term).
 	notExercised = []oracle.Class{oracle.ClassNotExercised}
@@ -574,8 +578,9 @@ var sidekiqLib = []string{"ruby", "-e", `require "sidekiq"; require "redis-names
 func TestSidekiq(t *testing.T) {
 	need(t, "Ruby with Debian's Sidekiq and redis-namespace (ruby-sidekiq, ruby-redis-namespace)", sidekiqLib...)
 	atMostOnce := faults.Verdicts{None: safeClass, Under: map[faults.Kind][]oracle.Class{faults.WorkerCrash: {oracle.ClassLost},
-		faults.WorkerCrashLate: safeClass, faults.WorkerPause: safeClass, faults.WorkerTerm: safeClass,
-		faults.StepTerm: notExercised, faults.RedisRestart: {oracle.ClassLost}}}
+		faults.Reclaimers: {oracle.ClassLost}, faults.WorkerCrashLate: safeClass, faults.WorkerPause: safeClass,
+		faults.WorkerTerm: safeClass, faults.StepTerm: notExercised, faults.EvictLease: notExercised,
+		faults.EvictJob: notExercised, faults.RedisRestart: {oracle.ClassLost}}}
 	queueEarns(t, Queue(Config{Name: "sidekiq", Command: "ruby ../../../adapters/ruby/bin/stockbench-sidekiq-queue", Procs: testProcs}),
 		func(scenarios.Fulfil) faults.Verdicts { return atMostOnce })
 }

@@ -39,6 +39,10 @@ type file struct {
 	// Documented is what the design documents it earns (see classesByFault): a run says
 	// whether each sale earned it, as for a built-in design.
 	Documented json.RawMessage `json:"documented"`
+	// LeaseKeys names a queue's keys that record who holds a task until when, which
+	// evict-lease evicts (of queue, processing, taken, lock). Default: none, and
+	// evict-lease does not strike the design.
+	LeaseKeys []string `json:"lease_keys"`
 }
 
 // scriptFile is one script as written: its source inline (lua) or in a file (file, a
@@ -109,6 +113,8 @@ func decode(path string, b []byte) (Design, error) {
 		return Design{}, fmt.Errorf("name: %q has a comma, a slash or a space, which lists of designs cannot hold", f.Name)
 	case (f.Lock == nil) == (f.Queue == nil):
 		return Design{}, errors.New(`a design has exactly one of "lock" (acquire, release, renew) and "queue" (enqueue, dequeue, ack, reap, len)`)
+	case f.Lock != nil && f.LeaseKeys != nil:
+		return Design{}, errors.New(`lease_keys: a queue's, not a lock's`)
 	case f.Lock != nil && (f.Guarantee != "" || f.Ordered):
 		return Design{}, errors.New(`guarantee, ordered: a queue's, not a lock's`)
 	}
@@ -139,8 +145,12 @@ func decode(path string, b []byte) (Design, error) {
 	if err != nil {
 		return Design{}, err
 	}
+	leases, err := checkValues("lease_keys", f.LeaseKeys, queueKeys)
+	if err != nil {
+		return Design{}, err
+	}
 	d.Queue = &queueimpl.Impl{Name: f.Name, Summary: summary, Guarantee: f.Guarantee, Ordered: f.Ordered, Documented: documented,
-		New: func(e queueimpl.Env) queueimpl.Queue { return newQueue(f.Name, e, s) }}
+		New: func(e queueimpl.Env) queueimpl.Queue { return newQueue(f.Name, e, s, leases) }}
 	return d, nil
 }
 

@@ -52,6 +52,8 @@ func TestReadRefuses(t *testing.T) {
 		{"documented: a queue fault on a lock", `{"name": "x", "documented": {"worker-crash": ["LOST"]}, "lock": {` + acquire + `,` + release + `}}`, `documented.worker-crash: not a fault of locks sales`},
 		{"documented: no class", `{"name": "x", "documented": {"none": []}, "lock": {` + acquire + `,` + release + `}}`, `documented.none: no class`},
 		{"documented: a lock's shape on a queue", `{"name": "q", "documented": {"none": ["SAFE"]}, "queue": {"enqueue": {"lua": "return 1"}, "dequeue": {"lua": "return 1"}, "len": {"lua": "return 1"}}}`, `documented: json: unknown field "none" (write {"naive"`},
+		{"lease keys on a lock", `{"name": "x", "lease_keys": ["lock"], "lock": {` + acquire + `,` + release + `}}`, "lease_keys: a queue's, not a lock's"},
+		{"unknown lease key", `{"name": "q", "lease_keys": ["leases"], "queue": {"enqueue": {"lua": "return 1"}, "dequeue": {"lua": "return 1"}, "len": {"lua": "return 1"}}}`, `lease_keys[0]: "leases" is not one of "queue", "processing", "taken", "lock"`},
 		{"queue without len", `{"name": "q", "queue": {"enqueue": {"lua": "return 1"}, "dequeue": {"lua": "return 1"}}}`, "queue.len: missing (a queue needs enqueue, dequeue, len)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/stockbench/stockbench/faults"
 	"github.com/stockbench/stockbench/internal/wait"
 	"github.com/stockbench/stockbench/queueimpl"
 )
@@ -22,6 +23,8 @@ type queue struct {
 	keys                       queueimpl.Keys
 	visibility                 time.Duration
 	enqueue, dequeue, ack, len *Script
+	// leases are the keys the file names as its leases (lease_keys).
+	leases []Value
 }
 
 // reaping is a queue whose design hands a silent worker's task on in a reap script.
@@ -30,9 +33,9 @@ type reaping struct {
 	reap *Script
 }
 
-func newQueue(name string, e queueimpl.Env, s map[string]*Script) queueimpl.Queue {
+func newQueue(name string, e queueimpl.Env, s map[string]*Script, leases []Value) queueimpl.Queue {
 	q := &queue{name: name, c: e.Client, keys: e.Keys, visibility: e.Visibility,
-		enqueue: s["enqueue"], dequeue: s["dequeue"], ack: s["ack"], len: s["len"]}
+		enqueue: s["enqueue"], dequeue: s["dequeue"], ack: s["ack"], len: s["len"], leases: leases}
 	if s["reap"] != nil {
 		return reaping{q, s["reap"]}
 	}
@@ -40,6 +43,19 @@ func newQueue(name string, e queueimpl.Env, s map[string]*Script) queueimpl.Queu
 }
 
 func (q *queue) call() *call { return &call{keys: q.keys, visibility: q.visibility} }
+
+// ClassKeys implements [queueimpl.Classed]: the keys the file names as its leases; a
+// design file's tasks have no keys of their own.
+func (q *queue) ClassKeys(class faults.KeyClass, _ queueimpl.Order) []string {
+	if class != faults.LeaseKeys {
+		return nil
+	}
+	keys := make([]string, len(q.leases))
+	for i, v := range q.leases {
+		keys[i] = q.call().value(v).(string)
+	}
+	return keys
+}
 
 func (q *queue) fail(err error) error { return fmt.Errorf("%s: %w", q.name, err) }
 
