@@ -77,7 +77,7 @@ baseline: build redis-server
 ## the library's own worker loop) included, from a fresh run into
 ## docs/guarantees.md (the run's report stays under results/runs)
 GUARANTEE_QUEUES ?= seed-zset,zpopmin,list,reliable-list,stream,asynq,rq,rq-loop,celery,sidekiq,seed-queue
-GUARANTEE_FAULTS ?= none,worker-crash,worker-crash-late,worker-pause,reclaimers,worker-term,step-term,evict-lease,evict-job,redis-restart
+GUARANTEE_FAULTS ?= none,worker-crash,worker-crash-late,worker-pause,reclaimers,worker-term,step-term,evict-lease,evict-job,consumer-churn,redis-restart
 guarantees: build adapters
 	@$(REDIS_ENV) && ./$(BIN) matrix --locks "" \
 		--queue-exec "rq=/usr/bin/python3 adapters/python/rq_queue.py" \

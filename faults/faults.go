@@ -50,6 +50,7 @@ const (
 	Reclaimers      Kind = "reclaimers"
 	EvictLease      Kind = "evict-lease"
 	EvictJob        Kind = "evict-job"
+	ConsumerChurn   Kind = "consumer-churn"
 	LatencySpike    Kind = "latency-spike"
 	// CPUStarve, TermHolder, WorkerTerm and StepTerm, like RollingRestart and
 	// ServerErrors, are kept out of the default matrix (Spec.optIn).
@@ -464,6 +465,12 @@ var specs = []Spec{
 		Kind: EvictJob, Applies: Queues, Fires: OnVictim, optIn: true,
 		Summary: fmt.Sprintf("while the worker with the %s task holds it, the queue server evicts that task's own record (the design's job keys: asynq's task hash), as a maxmemory policy that reaches it does, and that worker then dies: a recovery that needs the record to hand the task back cannot. NOT-EXERCISED where the design keeps no such key", nth),
 		victim:  func(Fault, time.Duration, time.Duration) (Victim, string) { return Victim{Evict: JobKeys}, "" },
+	},
+	{
+		// The sale deletes, records and kills (Victim.Churn): only it knows the design's group.
+		Kind: ConsumerChurn, Applies: Queues, Fires: OnVictim, optIn: true,
+		Summary: fmt.Sprintf("the worker with the %s task dies holding it, its consumer is deleted from the group as a cleanup of gone consumers does (XGROUP DELCONSUMER), and workers go on under new names, as after a deploy: the entries a deleted consumer had pending go with it. NOT-EXERCISED where the design's workers are not consumers of a group", nth),
+		victim:  func(Fault, time.Duration, time.Duration) (Victim, string) { return Victim{Churn: true}, "" },
 	},
 	{
 		// Recorded by the sale once it sent the signal, as TermHolder.

@@ -116,7 +116,7 @@ func TestTable(t *testing.T) {
 
 // TestKinds: a matrix shows a sale's faults on its own clients first, then those on its
 // servers, each list in the table's order; the default matrix leaves out cpu-starve,
-// term-holder, rolling-restart, server-errors, reclaimers, the evictions, worker-term and step-term, which designs
+// term-holder, rolling-restart, server-errors, reclaimers, the evictions, consumer-churn, worker-term and step-term, which designs
 // document all the same.
 func TestKinds(t *testing.T) {
 	for _, tt := range []struct {
@@ -125,7 +125,7 @@ func TestKinds(t *testing.T) {
 	}{
 		{Locks, []Kind{SlowWork, ClientPause, CPUStarve, TermHolder, CrashAcquire, CrashHolder, RedisPause, RedisRestart, RollingRestart, ServerErrors, Failover, ClockJump, NetLatency, NetTimeout, Evict},
 			[]Kind{SlowWork, ClientPause, CrashAcquire, CrashHolder, RedisPause, RedisRestart, Failover, ClockJump, NetLatency, NetTimeout, Evict}},
-		{Queues, []Kind{WorkerCrash, WorkerCrashLate, WorkerPause, Reclaimers, EvictLease, EvictJob, WorkerTerm, StepTerm, RedisRestart}, []Kind{WorkerCrash, WorkerCrashLate, WorkerPause, RedisRestart}},
+		{Queues, []Kind{WorkerCrash, WorkerCrashLate, WorkerPause, Reclaimers, EvictLease, EvictJob, ConsumerChurn, WorkerTerm, StepTerm, RedisRestart}, []Kind{WorkerCrash, WorkerCrashLate, WorkerPause, RedisRestart}},
 	} {
 		if got := Kinds(tt.a); !slices.Equal(tt.want, got) {
 			t.Errorf("%s: want %v, got %v", tt.a, tt.want, got)

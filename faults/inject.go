@@ -282,6 +282,9 @@ type Victim struct {
 	// the worker holds its task; the worker then dies. A design that keeps no key of
 	// the class is not struck (EvictLease, EvictJob).
 	Evict KeyClass
+	// Churn: the worker dies and its consumer is deleted from the group, for a design
+	// whose workers are consumers of one (ConsumerChurn); another design's worker lives.
+	Churn bool
 	// await, when set, is a server fault in flight: the holder writes only once it is
 	// over and margin has passed.
 	await  *sync.WaitGroup
@@ -409,7 +412,7 @@ func merge(a, b Victim) Victim {
 	a.Until, a.FreezeUntil = later(a.Until, b.Until), later(a.FreezeUntil, b.FreezeUntil)
 	a.StarveUntil = later(a.StarveUntil, b.StarveUntil)
 	a.Term, a.Grace = a.Term || b.Term, max(a.Grace, b.Grace)
-	a.Evict = cmp.Or(a.Evict, b.Evict)
+	a.Evict, a.Churn = cmp.Or(a.Evict, b.Evict), a.Churn || b.Churn
 	return a
 }
 

@@ -23,7 +23,7 @@ var builtins = []Impl{
 		Documented: Verdicts{
 			Naive: AtMostOnce.Naive.WithNone(duplicated).With(racy, faults.WorkerCrashLate, faults.WorkerPause).
 				With([]oracle.Class{oracle.ClassLost, oracle.ClassDuplicated, oracle.ClassSafe}, faults.WorkerCrash, faults.Reclaimers).
-				With([]oracle.Class{oracle.ClassDuplicated, oracle.ClassNotExercised}, faults.WorkerTerm, faults.StepTerm, faults.EvictLease, faults.EvictJob),
+				With([]oracle.Class{oracle.ClassDuplicated, oracle.ClassNotExercised}, faults.WorkerTerm, faults.StepTerm, faults.EvictLease, faults.EvictJob, faults.ConsumerChurn),
 			Idempotent: AtMostOnce.Idempotent.With([]oracle.Class{oracle.ClassLost, oracle.ClassSafe}, faults.WorkerCrash, faults.Reclaimers),
 		},
 		New: func(e Env) Queue { return SeedZSet{Client: e.Client, Keys: e.Keys, LockTTL: e.Visibility} },
@@ -60,11 +60,14 @@ var builtins = []Impl{
 		New: func(e Env) Queue { return ReliableList{Client: e.Client, Keys: e.Keys, Visibility: e.Visibility} },
 	},
 	{
-		Name:       "stream",
-		Summary:    "XADD; XREADGROUP in one group; XACK; XAUTOCLAIM of entries idle past the visibility timeout",
-		Guarantee:  "at least once, arrival order for first deliveries",
-		Ordered:    true,
-		Documented: AtLeastOnce,
+		Name:      "stream",
+		Summary:   "XADD; XREADGROUP in one group; XACK; XAUTOCLAIM of entries idle past the visibility timeout",
+		Guarantee: "at least once, arrival order for first deliveries",
+		Ordered:   true,
+		// A consumer deleted from the group takes its pending entries with it: a dead
+		// worker's entry, which XAUTOCLAIM would have given another, is gone
+		// (consumer-churn). A cleanup of gone consumers must claim their entries first.
+		Documented: AtLeastOnce.With(lost, faults.ConsumerChurn),
 		New:        func(e Env) Queue { return Stream{Client: e.Client, Keys: e.Keys, Visibility: e.Visibility} },
 	},
 }

@@ -34,12 +34,13 @@ var (
 )
 
 // everywhere is want with no fault and under every queue fault but worker-term,
-// step-term and the evictions: a deploy's SIGTERM reaches a worker with a process of its
-// own (an adapter's, which for step-term reports its library's steps), and every
-// built-in design's workers are goroutines of the harness; an eviction strikes only a
-// design that keeps keys of its class (Classed), which says what it earns there.
+// step-term, the evictions and consumer-churn: a deploy's SIGTERM reaches a worker with a
+// process of its own (an adapter's, which for step-term reports its library's steps),
+// and every built-in design's workers are goroutines of the harness; an eviction strikes
+// only a design that keeps keys of its class (Classed), consumer-churn only one whose
+// workers are consumers of a group (Churner), which say what they earn there.
 func everywhere(want []oracle.Class) faults.Verdicts {
-	return faults.Everywhere(faults.Queues, want).With(notExercised, faults.WorkerTerm, faults.StepTerm, faults.EvictLease, faults.EvictJob)
+	return faults.Everywhere(faults.Queues, want).With(notExercised, faults.WorkerTerm, faults.StepTerm, faults.EvictLease, faults.EvictJob, faults.ConsumerChurn)
 }
 
 // With returns v with want under the faults named, with either fulfil.

@@ -64,6 +64,15 @@ type Classed interface {
 	ClassKeys(class faults.KeyClass, o Order) []string
 }
 
+// Churner is a design whose workers are consumers of a group, each under its worker's
+// name (a stream's consumer group): faults.ConsumerChurn has the sale delete a dead
+// worker's consumer, as a cleanup of gone consumers does.
+type Churner interface {
+	// DeleteConsumer removes worker's consumer from the group and says how many entries
+	// it had pending, which go with it.
+	DeleteConsumer(ctx context.Context, worker string) (pending int64, err error)
+}
+
 // Keys names a queue's Redis keys under a prefix (which should hold a hash tag).
 type Keys struct {
 	Queue, Processing, Taken, Lock string

@@ -27,7 +27,10 @@ type Stream struct {
 	Visibility time.Duration
 }
 
-var _ Queue = Stream{}
+var (
+	_ Queue   = Stream{}
+	_ Churner = Stream{}
+)
 
 // Setup creates the stream and its group.
 func (q Stream) Setup(ctx context.Context) error {
@@ -106,6 +109,16 @@ func (t streamTask) Ack(ctx context.Context) error {
 		return fmt.Errorf("stream: xack: %w", err)
 	}
 	return nil
+}
+
+// DeleteConsumer implements [Churner]: XGROUP DELCONSUMER, which drops the consumer's
+// pending entries with it: nothing claims them again.
+func (q Stream) DeleteConsumer(ctx context.Context, worker string) (int64, error) {
+	n, err := q.Client.XGroupDelConsumer(ctx, q.Keys.Queue, group, worker).Result()
+	if err != nil {
+		return 0, fmt.Errorf("stream: xgroup delconsumer: %w", err)
+	}
+	return n, nil
 }
 
 // Len implements [Queue]: entries not yet delivered (the group's lag) plus pending ones.

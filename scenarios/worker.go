@@ -54,7 +54,7 @@ func (qs *queueRun) work(ctx context.Context, name string) []oracle.Take {
 		}
 		qs.taken.Add(1)
 		qs.busy.Add(1)
-		takes = qs.handle(ctx, task, begin, takes)
+		takes = qs.handle(ctx, name, task, begin, takes)
 		qs.busy.Add(-1)
 		if len(takes) > 0 && takes[len(takes)-1].Result == oracle.TakeCrashed {
 			qs.startWorker(ctx)
@@ -66,12 +66,15 @@ func (qs *queueRun) work(ctx context.Context, name string) []oracle.Take {
 
 // handle carries one task through the faults, the fulfil and the ack, and appends its
 // take to takes.
-func (qs *queueRun) handle(ctx context.Context, task queueimpl.Task, begin time.Duration, takes []oracle.Take) []oracle.Take {
+func (qs *queueRun) handle(ctx context.Context, name string, task queueimpl.Task, begin time.Duration, takes []oracle.Take) []oracle.Take {
 	o := task.Order()
 	t := oracle.Take{ID: o.ID, Seq: o.Seq, Begin: begin, End: time.Since(qs.t0)}
 	v := qs.inj.Delivered()
 	if v.Evict != "" {
 		v.Crash = qs.evict(ctx, v.Evict, o)
+	}
+	if v.Churn {
+		v.Crash = qs.churn(ctx, name, o) || v.Crash
 	}
 	// A task a process holds (a process adapter's) goes through what its worker does:
 	// killed with it, stopped while it stalls.
@@ -153,6 +156,29 @@ func (qs *queueRun) evict(ctx context.Context, class faults.KeyClass, o queueimp
 	}
 	qs.inj.Strike(class.Fault(), fmt.Sprintf("the queue server evicted the %s keys %s while the worker holding order %s works on it; that worker dies",
 		class, strings.Join(keys, ", "), o.ID))
+	return true
+}
+
+// churn deletes the consumer of worker, which dies holding o, as a cleanup of gone
+// consumers does, and records it. It reports whether it did: a design whose workers are
+// not consumers of a group is not struck, and its worker lives. The worker's place is
+// taken under a new name, as every replacement's is.
+func (qs *queueRun) churn(ctx context.Context, worker string, o queueimpl.Order) bool {
+	c, ok := qs.admin.(queueimpl.Churner)
+	if !ok {
+		return false
+	}
+	pending, err := c.DeleteConsumer(ctx, worker)
+	if err != nil {
+		qs.inj.Strike(faults.ConsumerChurn, fmt.Sprintf("the worker %s holding order %s died, and deleting its consumer failed: %v", worker, o.ID, err))
+		return true
+	}
+	entries := "entries"
+	if pending == 1 {
+		entries = "entry"
+	}
+	qs.inj.Strike(faults.ConsumerChurn, fmt.Sprintf("the worker %s holding order %s dies, and its consumer is deleted from the group with %d %s pending; workers go on under new names",
+		worker, o.ID, pending, entries))
 	return true
 }
 

@@ -17,10 +17,12 @@ $documented = ['none' => ['DUPLICATED'], 'worker-crash' => ['LOST', 'DUPLICATED'
     'reclaimers' => ['LOST', 'DUPLICATED', 'SAFE'],
     'worker-crash-late' => ['DUPLICATED', 'SAFE'], 'worker-pause' => ['DUPLICATED', 'SAFE'],
     'worker-term' => ['DUPLICATED', 'NOT-EXERCISED'], 'step-term' => ['DUPLICATED', 'NOT-EXERCISED'], 'redis-restart' => ['LOST'],
-    'evict-lease' => ['DUPLICATED', 'NOT-EXERCISED'], 'evict-job' => ['DUPLICATED', 'NOT-EXERCISED']];
+    'evict-lease' => ['DUPLICATED', 'NOT-EXERCISED'], 'evict-job' => ['DUPLICATED', 'NOT-EXERCISED'],
+    'consumer-churn' => ['DUPLICATED', 'NOT-EXERCISED']];
 $hello = hello(['queue'], $documented, ['none' => ['SAFE'], 'worker-crash' => ['LOST', 'SAFE'], 'reclaimers' => ['LOST', 'SAFE'],
     'worker-crash-late' => ['SAFE'], 'worker-pause' => ['SAFE'], 'worker-term' => ['NOT-EXERCISED'], 'step-term' => ['NOT-EXERCISED'],
-    'redis-restart' => ['LOST'], 'evict-lease' => ['NOT-EXERCISED'], 'evict-job' => ['NOT-EXERCISED']]);
+    'redis-restart' => ['LOST'], 'evict-lease' => ['NOT-EXERCISED'], 'evict-job' => ['NOT-EXERCISED'],
+    'consumer-churn' => ['NOT-EXERCISED']]);
 $keys = $hello['keys'];
 
 // take polls for the lock and the first task until the wait is over.

@@ -45,10 +45,12 @@ DOCUMENTED = {"none": ["SAFE"], "worker-crash": ["LOST", "SAFE", "DUPLICATED"],
               "reclaimers": ["LOST", "SAFE", "DUPLICATED"],
               "worker-crash-late": ["SAFE", "DUPLICATED"], "worker-pause": ["SAFE", "DUPLICATED"],
               "worker-term": ["LOST", "SAFE"], "step-term": ["NOT-EXERCISED"], "redis-restart": ["LOST"],
-              "evict-lease": ["NOT-EXERCISED"], "evict-job": ["NOT-EXERCISED"]}
+              "evict-lease": ["NOT-EXERCISED"], "evict-job": ["NOT-EXERCISED"],
+              "consumer-churn": ["NOT-EXERCISED"]}
 IDEMPOTENT = {"none": ["SAFE"], "worker-crash": ["LOST", "SAFE"], "reclaimers": ["LOST", "SAFE"], "worker-crash-late": ["SAFE"],
               "worker-pause": ["SAFE"], "worker-term": ["LOST", "SAFE"], "step-term": ["NOT-EXERCISED"],
-              "redis-restart": ["LOST"], "evict-lease": ["NOT-EXERCISED"], "evict-job": ["NOT-EXERCISED"]}
+              "redis-restart": ["LOST"], "evict-lease": ["NOT-EXERCISED"], "evict-job": ["NOT-EXERCISED"],
+              "consumer-churn": ["NOT-EXERCISED"]}
 
 
 def main():

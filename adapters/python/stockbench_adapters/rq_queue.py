@@ -53,7 +53,7 @@ from .protocol import WRITING, Handoff, clean, hello, ready, requests, say
 DOCUMENTED = {"none": ["SAFE"], "worker-crash": ["LOST"], "reclaimers": ["LOST"], "worker-crash-late": ["SAFE"],
               "worker-pause": ["SAFE"],
               "worker-term": ["LOST"], "step-term": ["NOT-EXERCISED"], "redis-restart": ["LOST"],
-              "evict-lease": ["NOT-EXERCISED"], "evict-job": ["NOT-EXERCISED"]}
+              "evict-lease": ["NOT-EXERCISED"], "evict-job": ["NOT-EXERCISED"], "consumer-churn": ["NOT-EXERCISED"]}
 
 
 def namespace(prefix):

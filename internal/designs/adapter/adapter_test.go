@@ -516,7 +516,7 @@ func TestRQ(t *testing.T) {
 					}
 				case faults.RedisRestart: // the restart reaches RQ's connections: the queue is emptied
 					want = oracle.ClassLost
-				case faults.StepTerm, faults.EvictLease, faults.EvictJob: // it drives RQ's steps itself and names none, nor its keys
+				case faults.StepTerm, faults.EvictLease, faults.EvictJob, faults.ConsumerChurn: // it drives RQ's steps itself and names none, nor its keys
 					want = oracle.ClassNotExercised
 				}
 				if run.Verdict.Class != want || q.Oversold > 0 {
@@ -558,12 +558,13 @@ var (
 		faults.StepTerm:        notExercised,
 		faults.EvictLease:      notExercised,
 		faults.EvictJob:        notExercised,
+		faults.ConsumerChurn:   notExercised,
 		faults.RedisRestart:    {oracle.ClassLost}}}
 	celeryIdempotent = faults.Verdicts{None: safeClass, Under: map[faults.Kind][]oracle.Class{
 		faults.WorkerCrash: {oracle.ClassLost, oracle.ClassSafe}, faults.Reclaimers: {oracle.ClassLost, oracle.ClassSafe},
 		faults.WorkerCrashLate: safeClass, faults.WorkerPause: safeClass, faults.WorkerTerm: {oracle.ClassLost, oracle.ClassSafe},
 		faults.StepTerm: notExercised, faults.EvictLease: notExercised, faults.EvictJob: notExercised,
-		faults.RedisRestart: {oracle.ClassLost}}}
+		faults.ConsumerChurn: notExercised, faults.RedisRestart: {oracle.ClassLost}}}
 	safeClass = []oracle.Class{oracle.ClassSafe}
 	// notExercised: an adapter that names no steps of its library's loop (step-term).
 	notExercised = []oracle.Class{oracle.ClassNotExercised}
@@ -580,7 +581,7 @@ func TestSidekiq(t *testing.T) {
 	atMostOnce := faults.Verdicts{None: safeClass, Under: map[faults.Kind][]oracle.Class{faults.WorkerCrash: {oracle.ClassLost},
 		faults.Reclaimers: {oracle.ClassLost}, faults.WorkerCrashLate: safeClass, faults.WorkerPause: safeClass,
 		faults.WorkerTerm: safeClass, faults.StepTerm: notExercised, faults.EvictLease: notExercised,
-		faults.EvictJob: notExercised, faults.RedisRestart: {oracle.ClassLost}}}
+		faults.EvictJob: notExercised, faults.ConsumerChurn: notExercised, faults.RedisRestart: {oracle.ClassLost}}}
 	queueEarns(t, Queue(Config{Name: "sidekiq", Command: "ruby ../../../adapters/ruby/bin/stockbench-sidekiq-queue", Procs: testProcs}),
 		func(scenarios.Fulfil) faults.Verdicts { return atMostOnce })
 }

@@ -24,7 +24,7 @@ module StockbenchAdapters
     DOCUMENTED = {"none" => ["SAFE"], "worker-crash" => ["LOST"], "reclaimers" => ["LOST"], "worker-crash-late" => ["SAFE"],
                   "worker-pause" => ["SAFE"], "worker-term" => ["SAFE"], "step-term" => ["NOT-EXERCISED"],
                   "redis-restart" => ["LOST"], "evict-lease" => ["NOT-EXERCISED"],
-                  "evict-job" => ["NOT-EXERCISED"]}.freeze
+                  "evict-job" => ["NOT-EXERCISED"], "consumer-churn" => ["NOT-EXERCISED"]}.freeze
     QUEUE = "sale"
     # Sidekiq's shutdown timeout's share of a deploy's grace: 25 s of Kubernetes' 30.
     TIMEOUT_SHARE = 25.0 / 30
