@@ -40,16 +40,19 @@ from .protocol import Handoff, clean, hello, ready, requests, say
 # prefetched; a task longer than the deploy's grace is killed with it by the SIGKILL
 # that follows, its message left unacknowledged as a crashed worker's (lost within the
 # sale, or restored by a fresh worker's start, never done twice: it was never done).
-# It names no steps of the worker's loop (step-term: NOT-EXERCISED).
+# It names no steps of the worker's loop (step-term: NOT-EXERCISED). kombu's restore
+# reads the unacked index and restores each message from the unacked hash: a worker
+# killed after either was evicted (evict-lease, evict-job) leaves a message no restore
+# finds, lost for good.
 DOCUMENTED = {"none": ["SAFE"], "worker-crash": ["LOST", "SAFE", "DUPLICATED"],
               "reclaimers": ["LOST", "SAFE", "DUPLICATED"],
               "worker-crash-late": ["SAFE", "DUPLICATED"], "worker-pause": ["SAFE", "DUPLICATED"],
               "worker-term": ["LOST", "SAFE"], "step-term": ["NOT-EXERCISED"], "redis-restart": ["LOST"],
-              "evict-lease": ["NOT-EXERCISED"], "evict-job": ["NOT-EXERCISED"],
+              "evict-lease": ["LOST"], "evict-job": ["LOST"],
               "consumer-churn": ["NOT-EXERCISED"]}
 IDEMPOTENT = {"none": ["SAFE"], "worker-crash": ["LOST", "SAFE"], "reclaimers": ["LOST", "SAFE"], "worker-crash-late": ["SAFE"],
               "worker-pause": ["SAFE"], "worker-term": ["LOST", "SAFE"], "step-term": ["NOT-EXERCISED"],
-              "redis-restart": ["LOST"], "evict-lease": ["NOT-EXERCISED"], "evict-job": ["NOT-EXERCISED"],
+              "redis-restart": ["LOST"], "evict-lease": ["LOST"], "evict-job": ["LOST"],
               "consumer-churn": ["NOT-EXERCISED"]}
 
 
@@ -117,7 +120,10 @@ def main():
     def answer(**_):
         # Ready once the worker consumes, as a deploy's readiness check would wait: a
         # worker that takes a second to start must not look like an empty queue.
-        ready(["queue", "ack"], DOCUMENTED, IDEMPOTENT)
+        # kombu's restore looks for unacknowledged messages in the index alone, and
+        # restores each from the hash: without either, a dead worker's message stays.
+        ready(["queue", "ack"], DOCUMENTED, IDEMPOTENT,
+              lease_keys=[prefix + "unacked_index"], job_keys=[prefix + "unacked"])
         threading.Thread(target=serve, daemon=True).start()
 
     # The worker runs in the main thread, where Celery installs its signal handlers.

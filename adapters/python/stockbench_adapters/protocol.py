@@ -66,15 +66,21 @@ def hello():
     return first, client
 
 
-def ready(supports, documented, idempotent=None, steps=None):
+def ready(supports, documented, idempotent=None, steps=None, lease_keys=None, job_keys=None):
     """Answers hello: what the adapter supports, and the verdict classes it documents by
     fault, which the harness judges its sales by (a queue's, for an idempotent fulfil
-    too when those differ), and the steps of its library's worker loop it can report."""
+    too when those differ), the steps of its library's worker loop it can report, and
+    its library's keys that record who holds a task until when and the tasks
+    themselves (which evict-lease and evict-job evict)."""
     said = {"ok": True, "protocol": 2, "supports": supports, "documented": documented}
     if idempotent is not None:
         said["documented_idempotent"] = idempotent
     if steps is not None:
         said["steps"] = steps
+    if lease_keys is not None:
+        said["lease_keys"] = lease_keys
+    if job_keys is not None:
+        said["job_keys"] = job_keys
     say(said)
 
 

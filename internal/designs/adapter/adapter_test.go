@@ -288,6 +288,21 @@ func TestMisbehavingAdapters(t *testing.T) {
 	}
 }
 
+// A queue adapter whose lease keys are not under the sale's keys is refused before any
+// sale, in one line naming the key: an eviction touches only the run's keys.
+func TestProbeReadsLeaseKeys(t *testing.T) {
+	script, _ := filepath.Abs("testdata/strayleasekey.sh")
+	c := redistest.Shared(t).Client(1)
+	defer c.Close()
+	_, err := ProbeQueue(context.Background(), Config{Name: "stray", Command: "/bin/sh " + script}, c)
+	if want := `adapter stray: hello: lease_keys: "rq:wip:default" is not under the sale's keys ({stockbench:probe}...)`; err == nil || err.Error() != want {
+		t.Errorf("want %q, got %v", want, err)
+	}
+	if left := running(script); len(left) > 0 {
+		t.Errorf("processes left behind: %v", left)
+	}
+}
+
 // An adapter that documents what no sale can earn is refused before any sale, in one
 // line naming it and the field.
 func TestProbeReadsDocumented(t *testing.T) {
@@ -535,7 +550,8 @@ var celeryLib = []string{"/usr/bin/python3", "-c", "import celery, kombu"}
 
 // Celery's own worker (solo pool, acks_late, kombu's Redis transport) earns what its
 // adapter documents in its hello, under every queue fault: a crashed worker's messages
-// wait in kombu's unacked hash for a restore, which the fresh worker's start may do.
+// wait in kombu's unacked hash for a restore, which the fresh worker's start may do; one
+// whose unacked index or hash was evicted before it died waits for good.
 func TestCelery(t *testing.T) {
 	need(t, "Debian's Python with Celery (python3-celery)", celeryLib...)
 	queueEarns(t, Queue(Config{Name: "celery", Command: "/usr/bin/python3 ../../../adapters/python/celery_queue.py", Procs: testProcs}),
@@ -556,14 +572,14 @@ var (
 		faults.WorkerPause:     {oracle.ClassSafe, oracle.ClassDuplicated},
 		faults.WorkerTerm:      {oracle.ClassLost, oracle.ClassSafe},
 		faults.StepTerm:        notExercised,
-		faults.EvictLease:      notExercised,
-		faults.EvictJob:        notExercised,
+		faults.EvictLease:      {oracle.ClassLost},
+		faults.EvictJob:        {oracle.ClassLost},
 		faults.ConsumerChurn:   notExercised,
 		faults.RedisRestart:    {oracle.ClassLost}}}
 	celeryIdempotent = faults.Verdicts{None: safeClass, Under: map[faults.Kind][]oracle.Class{
 		faults.WorkerCrash: {oracle.ClassLost, oracle.ClassSafe}, faults.Reclaimers: {oracle.ClassLost, oracle.ClassSafe},
 		faults.WorkerCrashLate: safeClass, faults.WorkerPause: safeClass, faults.WorkerTerm: {oracle.ClassLost, oracle.ClassSafe},
-		faults.StepTerm: notExercised, faults.EvictLease: notExercised, faults.EvictJob: notExercised,
+		faults.StepTerm: notExercised, faults.EvictLease: {oracle.ClassLost}, faults.EvictJob: {oracle.ClassLost},
 		faults.ConsumerChurn: notExercised, faults.RedisRestart: {oracle.ClassLost}}}
 	safeClass = []oracle.Class{oracle.ClassSafe}
 	// notExercised: an adapter that names no steps of its library's loop (step-term).

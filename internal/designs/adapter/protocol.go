@@ -83,6 +83,11 @@ type reply struct {
 	Step string `json:"step"`
 	// Steps, in hello's answer, are the steps the adapter can report.
 	Steps []string `json:"steps"`
+	// LeaseKeys and JobKeys, in a queue's hello answer, name its library's keys (under
+	// the sale's keys' hash tag) that record who holds a task until when, and the
+	// tasks' own records: the keys evict-lease and evict-job evict.
+	LeaseKeys []string `json:"lease_keys"`
+	JobKeys   []string `json:"job_keys"`
 }
 
 // Redis is where the adapter's processes connect. Addr is always set: a loopback

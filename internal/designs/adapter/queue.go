@@ -3,6 +3,7 @@ package adapter
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -24,9 +25,29 @@ func Queue(cfg Config) queueimpl.Impl {
 // ProbeQueue is Probe for a queue adapter.
 func ProbeQueue(ctx context.Context, cfg Config, c redis.UniversalClient) ([]string, error) {
 	d := newDesign(cfg, lockimpl.Env{Locks: []redis.UniversalClient{c}})
-	return d.probe(ctx, c, func(r *Redis) request {
-		return queueHello(r, queueimpl.Sale{Keys: queueimpl.NewKeys("{stockbench:probe}"), Visibility: time.Second})
+	keys := queueimpl.NewKeys("{stockbench:probe}")
+	supports, err := d.probe(ctx, c, func(r *Redis) request {
+		return queueHello(r, queueimpl.Sale{Keys: keys, Visibility: time.Second})
 	})
+	if err != nil {
+		return nil, err
+	}
+	return supports, d.checkClassKeys(keys)
+}
+
+// checkClassKeys refuses lease_keys or job_keys outside the sale's keys' hash tag: an
+// eviction touches only keys under the run's prefix.
+func (d *design) checkClassKeys(keys queueimpl.Keys) error {
+	tag, _, _ := strings.Cut(keys.Queue, "}")
+	tag += "}"
+	for field, ks := range map[string][]string{"lease_keys": d.pool.said.LeaseKeys, "job_keys": d.pool.said.JobKeys} {
+		for _, k := range ks {
+			if !strings.HasPrefix(k, tag) {
+				return fmt.Errorf("adapter %s: hello: %s: %q is not under the sale's keys (%s...)", d.cfg.Name, field, k, tag)
+			}
+		}
+	}
+	return nil
 }
 
 func queueHello(r *Redis, s queueimpl.Sale) request {
@@ -46,6 +67,7 @@ var (
 	_ queueimpl.Queue      = (*queue)(nil)
 	_ queueimpl.Starter    = (*queue)(nil)
 	_ queueimpl.Documenter = (*queue)(nil)
+	_ queueimpl.Classed    = (*queue)(nil)
 )
 
 // Start implements queueimpl.Starter.
@@ -53,7 +75,30 @@ func (q *queue) Start(ctx context.Context, s queueimpl.Sale) error {
 	if len(s.Steps) > 0 {
 		q.stepped = s.Stepped
 	}
-	return q.start(ctx, q.env.Locks[0], q.cfg.size(s.Conns), func(r *Redis) request { return queueHello(r, s) })
+	if err := q.start(ctx, q.env.Locks[0], q.cfg.size(s.Conns), func(r *Redis) request { return queueHello(r, s) }); err != nil {
+		return err
+	}
+	if err := q.checkClassKeys(s.Keys); err != nil {
+		q.Stop()
+		return err
+	}
+	return nil
+}
+
+// ClassKeys implements queueimpl.Classed: what hello's lease_keys and job_keys name,
+// once the pool started; a task's own keys, where the library keeps one per task, are
+// not named here (its record of every task is one key).
+func (q *queue) ClassKeys(class faults.KeyClass, _ queueimpl.Order) []string {
+	if q.pool == nil {
+		return nil
+	}
+	switch class {
+	case faults.LeaseKeys:
+		return q.pool.said.LeaseKeys
+	case faults.JobKeys:
+		return q.pool.said.JobKeys
+	}
+	return nil
 }
 
 // Procs is the size of the pool serving the sale, once it started: a sale waits long
