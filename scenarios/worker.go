@@ -71,7 +71,7 @@ func (qs *queueRun) handle(ctx context.Context, name string, task queueimpl.Task
 	t := oracle.Take{ID: o.ID, Seq: o.Seq, Begin: begin, End: time.Since(qs.t0)}
 	v := qs.inj.Delivered()
 	if v.Evict != "" {
-		v.Crash = qs.evict(ctx, v.Evict, o)
+		v.Crash = qs.evict(ctx, v.Evict, o) || v.Crash
 	}
 	if v.Churn {
 		v.Crash = qs.churn(ctx, name, o) || v.Crash
