@@ -93,7 +93,7 @@ func TestBadInput(t *testing.T) {
 		{"server fault on own redis", []string{"run", "--lock", "token", "--fault", "redis-restart", "--redis-url", "redis://127.0.0.1:1"}, "cannot run with --redis-url"},
 		{"queue fault on a lock", []string{"run", "--lock", "token", "--fault", "worker-crash"}, "fault worker-crash does not apply to locks"},
 		{"queue fault in a matrix's lock faults", []string{"matrix", "--locks", "", "--faults", "worker-term", "--queues", "list"}, "fault worker-term does not apply to locks"},
-		{"lock fault on a queue", []string{"run", "--queue", "stream", "--fault", "client-pause"}, "fault client-pause does not apply to queues (faults for queues: worker-crash, worker-crash-late, worker-pause, worker-term, step-term, redis-restart)"},
+		{"lock fault on a queue", []string{"run", "--queue", "stream", "--fault", "client-pause"}, "fault client-pause does not apply to queues (faults for queues: worker-crash, worker-crash-late, worker-pause, reclaimers, evict-lease, evict-job, consumer-churn, worker-term, step-term, redis-restart)"},
 		{"unknown queue", []string{"run", "--queue", "kafka"}, `unknown queue "kafka"`},
 		{"guarantees of nothing", []string{"guarantees"}, "guarantees: name one run directory"},
 		{"guarantees of no run", []string{"guarantees", "results/runs/none-such"}, "no such run directory or results file"},
