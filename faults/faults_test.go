@@ -73,6 +73,8 @@ func TestNeeds(t *testing.T) {
 		{"redis-restart:persist=rdb", Needs{SeparateStock: true, Owned: true, Persist: PersistRDB}}, // a server in that mode
 		{"redis-restart:persist=none", Needs{SeparateStock: true, Owned: true}},                     // the usual server
 		{"rolling-restart", Needs{SeparateStock: true, Owned: true, AllLocks: true}},                // every lock server
+		{"server-errors:mode=loading", Needs{SeparateStock: true, Owned: true, Debug: true}},        // a server that takes DEBUG
+		{"evict-lease+consumer-churn", Needs{}},                                                     // keys under the run's prefix
 	}
 	for _, tt := range tests {
 		p, err := Parse(tt.plan)
@@ -216,6 +218,47 @@ func TestVictim(t *testing.T) {
 	}
 	if len(in.Events()) != 3 {
 		t.Errorf("want 3 events, got %+v", in.Events())
+	}
+}
+
+// TestQueueVictims: the evictions and consumer-churn leave the striking to the sale,
+// which alone knows the design's keys and group, and record nothing themselves; a task
+// struck by two of them carries both; reapers in step are recorded once, at the first
+// round that handed anything back.
+func TestQueueVictims(t *testing.T) {
+	p, _ := Parse("evict-lease:nth=2+consumer-churn:nth=2+evict-job:nth=3+reclaimers:nth=4")
+	in, err := New(p, Servers{}, time.Second, "{x}", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in.started = time.Now()
+	want := []Victim{{}, {Evict: LeaseKeys, Churn: true}, {Evict: JobKeys}, {Crash: true}, {}}
+	for i, w := range want {
+		if v := in.Delivered(); v != w {
+			t.Errorf("task %d: want %+v, got %+v", i+1, w, v)
+		}
+	}
+	if in.Reapers() != ReapersInStep {
+		t.Errorf("want %d reapers under reclaimers, got %d", ReapersInStep, in.Reapers())
+	}
+	in.Reaped([]int{0, 0, 0, 0})
+	in.Reaped([]int{1, 1, 0, 0})
+	in.Reaped([]int{1, 1, 1, 1})
+	var reaped []string
+	for _, e := range in.Events() {
+		if e.Fault == Reclaimers {
+			reaped = append(reaped, e.Detail)
+		}
+	}
+	if len(reaped) != 2 || reaped[1] != "4 reapers in step handed back [1 1 0 0] tasks (2 in all) in one round" {
+		t.Errorf("want the victim's death and the first round that handed anything back, got %q", reaped)
+	}
+	if JobKeys.Fault() != EvictJob || LeaseKeys.Fault() != EvictLease {
+		t.Error("a key class names the wrong fault")
+	}
+	alone, _ := New(nil, Servers{}, time.Second, "{x}", 1)
+	if alone.Reapers() != 1 {
+		t.Errorf("want one reaper without reclaimers, got %d", alone.Reapers())
 	}
 }
 
