@@ -151,23 +151,26 @@ func reload(ctx context.Context, in *Injector, d time.Duration, who string) (str
 	if _, err := pipe.Exec(ctx); err != nil {
 		return "lock server would not reload", fmt.Errorf("server-errors: loading: set up: %w", err)
 	}
-	// The reload holds its connection until the load ends, which may be past the
-	// client's read timeout: its end is read from PING instead.
-	began := time.Now()
+	// The reload answers once the load ends, unless that is past the client's read
+	// timeout: then the load's end is when PING stops meeting LOADING.
+	began, carry := time.Now(), context.WithoutCancel(ctx)
 	reloaded := make(chan error, 1)
-	go func() { reloaded <- c.Do(context.WithoutCancel(ctx), "debug", "reload").Err() }()
+	go func() { reloaded <- c.Do(carry, "debug", "reload").Err() }()
 	var loadErr error
-	wait.Every(context.WithoutCancel(ctx), 5*time.Millisecond, func() bool {
-		select {
-		case loadErr = <-reloaded:
-			if loadErr != nil && !isTimeout(loadErr) {
-				return false
+	wait.Every(carry, 5*time.Millisecond, func() bool {
+		if reloaded != nil {
+			select {
+			case loadErr = <-reloaded:
+				reloaded = nil
+				if !isTimeout(loadErr) {
+					return false
+				}
+			default:
+				return true
 			}
-			reloaded = nil
-		default:
 		}
-		err := c.Ping(context.WithoutCancel(ctx)).Err()
-		return err != nil && strings.HasPrefix(err.Error(), "LOADING") || time.Since(began) < keyDelay
+		err := c.Ping(carry).Err()
+		return err != nil && strings.HasPrefix(err.Error(), "LOADING")
 	})
 	took := time.Since(began).Round(time.Millisecond)
 	if loadErr != nil && !isTimeout(loadErr) {
@@ -179,9 +182,9 @@ func reload(ctx context.Context, in *Injector, d time.Duration, who string) (str
 		keys[i] = fill + strconv.Itoa(i)
 	}
 	pipe = c.Pipeline()
-	pipe.ConfigSet(context.WithoutCancel(ctx), "key-load-delay", "0")
-	pipe.Del(context.WithoutCancel(ctx), keys...)
-	if _, err := pipe.Exec(context.WithoutCancel(ctx)); err != nil {
+	pipe.ConfigSet(carry, "key-load-delay", "0")
+	pipe.Del(carry, keys...)
+	if _, err := pipe.Exec(carry); err != nil {
 		return "lock server reloaded, its filler left", fmt.Errorf("server-errors: loading: clean up: %w", err)
 	}
 	return fmt.Sprintf("lock server answered LOADING for %s (DEBUG RELOAD of its keys and %d filler keys, %s a key) while %s holds the lock, and came back with its keys but those that expired meanwhile",
