@@ -107,8 +107,11 @@ func (a *axis) faults(events []faults.Event) {
 			fmt.Fprintf(&a.b, `<rect x="%.1f" y="12" width="%.1f" height="%d" fill="#999" fill-opacity="0.2"><title>%s: %s</title></rect>`,
 				a.x(from), a.x(to)-a.x(from), a.height()-42, label, template.HTMLEscapeString(e.Detail))
 		}
-		fmt.Fprintf(&a.b, `<line x1="%.1f" x2="%.1f" y1="12" y2="%d" stroke="#777" stroke-dasharray="2,2"/><text x="%.1f" y="10" fill="#555">%s</text>`,
-			a.x(from), a.x(from), a.height()-30, a.x(from)+2, label)
+		// What the fault did is the marker's tooltip, for a fault of one moment too (an
+		// eviction, a death): the timeline then says which keys went, and whose task.
+		what := label + ": " + template.HTMLEscapeString(e.Detail)
+		fmt.Fprintf(&a.b, `<line x1="%.1f" x2="%.1f" y1="12" y2="%d" stroke="#777" stroke-dasharray="2,2"><title>%s</title></line><text x="%.1f" y="10" fill="#555"><title>%s</title>%s</text>`,
+			a.x(from), a.x(from), a.height()-30, what, a.x(from)+2, what, label)
 	}
 }
 
