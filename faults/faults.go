@@ -255,7 +255,15 @@ type Spec struct {
 	// optIn: documented and asserted as the others, but kept out of the default matrix,
 	// which the committed baseline holds (matrix --faults NAME runs it).
 	optIn bool
+	// extends is a fault whose victim's fate this one's includes (the worker dies, as
+	// under WorkerCrash, and more): what a design claims there holds here too unless it
+	// claims otherwise (see Extends).
+	extends Kind
 }
+
+// Extends is the fault whose victim's fate s's includes, "" when none: a claim under
+// that one holds under s unless s has its own.
+func (s Spec) Extends() Kind { return s.extends }
 
 // Infra reports whether the fault runs on a topology of its own (Sentinel), which the
 // usual matrix leaves out: see InfraKinds.
@@ -449,7 +457,7 @@ var specs = []Spec{
 	},
 	{
 		// The reapers in step are the sale's (Injector.Reapers); it records what they did.
-		Kind: Reclaimers, Applies: Queues, Fires: OnVictim, optIn: true,
+		Kind: Reclaimers, Applies: Queues, Fires: OnVictim, optIn: true, extends: WorkerCrash,
 		Summary: fmt.Sprintf("the worker with the %s task dies holding it, and the design's reaper runs as %d reapers in step, as each instance of an app runs its own on the same schedule: one that reads what is overdue and then moves it hands a task back more than once, to live workers. A design that reclaims as it dequeues has a reclaimer in every worker already", nth, ReapersInStep),
 		victim: func(_ Fault, _, _ time.Duration) (Victim, string) {
 			return Victim{Crash: true}, "dies"
@@ -457,18 +465,18 @@ var specs = []Spec{
 	},
 	{
 		// The sale evicts, records and kills (Victim.Evict): only it knows the design's keys.
-		Kind: EvictLease, Applies: Queues, Fires: OnVictim, optIn: true,
+		Kind: EvictLease, Applies: Queues, Fires: OnVictim, optIn: true, extends: WorkerCrash,
 		Summary: fmt.Sprintf("while the worker with the %s task holds it, the queue server evicts the keys that record who holds a task until when (the design's lease keys: asynq's lease set, reliable-list's take times), as a maxmemory policy that reaches them does, and that worker then dies: a recovery that looks for tasks only where their leases were never finds it. NOT-EXERCISED where the design keeps no such key", nth),
 		victim:  func(Fault, time.Duration, time.Duration) (Victim, string) { return Victim{Evict: LeaseKeys}, "" },
 	},
 	{
-		Kind: EvictJob, Applies: Queues, Fires: OnVictim, optIn: true,
+		Kind: EvictJob, Applies: Queues, Fires: OnVictim, optIn: true, extends: WorkerCrash,
 		Summary: fmt.Sprintf("while the worker with the %s task holds it, the queue server evicts that task's own record (the design's job keys: asynq's task hash), as a maxmemory policy that reaches it does, and that worker then dies: a recovery that needs the record to hand the task back cannot. NOT-EXERCISED where the design keeps no such key", nth),
 		victim:  func(Fault, time.Duration, time.Duration) (Victim, string) { return Victim{Evict: JobKeys}, "" },
 	},
 	{
 		// The sale deletes, records and kills (Victim.Churn): only it knows the design's group.
-		Kind: ConsumerChurn, Applies: Queues, Fires: OnVictim, optIn: true,
+		Kind: ConsumerChurn, Applies: Queues, Fires: OnVictim, optIn: true, extends: WorkerCrash,
 		Summary: fmt.Sprintf("the worker with the %s task dies holding it, its consumer is deleted from the group as a cleanup of gone consumers does (XGROUP DELCONSUMER), and workers go on under new names, as after a deploy: the entries a deleted consumer had pending go with it. NOT-EXERCISED where the design's workers are not consumers of a group", nth),
 		victim:  func(Fault, time.Duration, time.Duration) (Victim, string) { return Victim{Churn: true}, "" },
 	},

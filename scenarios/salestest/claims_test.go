@@ -31,6 +31,15 @@ func TestClaimsChecked(t *testing.T) {
 	if c := (Claims{}).claim(faults.Evict); c != oracle.ClassSafe {
 		t.Errorf("an unlisted fault: want SAFE claimed, got %s", c)
 	}
+	// A fault that kills the worker as worker-crash does, and more, is claimed as it
+	// unless listed: a queue that loses a dead worker's task need not list each.
+	lossy := Claims{faults.WorkerCrash: oracle.ClassLost, faults.ConsumerChurn: oracle.ClassSafe}
+	for kind, want := range map[faults.Kind]oracle.Class{faults.Reclaimers: oracle.ClassLost, faults.EvictLease: oracle.ClassLost,
+		faults.ConsumerChurn: oracle.ClassSafe, faults.WorkerPause: oracle.ClassSafe} {
+		if c := lossy.claim(kind); c != want {
+			t.Errorf("%s, with worker-crash claimed LOST: want %s claimed, got %s", kind, want, c)
+		}
+	}
 }
 
 // Without a list, the faults are every one of the sale's; -short keeps those that need

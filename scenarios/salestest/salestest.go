@@ -45,15 +45,20 @@ const NoFault faults.Kind = faults.None
 // Claims is the worst verdict class a design admits, by fault (NoFault for none): a run
 // fails when its class is more severe (see oracle.Class.Admits). A design whose Impl
 // documents what it earns (lockimpl.Impl.Documented) also fails a run whose class is not
-// one of those, as the command's matrix marks it. A fault not listed is
-// claimed SAFE. OVERSOLD admits everything but UNKNOWN, which no claim admits: a sale
-// whose final state could not be read has no verdict.
+// one of those, as the command's matrix marks it. A fault not listed is claimed as the
+// fault it extends (reclaimers, the evictions and consumer-churn kill the worker as
+// worker-crash does: faults.Spec.Extends), and SAFE otherwise. OVERSOLD admits
+// everything but UNKNOWN, which no claim admits: a sale whose final state could not be
+// read has no verdict.
 type Claims map[faults.Kind]oracle.Class
 
 // claim is what c claims under kind.
 func (c Claims) claim(kind faults.Kind) oracle.Class {
 	if k, ok := c[kind]; ok {
 		return k
+	}
+	if spec, ok := faults.Lookup(kind); ok && spec.Extends() != "" {
+		return c.claim(spec.Extends())
 	}
 	return oracle.ClassSafe
 }
