@@ -38,6 +38,10 @@ type LockJob struct {
 }
 
 func (j LockJob) describe() string {
+	if d := j.Sale.WithDefaults().Drop; d.On() {
+		return fmt.Sprintf("%s with %s, faults %s: %d scheduler instances, stock %d in %d waves every %s",
+			j.Sale.Name, j.Impl.Name, j.Sale.Faults, j.Sale.Buyers, j.Sale.Stock, d.Waves, d.Every)
+	}
 	return fmt.Sprintf("%s with %s, faults %s: %d buyers, stock %d", j.Sale.Name, j.Impl.Name, j.Sale.Faults, j.Sale.Buyers, j.Sale.Stock)
 }
 func (j LockJob) design() string { return j.Impl.Name }

@@ -311,19 +311,27 @@ func (v Victim) Wait(ctx context.Context) error {
 // at a rate draws its victims by buyer, so that the same seed strikes the same buyers.
 func (in *Injector) Held(buyer int) Victim {
 	n := int(in.holds.Add(1))
-	return in.victim(n, buyer, "holder")
+	return in.victim(n, buyer, "holder", n)
+}
+
+// Firing is Held for a scheduled drop's scheduler instance (from 1) that holds the lock
+// with wave (from 0) due: holds are numbered among those that have a wave to fire, and
+// the record names the scheduler and its wave.
+func (in *Injector) Firing(scheduler, wave int) Victim {
+	n := int(in.holds.Add(1))
+	return in.victim(n, wave, fmt.Sprintf("scheduler %d, firing wave", scheduler), wave+1)
 }
 
 // Delivered is called by a queue worker right after it took a task; it returns what the
 // worker must do. Tasks are numbered in the order they were taken.
 func (in *Injector) Delivered() Victim {
 	n := int(in.deliveries.Add(1))
-	return in.victim(n, n, "the worker with task")
+	return in.victim(n, n, "the worker with task", n)
 }
 
 // victim is what the plan makes of victim n (who, drawn by key at a rate): its own fate,
-// and the server faults it must wait out.
-func (in *Injector) victim(n, key int, who string) Victim {
+// and the server faults it must wait out. The record calls it who and shown.
+func (in *Injector) victim(n, key int, who string, shown int) Victim {
 	var v Victim
 	for _, a := range in.armed {
 		if a.spec.Fires != OnVictim || !a.strikes(n, key, in.seed) {
@@ -334,11 +342,11 @@ func (in *Injector) victim(n, key int, who string) Victim {
 			fate, did := a.spec.victim(a.Fault, d, in.ttl)
 			v = merge(v, fate)
 			if did != "" && in.strikes(a.Kind) {
-				in.record(a.Kind, fmt.Sprintf("%s %d %s", who, n, did), nil)
+				in.record(a.Kind, fmt.Sprintf("%s %d %s", who, shown, did), nil)
 			}
 		}
 		if a.spec.server != nil {
-			v.await, v.margin = in.fire(a, who), in.margin()
+			v.await, v.margin = in.fire(a, fmt.Sprintf("%s %d", who, shown)), in.margin()
 		}
 	}
 	return v

@@ -23,7 +23,8 @@ var builtins = []Impl{
 		// A fault that does not strike (term-holder) leaves the no-fault damage.
 		Documented: everywhere([]oracle.Class{oracle.ClassOversold, oracle.ClassLost}).WithNone(oversold).
 			With([]oracle.Class{oracle.ClassOversold, oracle.ClassLost}, faults.TermHolder),
-		NewLocker: func(Env) Locker { return None{} },
+		DropDocumented: drop(dropRace, safe, oversold, oversold),
+		NewLocker:      func(Env) Locker { return None{} },
 	},
 	{
 		Name:    "seed-setnx",
@@ -40,25 +41,30 @@ var builtins = []Impl{
 		Documented: everywhere(oversold).With([]oracle.Class{oracle.ClassOversold, oracle.ClassLost, oracle.ClassStuck}, faults.CrashHolder).
 			With(append(slices.Clone(secondHolder), oracle.ClassBroken), faults.CrashAcquire).
 			With(oversold, faults.TermHolder), // not struck: the race with no fault
-		NewLocker: func(e Env) Locker { return SeedSetNX{e.Locks[0]} },
+		// Its 56-year lock outlives a dead or paused holder.
+		DropDocumented: drop(dropRace, stuck, dropRace, oversold),
+		NewLocker:      func(e Env) Locker { return SeedSetNX{e.Locks[0]} },
 	},
 	{
-		Name:       "setnx-expire",
-		Summary:    "SETNX then EXPIRE ttl (two round trips); DEL",
-		Documented: ttlLock.With(stuck, faults.CrashAcquire),
-		NewLocker:  func(e Env) Locker { return SetNXExpire{e.Locks[0]} },
+		Name:           "setnx-expire",
+		Summary:        "SETNX then EXPIRE ttl (two round trips); DEL",
+		Documented:     ttlLock.With(stuck, faults.CrashAcquire),
+		DropDocumented: dropTTL,
+		NewLocker:      func(e Env) Locker { return SetNXExpire{e.Locks[0]} },
 	},
 	{
-		Name:       "set-nx-ex",
-		Summary:    "SET key 1 NX EX ttl; DEL",
-		Documented: ttlLock,
-		NewLocker:  func(e Env) Locker { return SetNXEX{e.Locks[0]} },
+		Name:           "set-nx-ex",
+		Summary:        "SET key 1 NX EX ttl; DEL",
+		Documented:     ttlLock,
+		DropDocumented: dropTTL,
+		NewLocker:      func(e Env) Locker { return SetNXEX{e.Locks[0]} },
 	},
 	{
-		Name:       "token",
-		Summary:    "SET key token NX PX ttl; Lua compare-and-delete",
-		Documented: ttlLock,
-		NewLocker:  func(e Env) Locker { return Token{e.Locks[0]} },
+		Name:           "token",
+		Summary:        "SET key token NX PX ttl; Lua compare-and-delete",
+		Documented:     ttlLock,
+		DropDocumented: dropTTL,
+		NewLocker:      func(e Env) Locker { return Token{e.Locks[0]} },
 	},
 	{
 		Name:    "token-wait",
@@ -72,8 +78,10 @@ var builtins = []Impl{
 		// locks got in first the fault's victim never comes (NOT-EXERCISED).
 		Documented: ttlLock.With([]oracle.Class{oracle.ClassSafe, oracle.ClassOversold, oracle.ClassStuck}, faults.RedisRestart, faults.RollingRestart).
 			With([]oracle.Class{oracle.ClassStuck, oracle.ClassNotExercised}, faults.Failover),
-		Replicas:  1,
-		NewLocker: func(e Env) Locker { return TokenWait{Client: e.Locks[0]} },
+		Replicas: 1,
+		// No lock is acknowledged after the detach: no wave fires.
+		DropDocumented: drop(safe, safe, oversold, []oracle.Class{oracle.ClassStuck, oracle.ClassNotExercised}),
+		NewLocker:      func(e Env) Locker { return TokenWait{Client: e.Locks[0]} },
 	},
 	{
 		Name:    "token-watchdog",
@@ -81,7 +89,9 @@ var builtins = []Impl{
 		// A server answering OOM to writes still takes PEXPIRE, which takes no memory:
 		// the renewals go on (READONLY refuses them: server-errors:mode=readonly oversells).
 		Documented: ttlLock.With(safe, faults.SlowWork, faults.CPUStarve, faults.ServerErrors),
-		NewLocker:  func(e Env) Locker { return TokenWatchdog{e.Locks[0]} },
+		// A paused process pauses its watchdog.
+		DropDocumented: dropTTL,
+		NewLocker:      func(e Env) Locker { return TokenWatchdog{e.Locks[0]} },
 	},
 	{
 		Name:    "fencing",
@@ -89,8 +99,9 @@ var builtins = []Impl{
 		// A restart in turn of its one server comes back empty half a TTL after the
 		// victim took the lock, and the next grant lands just before or just after the
 		// victim's lease ends: LOCK-BROKEN or OVERLAP (CI saw LOCK-BROKEN 8 once).
-		Documented: everywhere(noOversell).With(fenced, faults.RedisRestart, faults.RollingRestart, faults.Failover, faults.Evict, faults.ClockJump),
-		NewLocker:  func(e Env) Locker { return Fencing{e.Locks[0]} },
+		Documented:     everywhere(noOversell).With(fenced, faults.RedisRestart, faults.RollingRestart, faults.Failover, faults.Evict, faults.ClockJump),
+		DropDocumented: drop(safe, safe, fenced, fenced),
+		NewLocker:      func(e Env) Locker { return Fencing{e.Locks[0]} },
 	},
 	{
 		Name:    "watch",
@@ -112,15 +123,17 @@ var builtins = []Impl{
 		// Under redis-pause the library's own acquire deadline cuts off SETs that Redis
 		// runs on resuming: the lock is then held by nobody, for a TTL, which may or may
 		// not cover the victim.
-		Documented: ttlLock.With(nil, faults.RedisPause),
-		NewLocker:  func(e Env) Locker { return Redislock{redislock.New(e.Locks[0])} },
+		Documented:     ttlLock.With(nil, faults.RedisPause),
+		DropDocumented: dropTTL,
+		NewLocker:      func(e Env) Locker { return Redislock{redislock.New(e.Locks[0])} },
 	},
 	{
 		Name:    "redsync",
 		Summary: "go-redsync/redsync on one Redis",
 		// As redislock's, under redis-pause.
-		Documented: ttlLock.With(nil, faults.RedisPause),
-		NewLocker:  func(e Env) Locker { return NewRedsync(e.Locks...) },
+		Documented:     ttlLock.With(nil, faults.RedisPause),
+		DropDocumented: dropTTL,
+		NewLocker:      func(e Env) Locker { return NewRedsync(e.Locks...) },
 	},
 	{
 		Name:    "redlock",
@@ -146,7 +159,8 @@ var builtins = []Impl{
 			r.Interval, r.Jitter = max(r.Interval, 100*time.Millisecond), 1
 			return r
 		},
-		NewLocker: func(e Env) Locker { return NewRedsync(e.Locks...) },
+		DropDocumented: drop(safe, safeOrStuck, []oracle.Class{oracle.ClassOversold, oracle.ClassOverlap}, aRace),
+		NewLocker:      func(e Env) Locker { return NewRedsync(e.Locks...) },
 	},
 }
 

@@ -43,3 +43,20 @@ func everywhere(want []oracle.Class) faults.Verdicts {
 // clock jump on its server expires it early, renewed or not (a watchdog's PEXPIRE finds
 // it gone; token-wait's replica deletes it when the master's expiry reaches it).
 var ttlLock = everywhere(lateWrite).WithNone(safe).With(safe, faults.CrashAcquire, faults.CrashHolder, faults.NetLatency)
+
+// What the designs earn as a scheduled drop's scheduler lock, documented with no fault
+// and under the faults a scheduler meets: an instance that dies holding the lock, one
+// paused past the TTL (a stop-the-world pause), and a failover that loses the lock.
+// A lock taken from a live holder who then fires fires a wave twice (OVERSOLD); the
+// instances' polls are spaced, so without a fault no two meet, lock or no lock, save
+// by the odd stall (dropRace).
+var (
+	dropRace = []oracle.Class{oracle.ClassSafe, oracle.ClassOversold}
+	dropTTL  = drop(safe, safe, oversold, oversold)
+)
+
+// drop is a design's documented drop verdicts.
+func drop(none, crashHolder, clientPause, failover []oracle.Class) faults.Verdicts {
+	return faults.Verdicts{None: none, Under: map[faults.Kind][]oracle.Class{
+		faults.CrashHolder: crashHolder, faults.ClientPause: clientPause, faults.Failover: failover}}
+}

@@ -65,6 +65,11 @@ type Impl struct {
 	// fault: a sale's record says whether it earned one of them, and the tests assert
 	// every built-in design's on a real Redis. Default: nothing documented.
 	Documented faults.Verdicts
+	// DropDocumented is what the design documents it earns as the scheduler lock of a
+	// scheduled drop (see scenarios.Drop), with no fault and under the faults named: a
+	// wave fired twice is OVERSOLD. Default: nothing documented, a drop's record then
+	// judges nothing.
+	DropDocumented faults.Verdicts
 }
 
 // LockNodes is how many lock servers impl needs.

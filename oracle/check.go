@@ -97,6 +97,10 @@ type Report struct {
 	// RenewalsAfterRelease counts watchdog renewals sent after their lease's release
 	// began: a watchdog that outlives its lock.
 	RenewalsAfterRelease int `json:"renewals_after_release"`
+
+	// Schedule is what the periodic job of a scheduled drop did (see CheckSchedule); nil
+	// for a sale without one. Bought is then the units it released.
+	Schedule *Schedule `json:"schedule,omitempty"`
 }
 
 // Check runs every oracle over l and the final state f; f is nil when Redis could not be
@@ -229,6 +233,7 @@ func (r Report) Findings() []string {
 	if r.Oversold > 0 {
 		f = append(f, fmt.Sprintf("OVERSOLD %d", r.Oversold))
 	}
+	f = append(f, r.Schedule.findings()...)
 	if r.NegativeStock {
 		f = append(f, fmt.Sprintf("NEGATIVE %d", r.FinalStock))
 	}

@@ -48,11 +48,15 @@ func (r Report) Class() Class {
 		return ClassOversold
 	case r.StockGone || r.LostUpdates != 0 || r.OrderMismatch != 0 || r.MissingOrders+r.DuplicateOrders+r.PhantomOrders > 0:
 		return ClassLost
+	case r.Schedule != nil && r.Schedule.FiredTwice > 0: // waves of no units
+		return ClassDuplicated
 	case r.LockBroken > 0:
 		return ClassBroken
 	case r.Overlaps > 0:
 		return ClassOverlap
-	case r.Stuck || r.Zombie || r.Unsold > 0:
+	// A wave nobody fired is stock left off the shelf, as Unsold is: the scheduler lock
+	// kept every instance out.
+	case r.Stuck || r.Zombie || r.Unsold > 0 || r.Schedule != nil && r.Schedule.Missed > 0:
 		return ClassStuck
 	case r.FinalUnknown:
 		return ClassUnknown

@@ -101,6 +101,8 @@ func (r Report) Outcome() Verdict {
 		v.StockGone = r.StockGone
 		v.Count = max(abs(r.LostUpdates), abs(r.OrderMismatch), int64(r.MissingOrders+r.DuplicateOrders+r.PhantomOrders))
 		v.Broken = r.LockBroken > 0 && !r.StockGone
+	case ClassDuplicated:
+		v.Count = int64(r.Schedule.Extra)
 	case ClassBroken:
 		v.Count = int64(r.LockBroken)
 	case ClassOverlap:

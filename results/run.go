@@ -136,6 +136,10 @@ type Params struct {
 	Rate   float64 `json:"rate,omitempty"`
 	RampTo float64 `json:"ramp_to,omitempty"`
 	Warmup string  `json:"warmup,omitempty"`
+	// Waves and WaveEvery are a scheduled drop's (Buyers are then its scheduler
+	// instances): the stock went on sale in Waves waves, one every WaveEvery.
+	Waves     int    `json:"waves,omitempty"`
+	WaveEvery string `json:"wave_every,omitempty"`
 }
 
 // Sample is a value at a moment of a run.

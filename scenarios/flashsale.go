@@ -1,8 +1,10 @@
 package scenarios
 
 import (
+	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/stockbench/stockbench/faults"
@@ -58,6 +60,10 @@ type FlashSale struct {
 	// oracle.Witness): two round trips more per hold, for overlaps judged by the store
 	// rather than by one host's clock. Default: off, and always on in a shard.
 	Witness bool
+	// Drop, when its Waves are set, makes the sale a scheduled drop (see Drop): Buyers
+	// are then scheduler instances and the lock design is their scheduler lock. Default:
+	// none, a sale of buyers.
+	Drop Drop
 }
 
 // WithDefaults returns s with its zero fields set to the defaults.
@@ -81,6 +87,9 @@ func (s FlashSale) WithDefaults() FlashSale {
 	if s.Retry.Timeout == 0 {
 		s.Retry.Timeout = lockimpl.DefaultRetryTimeout
 	}
+	if s.Drop.On() && s.Drop.Every == 0 {
+		s.Drop.Every = DefaultDropEvery
+	}
 	return s
 }
 
@@ -96,7 +105,17 @@ func (s FlashSale) Validate() error {
 	check(s.Retry.Interval < 0, "retry interval must be positive, got %s", s.Retry.Interval)
 	check(s.Retry.Timeout < 0, "timeout must be positive, got %s", s.Retry.Timeout)
 	check(s.Shard.Sharded() && s.CheckLinearizable, "a shard cannot check linearizability: its hosts' clocks do not compare")
+	errs = append(errs, s.Drop.validate(s)...)
 	return errors.Join(errs...)
+}
+
+// Takes says why impl cannot run the sale, or nil when it can: a scheduled drop needs a
+// lock design, for its schedulers' lock.
+func (s FlashSale) Takes(impl lockimpl.Impl) error {
+	if s.Drop.On() && impl.NewLocker == nil {
+		return fmt.Errorf("%s left out of %s: it is lock-free, and a scheduled drop runs its schedulers under a lock design", impl.Name, cmp.Or(s.Name, "the drop"))
+	}
+	return nil
 }
 
 // Run runs the sale on r with impl, which need not be registered, and returns its
@@ -128,6 +147,9 @@ func (s FlashSale) run(ctx context.Context, r Redis, impl lockimpl.Impl) (run re
 	if err := admit(impl.Name, impl.Validate(), impl.Outside, s.Faults); err != nil {
 		return results.Run{}, nil, err
 	}
+	if err := s.Takes(impl); err != nil {
+		return results.Run{}, nil, err
+	}
 	s, r = s.WithDefaults(), r.withDefaults()
 	if err := r.check(impl.LockNodes(), impl.Name); err != nil {
 		return results.Run{}, nil, err
@@ -139,6 +161,9 @@ func (s FlashSale) run(ctx context.Context, r Redis, impl lockimpl.Impl) (run re
 	defer closeClients(opened)
 	run, err = runSale(ctx, s.Sale, r, s.TTL, func(inj *faults.Injector) kind {
 		ls = newLockSale(s, r, apps, impl, inj)
+		if s.Drop.On() {
+			return newDropSale(ls)
+		}
 		return ls
 	})
 	return run, ls, err

@@ -128,7 +128,12 @@ func (ls *lockSale) leases() []leased {
 
 // dataKeys are the sale's keys on the stock server: the stock's and the witness's.
 func (ls *lockSale) dataKeys() []string {
-	return append(ls.stock.Keys(), witnessKeys(ls.Prefix)...)
+	keys := append(ls.stock.Keys(), witnessKeys(ls.Prefix)...)
+	if ls.Drop.On() {
+		next, fires := dropKeys(ls.Prefix)
+		keys = append(keys, next, fires)
+	}
+	return keys
 }
 
 // setUp writes the stock, clears what an earlier sale with the same prefix left, and
@@ -165,7 +170,11 @@ func (ls *lockSale) writeStock(ctx context.Context) error {
 			return fmt.Errorf("flash-sale: set up: del lock: %w", err)
 		}
 	}
-	if err := ls.r.StockAdmin.Set(ctx, ls.stock.Key, ls.Stock, ls.KeyLease).Err(); err != nil {
+	stock := ls.Stock
+	if ls.Drop.On() {
+		stock = 0 // the drop's waves put it on sale
+	}
+	if err := ls.r.StockAdmin.Set(ctx, ls.stock.Key, stock, ls.KeyLease).Err(); err != nil {
 		return fmt.Errorf("flash-sale: set up: set stock: %w", err)
 	}
 	return nil
@@ -393,6 +402,21 @@ func (ls *lockSale) lockTTL(ctx context.Context) (time.Duration, error) {
 // conclude runs the oracles over the ledger and the final state, and fills run.
 func (ls *lockSale) conclude(run *results.Run, unfired []string) {
 	r := oracle.Check(ls.ledger, ls.final)
+	v := r.Outcome()
+	if ls.CheckLinearizable {
+		lin := oracle.CheckLinearizable(ls.ledger, 10*time.Second)
+		run.Linearizability = &lin
+		if lin.Verdict == oracle.NotLinearizable {
+			v.Findings = append(v.Findings, "NOT-LINEARIZABLE")
+		}
+	}
+	ls.judge(run, r, v, unfired)
+	fromLedger(run, r, ls.ledger.Started())
+}
+
+// judge fills run with what the oracles found (r, concluded as v), the sale's settings,
+// its verdict against what the design documents, and its figures.
+func (ls *lockSale) judge(run *results.Run, r oracle.Report, v oracle.Verdict, unfired []string) {
 	run.Kind, run.Impl, run.Oracle = results.LockSale, ls.impl.Name, r
 	run.Params = results.Params{
 		Buyers: ls.Buyers, Stock: ls.Stock, Critical: string(ls.Critical), Think: ls.Think.String(),
@@ -405,22 +429,18 @@ func (ls *lockSale) conclude(run *results.Run, unfired []string) {
 	if ls.apps[0].purchaser != nil {
 		run.Params.Critical, run.Params.Think = "lua-script", "-"
 	}
-	v := r.Outcome()
-	if ls.CheckLinearizable {
-		lin := oracle.CheckLinearizable(ls.ledger, 10*time.Second)
-		run.Linearizability = &lin
-		if lin.Verdict == oracle.NotLinearizable {
-			v.Findings = append(v.Findings, "NOT-LINEARIZABLE")
-		}
-	}
 	documented := ls.impl.Documented
 	if d, ok := ls.apps[0].starter.(lockimpl.Documenter); ok {
 		documented = d.Documented()
 	}
+	if ls.Drop.On() {
+		// A drop is judged by what the design documents as a scheduler lock, which only
+		// the built-in designs say; an adapter's hello speaks of its buyers.
+		documented = ls.impl.DropDocumented
+	}
 	want, _ := documented.For(ls.Faults)
 	run.Judge(v, unfired, want)
 	run.Log = ls.log
-	fromLedger(run, r, ls.ledger.Started())
 	if ls.apps[0].locker != nil {
 		lost := ls.holds.count()
 		run.LostLocks = &lost

@@ -48,6 +48,14 @@ var presets = registry.New("scenario", presetName[FlashSale], nil,
 			Retry: lockimpl.Retry{Interval: 50 * time.Millisecond, Jitter: 0.5, Timeout: 2 * time.Second}},
 	},
 	Preset[FlashSale]{
+		Name: "drop-sale",
+		Summary: "a ticket drop: 40 units go on sale in 8 waves, one every 250ms, fired by 3 scheduler instances " +
+			"that take the lock design as their scheduler lock (1s TTL); a wave fired twice oversells",
+		Sale: FlashSale{Sale: Sale{Buyers: 3, Stock: 40, Conns: 8}, TTL: time.Second,
+			Drop:  Drop{Waves: 8, Every: 250 * time.Millisecond},
+			Retry: lockimpl.Retry{Interval: 20 * time.Millisecond, Timeout: 5 * time.Second}},
+	},
+	Preset[FlashSale]{
 		Name:    "rush",
 		Summary: "200,000 buyers race for 500 units; holders work 2ms",
 		Sale: FlashSale{Sale: Sale{Buyers: 200000, Stock: 500, Conns: 64},

@@ -126,6 +126,12 @@ func TestBadInput(t *testing.T) {
 		{"more shards than buyers", []string{"run", "--lock", "lua", "--shard", "0/4", "--buyers", "3", "--redis-url", "redis://127.0.0.1:1"}, "4 shards need at least 4 buyers"},
 		{"shard under a fault", []string{"run", "--lock", "token", "--shard", "0/2", "--fault", "client-pause", "--redis-url", "redis://127.0.0.1:1"}, "a sharded sale takes only faults at a rate"},
 		{"bad run id", []string{"run", "--lock", "lua", "--shard", "0/2", "--run-id", "../x", "--redis-url", "redis://127.0.0.1:1"}, "--run-id must be"},
+		{"drop through a lock-free design", []string{"run", "--scenario", "drop-sale", "--lock", "lua"}, "lua left out of drop-sale: it is lock-free"},
+		{"negative waves", []string{"run", "--lock", "token", "--waves", "-1"}, `invalid value "-1" for flag -waves: must not be negative`},
+		{"too many waves", []string{"run", "--scenario", "drop-sale", "--lock", "token", "--waves", "20000"}, "waves must be at most 10000"},
+		{"too many schedulers", []string{"run", "--scenario", "drop-sale", "--lock", "token", "--buyers", "5000"}, "a drop's buyers are its scheduler instances: at most 1000"},
+		{"drop at a rate", []string{"run", "--scenario", "drop-sale", "--lock", "token", "--rate", "10"}, "takes no arrival rate"},
+		{"no time between waves", []string{"run", "--scenario", "drop-sale", "--lock", "token", "--wave-every", "0s"}, `invalid value "0s" for flag -wave-every`},
 		{"merge nothing", []string{"merge"}, "name the shards' directories"},
 		{"merge no shard", []string{"merge", "/nonexistent/run"}, "/nonexistent/run holds no shard's record"},
 	}
@@ -197,6 +203,35 @@ func TestRun(t *testing.T) {
 	}
 	if !strings.Contains(stdout, "flash-sale  lua") || !strings.Contains(stderr, "redis: ") {
 		t.Errorf("want the table on stdout and the target on stderr; stdout:\n%s\nstderr:\n%s", stdout, stderr)
+	}
+	leftBehind(t, f)
+}
+
+// TestDropRun: a scheduled drop through the command, failed over under the 5th wave's
+// scheduler: the wave fired twice, said in the summary with who fired it, and a rerun
+// command that runs the drop again.
+func TestDropRun(t *testing.T) {
+	out := t.TempDir()
+	code, _, stderr := stockbench(t, "run", "--scenario", "drop-sale", "--lock", "token", "--fault", "failover", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d:\n%s", code, stderr)
+	}
+	f := readRun(t, out, "latency-drop-sale-failover.png")
+	r := f.Runs[0]
+	if r.Verdict.Class != oracle.ClassOversold || r.Oracle.Schedule == nil || r.Oracle.Schedule.FiredTwice != 1 || r.Params.Waves != 8 {
+		t.Fatalf("want one wave fired twice, got %s: %+v", r.Verdict, r.Oracle.Schedule)
+	}
+	rerun := strings.Join(r.Rerun, " ")
+	if !strings.Contains(rerun, "--waves 8 --wave-every 250ms") || !strings.Contains(stderr, "3 scheduler instances, stock 40 in 8 waves") {
+		t.Errorf("want the drop in the rerun command and the progress line; rerun %q, stderr:\n%s", rerun, stderr)
+	}
+	dirs, _ := filepath.Glob(filepath.Join(out, "*", "summary.md"))
+	summary, err := os.ReadFile(dirs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`wave 5 fired 2 times: by scheduler \d at [0-9.]+m?s, by scheduler \d at`).Match(summary) {
+		t.Errorf("want the wave fired twice and who fired it in the summary:\n%s", summary)
 	}
 	leftBehind(t, f)
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -239,7 +240,7 @@ func (p plan) lockJobs(sf *saleFlags, c *common) ([]bench.Job, error) {
 				if err := fitsExternal(c, fp, impl.LockNodes(), impl.Name); err != nil {
 					return nil, err
 				}
-				if err := scenarios.Refused(impl.Name, impl.Outside, fp); err != nil {
+				if err := cmp.Or(scenarios.Refused(impl.Name, impl.Outside, fp), sale.Takes(impl)); err != nil {
 					c.notes = append(c.notes, err.Error())
 					continue
 				}

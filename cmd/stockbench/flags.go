@@ -120,6 +120,11 @@ func (f *saleFlags) bind(fs *flag.FlagSet) {
 	field(fs, &f.lock, "timeout", "how long (a `duration`) a buyer tries for the lock before giving up", positive(time.ParseDuration),
 		func(s *scenarios.FlashSale, d time.Duration) { s.Retry.Timeout = d })
 
+	field(fs, &f.lock, "waves", "make the sale a scheduled drop of --stock in `n` waves, fired by --buyers scheduler instances through the lock design, their scheduler lock (0: a sale of buyers)", nonNegative(strconv.Atoi),
+		func(s *scenarios.FlashSale, n int) { s.Drop.Waves = n })
+	field(fs, &f.lock, "wave-every", "with --waves: the `duration` between two waves", positive(time.ParseDuration),
+		func(s *scenarios.FlashSale, d time.Duration) { s.Drop.Every = d })
+
 	field(fs, &f.queue, "workers", "`n` queue workers taking and fulfilling orders", positive(strconv.Atoi),
 		func(s *scenarios.QueueSale, n int) { s.Workers = n })
 	field(fs, &f.queue, "visibility", "how long (a `duration`) a taken task stays with its worker before a re-delivering queue hands it on", positive(time.ParseDuration),

@@ -39,6 +39,9 @@ func (c *common) rerun(j bench.Job) []string {
 		if s.CheckLinearizable {
 			args = append(args, "--check-linearizable")
 		}
+		if s.Drop.On() {
+			args = append(args, "--waves", strconv.Itoa(s.Drop.Waves), "--wave-every", s.Drop.Every.String())
+		}
 	case bench.QueueJob:
 		s := j.Sale.WithDefaults()
 		args = []string{"run", "--scenario", s.Name, "--queue", j.Impl.Name}

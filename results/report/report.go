@@ -165,6 +165,7 @@ func Summary(f *results.File, plots []string) []byte {
 	WriteMarkdownTable(&b, f.Runs)
 	fmt.Fprintf(&b, "\n%s\n", Legend)
 	writeLostLocks(&b, f.Runs)
+	writeFiredTwice(&b, f.Runs)
 	if len(plots) > 0 {
 		fmt.Fprintf(&b, "\nPlots (%d, each as PNG and SVG, e.g. `%s`) and a table per design: `report.html` in the run directory.\n", len(plots), plots[0])
 	}
@@ -216,5 +217,20 @@ func writeLostLocks(b *bytes.Buffer, runs []results.Run) {
 	}
 	if len(lines) > 0 {
 		fmt.Fprintf(b, "\n**Lost locks**, by what took most of the hold:\n\n- %s\n", strings.Join(lines, "\n- "))
+	}
+}
+
+// writeFiredTwice says, of each scheduled drop whose periodic job ran twice for one
+// wave, which wave and who fired it when: what a person looks for in the schedulers'
+// logs.
+func writeFiredTwice(b *bytes.Buffer, runs []results.Run) {
+	var lines []string
+	for i := range runs {
+		for _, l := range runs[i].Oracle.Schedule.Explain() {
+			lines = append(lines, fmt.Sprintf("%s with %s under %s: %s", runs[i].Subject(), runs[i].Label(), runs[i].FaultPlan(), l))
+		}
+	}
+	if len(lines) > 0 {
+		fmt.Fprintf(b, "\n**Waves fired twice**, each fire by its scheduler instance:\n\n- %s\n", strings.Join(lines, "\n- "))
 	}
 }

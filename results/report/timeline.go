@@ -15,7 +15,9 @@ import (
 // htmlViolations is a run's worst violations, each drawn as a timeline of its holds.
 type htmlViolations struct {
 	Anchor, Name, Cell, Verdict, Rerun, Repeats string
-	Timelines                                   []htmlTimeline
+	// Notes say what the timelines alone do not: which waves of a drop fired twice.
+	Notes     []string
+	Timelines []htmlTimeline
 }
 
 type htmlTimeline struct {
@@ -28,20 +30,25 @@ func violationsOf(runs []results.Run) []htmlViolations {
 	var out []htmlViolations
 	for i := range runs {
 		r := &runs[i]
-		if len(r.Oracle.Violations) == 0 && (r.Queue == nil || len(r.Queue.Tasks) == 0) {
+		notes := r.Oracle.Schedule.Explain()
+		if len(r.Oracle.Violations) == 0 && len(notes) == 0 && (r.Queue == nil || len(r.Queue.Tasks) == 0) {
 			continue
 		}
 		hv := htmlViolations{Anchor: violationAnchor(r), Name: r.Subject() + " / " + r.Label() + " / " + r.FaultPlan(),
-			Cell: r.Verdict.Cell(), Verdict: r.Verdict.String()}
+			Cell: r.Verdict.Cell(), Verdict: r.Verdict.String(), Notes: notes}
 		if len(r.Rerun) > 0 {
 			hv.Rerun = "stockbench " + strings.Join(r.Rerun, " ")
 		}
 		if rep := r.Repeats; rep != nil {
 			hv.Repeats = fmt.Sprintf("%d of %d reruns earned %s", rep.Same, rep.Times, r.Verdict.Class)
 		}
+		who := "buyer"
+		if r.Params.Waves > 0 {
+			who = "scheduler"
+		}
 		for _, v := range r.Oracle.Violations {
-			title := fmt.Sprintf("%s: buyer %d came in at %s while buyer %d held the lock; together %s",
-				v.Class, v.Second.Buyer, ms(v.At), v.First.Buyer, ms(v.For))
+			title := fmt.Sprintf("%s: %s %d came in at %s while %s %d held the lock; together %s",
+				v.Class, who, v.Second.Buyer, ms(v.At), who, v.First.Buyer, ms(v.For))
 			hv.Timelines = append(hv.Timelines, htmlTimeline{Title: title, SVG: timelineSVG(v, r.Events)})
 		}
 		if q := r.Queue; q != nil {
