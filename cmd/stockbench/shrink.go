@@ -115,6 +115,7 @@ type step struct {
 var steps = []step{
 	{"stock", halveFlag("--stock")},
 	{"buyers", halveFlag("--buyers")},
+	{"waves", halveFlag("--waves")}, // a drop's; absent from a sale of buyers
 	{"victim", halveFault(func(f *faults.Fault, _ time.Duration) bool {
 		n := cmp.Or(f.Nth, faults.DefaultNth)
 		f.Nth = n / 2
