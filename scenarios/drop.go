@@ -128,13 +128,14 @@ func (d *dropSale) done() bool {
 	return d.fired
 }
 
-// schedule is scheduler instance j: it tries for the lock once every poll, its polls
-// spread over the instances, until every wave has fired or the deadline passed. One a
+// schedule is scheduler instance j: it tries for the lock once every poll, from an
+// offset into the first poll the seed draws for it (instances started apart, whose
+// clocks no one aligned), until every wave has fired or the deadline passed. One a
 // fault killed holding the lock comes back a TTL later, as its supervisor restarts it.
 func (d *dropSale) schedule(ctx context.Context, j int) {
 	a := d.app(j)
 	poll := d.Drop.poll()
-	at := poll * time.Duration(j) / time.Duration(d.Buyers)
+	at := time.Duration(unit(d.Seed, j) * float64(poll))
 	for ctx.Err() == nil && !d.done() && at <= d.deadline() {
 		if wait.Until(ctx, d.t0.Add(at)) != nil {
 			return

@@ -50,8 +50,8 @@ var presets = registry.New("scenario", presetName[FlashSale], nil,
 	Preset[FlashSale]{
 		Name: "drop-sale",
 		Summary: "a ticket drop: 40 units go on sale in 8 waves, one every 250ms, fired by 3 scheduler instances " +
-			"that take the lock design as their scheduler lock (1s TTL); a wave fired twice oversells",
-		Sale: FlashSale{Sale: Sale{Buyers: 3, Stock: 40, Conns: 8}, TTL: time.Second,
+			"(each an application instance) that take the lock design as their scheduler lock (1s TTL); a wave fired twice oversells",
+		Sale: FlashSale{Sale: Sale{Buyers: 3, Stock: 40, Conns: 4}, Apps: 3, TTL: time.Second,
 			Drop:  Drop{Waves: 8, Every: 250 * time.Millisecond},
 			Retry: lockimpl.Retry{Interval: 20 * time.Millisecond, Timeout: 5 * time.Second}},
 	},
