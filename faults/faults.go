@@ -356,7 +356,7 @@ var specs = []Spec{
 	},
 	{
 		Kind: Failover, Applies: Locks, Fires: OnVictim, Needs: Needs{SeparateStock: true, Replica: true, Owned: true},
-		Summary: fmt.Sprintf("a replica that missed the latest locks replaces the lock server while the %s holder works", nth),
+		Summary: fmt.Sprintf("a replica that missed the latest locks replaces the lock server while the %s holder works (in a scheduled drop, the scheduler instance firing the %s wave: the scheduler lock lost, the wave fires twice)", nth, nth),
 		// The replica stops at the start: every lock granted from then on is on the
 		// primary only.
 		start: func(ctx context.Context, in *Injector, _ Fault) (string, error) {
