@@ -27,6 +27,25 @@ func TestTokenLockKeepsItsClaims(t *testing.T) {
 	})
 }
 
+// The token lock as a scheduler's lock, in a scheduled drop: a scheduler paused past the
+// TTL fires its wave after another has (OVERSOLD); one that dies holding it delays the
+// wave by a TTL, no more.
+func TestTokenAsSchedulerLock(t *testing.T) {
+	token, err := lockimpl.Lookup("token")
+	if err != nil {
+		t.Fatal(err)
+	}
+	drop, err := scenarios.Lookup("drop-sale")
+	if err != nil {
+		t.Fatal(err)
+	}
+	salestest.Lock(t, salestest.LockDesign{
+		Impl: token, Sale: drop,
+		Claims: salestest.Claims{faults.ClientPause: oracle.ClassOversold},
+		Faults: []faults.Kind{faults.ClientPause, faults.CrashHolder},
+	})
+}
+
 // A queue that hands a dead worker's task on, with a fulfil that applies each order
 // once: safe under a worker's crash.
 func TestStreamQueueKeepsItsClaims(t *testing.T) {
