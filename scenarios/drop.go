@@ -176,7 +176,7 @@ func (d *dropSale) hold(ctx context.Context, a *app, j int, sent time.Time, leas
 		d.t.failed(err)
 	}
 	d.t.measure(j, 0, results.Critical, leave.Sub(held))
-	lost, ok := d.release(ctx, j, lease, leave)
+	lost, ok := d.release(ctx, h, j, lease, leave)
 	if ok {
 		rec.Released, rec.Expired = time.Since(d.t0), lost
 	}
@@ -231,30 +231,6 @@ func (d *dropSale) fire(ctx context.Context, h *hold, j int, lease lockimpl.Leas
 	// How late the wave went on sale after its due time: the drop's latency.
 	d.t.measure(j, 0, results.Purchase, at-d.dueAt(next))
 	return nil
-}
-
-// release gives the lock back, with a second's grace once the run is being stopped.
-func (d *dropSale) release(ctx context.Context, j int, lease lockimpl.Lease, leave time.Time) (lost, answered bool) {
-	bg := context.WithoutCancel(ctx)
-	if ended(ctx) {
-		var cancel context.CancelFunc
-		bg, cancel = context.WithTimeout(bg, time.Second)
-		defer cancel()
-	}
-	err := lease.Release(bg)
-	if r, ok := lease.(lockimpl.Renewer); ok {
-		d.renewersMu.Lock()
-		d.renewers = append(d.renewers, r)
-		d.renewersMu.Unlock()
-	}
-	switch {
-	case err == nil, errors.Is(err, lockimpl.ErrNotHeld):
-		d.t.measure(j, 0, results.Release, time.Since(leave))
-	default:
-		d.t.failed(err)
-		return false, false
-	}
-	return errors.Is(err, lockimpl.ErrNotHeld), true
 }
 
 // The store's side of the schedule. A fenced read registers its token as the flash

@@ -3,7 +3,6 @@ package scenarios_test
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 	"testing"
 
@@ -21,36 +20,18 @@ import (
 // fires a wave twice through the TTL locks (the periodic job run twice, OVERSOLD), never
 // through fencing, whose store refuses the stale fire.
 func TestDocumentedDropVerdicts(t *testing.T) {
-	h := rigtest.Harness(t)
-	sale, err := scenarios.Lookup("drop-sale")
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, impl := range lockimpl.All() {
-		plans, wants := documented(impl.DropDocumented, faults.Locks)
-		if impl.NewLocker != nil && len(plans) == 0 {
+		if impl.NewLocker != nil && !impl.DropDocumented.Documented() {
 			t.Errorf("%s documents no drop verdicts", impl.Name)
 		}
-		for i, plan := range plans {
-			t.Run(impl.Name+"/"+plan.String(), func(t *testing.T) {
-				if impl.LockNodes() == 1 {
-					t.Parallel()
-				}
-				s := sale
-				s.Faults = plan
-				s.Prefix = fmt.Sprintf("{drop:%s:%s}", impl.Name, plan)
-				run := rigtest.On(t, h, rig.ForLock(impl, plan, s.WithDefaults().Conns),
-					func(ctx context.Context, r scenarios.Redis) (results.Run, error) { return s.Run(ctx, r, impl) })
-				if !slices.Contains(wants[i], run.Verdict.Class) {
-					t.Errorf("want %v, got %s (%s); events %+v", wants[i], run.Verdict.Cell(), run.Verdict, run.Events)
-				}
-				if run.AsExpected == nil || !*run.AsExpected {
-					t.Errorf("the record says %s is not what %s documents as a drop (%v)", run.Verdict.Cell(), impl.Name, run.Expected)
-				}
-				firedTwice(t, run)
-			})
-		}
 	}
+	earnsDocumented(t, "drop-sale", func(impl lockimpl.Impl) faults.Verdicts { return impl.DropDocumented },
+		func(t *testing.T, impl lockimpl.Impl, _ faults.Plan, run results.Run) {
+			if run.AsExpected == nil || !*run.AsExpected {
+				t.Errorf("the record says %s is not what %s documents as a drop (%v)", run.Verdict.Cell(), impl.Name, run.Expected)
+			}
+			firedTwice(t, run)
+		})
 }
 
 // firedTwice asserts that an oversold drop says which wave fired twice and who fired it,

@@ -123,8 +123,13 @@ func (x *executor) do(ctx context.Context, fn func()) error {
 	return err
 }
 
-// timed is do, and how long fn waited for a connection.
+// timed is do, and how long fn waited for a connection. A nil executor runs fn on the
+// caller's goroutine: a drop's few scheduler instances need no pool to queue at.
 func (x *executor) timed(ctx context.Context, fn func()) (time.Duration, error) {
+	if x == nil {
+		fn()
+		return 0, nil
+	}
 	c := calls.Get().(*call)
 	c.ctx, c.fn, c.queued = ctx, fn, time.Now()
 	x.q <- work{c: c}

@@ -36,13 +36,22 @@ func documented(v faults.Verdicts, a faults.Applies) (plans []faults.Plan, want 
 // everywhere, fencing and the lock-free designs never oversell, the TTL locks break
 // exactly where they say they do.
 func TestDocumentedVerdicts(t *testing.T) {
+	earnsDocumented(t, "fault-sale", func(impl lockimpl.Impl) faults.Verdicts { return impl.Documented },
+		func(t *testing.T, impl lockimpl.Impl, plan faults.Plan, run results.Run) {
+			brokenOrOutlived(t, impl.Name, plan, run.Oracle)
+		})
+}
+
+// earnsDocumented runs every design in the preset named preset under every fault
+// verdicts(design) documents, asserts the verdict, and has check look further.
+func earnsDocumented(t *testing.T, preset string, verdicts func(lockimpl.Impl) faults.Verdicts, check func(*testing.T, lockimpl.Impl, faults.Plan, results.Run)) {
 	h := rigtest.Harness(t)
-	sale, err := scenarios.Lookup("fault-sale")
+	sale, err := scenarios.Lookup(preset)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, impl := range lockimpl.All() {
-		plans, wants := documented(impl.Documented, faults.Locks)
+		plans, wants := documented(verdicts(impl), faults.Locks)
 		for i, plan := range plans {
 			t.Run(impl.Name+"/"+plan.String(), func(t *testing.T) {
 				if impl.LockNodes() == 1 {
@@ -52,13 +61,13 @@ func TestDocumentedVerdicts(t *testing.T) {
 				}
 				s := sale
 				s.Faults = plan
-				s.Prefix = fmt.Sprintf("{test:%s:%s}", impl.Name, plan)
+				s.Prefix = fmt.Sprintf("{%s:%s:%s}", preset, impl.Name, plan)
 				run := rigtest.On(t, h, rig.ForLock(impl, plan, s.WithDefaults().Conns),
 					func(ctx context.Context, r scenarios.Redis) (results.Run, error) { return s.Run(ctx, r, impl) })
 				if !slices.Contains(wants[i], run.Verdict.Class) {
 					t.Errorf("want %v, got %s (%s); events %+v", wants[i], run.Verdict.Cell(), run.Verdict, run.Events)
 				}
-				brokenOrOutlived(t, impl.Name, plan, run.Oracle)
+				check(t, impl, plan, run)
 			})
 		}
 	}

@@ -49,7 +49,7 @@ func violationsOf(runs []results.Run) []htmlViolations {
 		for _, v := range r.Oracle.Violations {
 			title := fmt.Sprintf("%s: %s %d came in at %s while %s %d held the lock; together %s",
 				v.Class, who, v.Second.Buyer, ms(v.At), who, v.First.Buyer, ms(v.For))
-			hv.Timelines = append(hv.Timelines, htmlTimeline{Title: title, SVG: timelineSVG(v, r.Events)})
+			hv.Timelines = append(hv.Timelines, htmlTimeline{Title: title, SVG: timelineSVG(v, r.Events, who)})
 		}
 		if q := r.Queue; q != nil {
 			lease, _ := time.ParseDuration(r.Params.Visibility)
@@ -168,8 +168,9 @@ func (a *axis) svg() template.HTML {
 // the span it was surely inside its lease (green) and the rest of the hold (orange),
 // where its lease ran out (a dashed line), the stock read (R) and write (W), the release
 // (a thin line to its reply; a cross where the holder died), the overlap shaded red, and
-// the faults shaded grey from when they struck to when they were over.
-func timelineSVG(v oracle.Violation, events []faults.Event) template.HTML {
+// the faults shaded grey from when they struck to when they were over. Its rows are
+// named who (buyer, or a drop's scheduler) and number.
+func timelineSVG(v oracle.Violation, events []faults.Event, who string) template.HTML {
 	holds := []oracle.Hold{v.First, v.Second}
 	lo, hi := v.First.Sent, v.First.Sent
 	for _, h := range holds {
@@ -181,7 +182,7 @@ func timelineSVG(v oracle.Violation, events []faults.Event) template.HTML {
 		a.x(v.At), tlTop-8, max(a.x(v.At+v.For)-a.x(v.At), 1), tlRow*len(holds), ms(v.For))
 	a.faults(events)
 	for i, h := range holds {
-		a.label(i, fmt.Sprintf("buyer %d", h.Buyer))
+		a.label(i, fmt.Sprintf("%s %d", who, h.Buyer))
 		a.line(i, h.Sent, h.Enter, "#1f77b4", fmt.Sprintf("acquire sent %s, answered %s", ms(h.Sent), ms(h.Enter)))
 		sure := max(h.Sure(), h.Enter)
 		a.bar(i, h.Enter, sure, "#2ca02c", fmt.Sprintf("surely inside its lease: %s to %s", ms(h.Enter), ms(sure)))
