@@ -72,7 +72,7 @@ var columns = []column{
 // Legend explains the columns that need it.
 const Legend = "OVERLAPS = holds that began while another was open; (n broken) = those in which both holders were surely inside their leases. " +
 	"GAVE UP* = buyers whose retry timeout passed while stock remained. " +
-	"P50/P99/P99.9 = whole purchase, from the buyer's start to its confirmed order (for a queue: the order's arrival to its fulfilment). " +
+	"P50/P99/P99.9 = whole purchase, from the buyer's start to its confirmed order (for a queue: the order's arrival to its fulfilment; for a scheduled drop: a wave's due time to its fire, SOLD the units its waves put on sale). " +
 	"DMG/10K = units oversold or updates lost (for a queue: orders lost or applied twice) per 10,000 sales, with its 95% interval. " +
 	"CMDS/SALE = commands Redis ran (INFO commandstats delta) per confirmed order."
 
