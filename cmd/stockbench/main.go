@@ -64,6 +64,8 @@ Usage:
                                         as Markdown (make guarantees writes docs/guarantees.md with it)
   stockbench repro [NAME...] [--all]    the track record: real bugs from real libraries' trackers, each
                                         reproduced by a sale on the release that has it
+  stockbench compare OLD NEW           per sale, what changed between two runs: a class, the latency's
+                                        shift with a Mann-Whitney U test, the damage rates' intervals
   stockbench baseline [--from RUN_DIR]  save a run (the newest by default) as baseline/results.json
   stockbench perf                       the driver against redis-benchmark, and its RSS with 200,000 and 1,000,000 waiting buyers
   stockbench version
@@ -121,6 +123,8 @@ func cli(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return mergeCommand(ctx, args[1:], stdout, stderr)
 	case "gate":
 		return gateCommand(args[1:], stdout, stderr)
+	case "compare":
+		return compareCommand(args[1:], stdout, stderr)
 	case "baseline":
 		return baselineCommand(args[1:], stdout, stderr)
 	case "guarantees":
@@ -134,7 +138,7 @@ func cli(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 	default:
-		err = bench.UsageError(fmt.Errorf("unknown command %q (commands: list, run, sweep, matrix, check, merge, report, replay, shrink, gate, baseline, guarantees, repro, perf, version)", args[0]))
+		err = bench.UsageError(fmt.Errorf("unknown command %q (commands: list, run, sweep, matrix, check, merge, report, replay, shrink, gate, compare, baseline, guarantees, repro, perf, version)", args[0]))
 	}
 	return bench.Complain(stderr, err)
 }

@@ -1,0 +1,181 @@
+// Package compare tells two records of the same sales apart with statistics: per sale, a
+// class that changed, the latency's shift with a Mann-Whitney U test over every sample
+// of it, and the damage rates with their intervals, as benchstat compares benchmarks.
+package compare
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/stockbench/stockbench/oracle"
+	"github.com/stockbench/stockbench/results"
+)
+
+// DefaultAlpha is the significance level a shift must reach when Options set none.
+const DefaultAlpha = 0.05
+
+// Options shape a comparison; zero fields take the defaults named.
+type Options struct {
+	// Alpha is the p-value below which a latency shift is significant. Default:
+	// DefaultAlpha.
+	Alpha float64
+}
+
+// Row is one sale found in both records (or in one of them only).
+type Row struct {
+	Key string
+	// Old and New are the sale's classes; "" where the record lacks the sale.
+	Old, New oracle.Class
+	// Latency is the shift of the main latency (the purchase, or a queued order's
+	// arrival to its fulfilment); nil when either record kept no samples of it.
+	Latency *Shift
+	// SalesPerSec are the two records' figures: one number per sale, which no test can
+	// weigh; the latency's samples are what the test is run on.
+	OldSalesPerSec, NewSalesPerSec float64
+	// OldDamage and NewDamage are the damage rates per 10,000 sales, with their 95%
+	// intervals; nil where a record has none.
+	OldDamage, NewDamage *results.Rate
+}
+
+// ClassChanged reports whether the sale's class differs between the records.
+func (r Row) ClassChanged() bool { return r.Old != r.New }
+
+// DamageApart reports whether the damage rates' 95% intervals do not overlap.
+func (r Row) DamageApart() bool {
+	a, b := r.OldDamage, r.NewDamage
+	return a != nil && b != nil && (a.High < b.Low || b.High < a.Low)
+}
+
+// Shift is how a latency moved between two records.
+type Shift struct {
+	OldP50, NewP50, OldP99, NewP99 int64 // µs
+	// OldN and NewN are the samples each record kept.
+	OldN, NewN int64
+	// U is the Mann-Whitney statistic of the new samples against the old; P its
+	// two-sided p-value (normal approximation, corrected for ties). Larger counts the
+	// pairs in which the new sample was the larger, ties halved, as a share of all
+	// pairs: 0.5 is no shift.
+	U, P, Larger float64
+	// Significant is P below the comparison's alpha.
+	Significant bool
+}
+
+// Change is the relative change of the median, new against old.
+func (s Shift) Change() float64 {
+	if s.OldP50 == 0 {
+		return 0
+	}
+	return float64(s.NewP50)/float64(s.OldP50) - 1
+}
+
+// Records compares every sale of old with the same sale of new, matched by their key
+// (scenario, design, fault plan), in new's order, then those only old has.
+func Records(old, new *results.File, o Options) ([]Row, error) {
+	alpha := cmp.Or(o.Alpha, DefaultAlpha)
+	if alpha <= 0 || alpha >= 1 {
+		return nil, fmt.Errorf("compare: alpha must be between 0 and 1, got %g", alpha)
+	}
+	byKey := make(map[string]*results.Run, len(old.Runs))
+	for i := range old.Runs {
+		byKey[old.Runs[i].Key()] = &old.Runs[i]
+	}
+	var rows []Row
+	seen := make(map[string]bool)
+	for i := range new.Runs {
+		n := &new.Runs[i]
+		key := n.Key()
+		seen[key] = true
+		row := Row{Key: key, New: n.Verdict.Class, NewSalesPerSec: n.SalesPerSec, NewDamage: n.DamageRate}
+		if o := byKey[key]; o != nil {
+			row.Old, row.OldSalesPerSec, row.OldDamage = o.Verdict.Class, o.SalesPerSec, o.DamageRate
+			s, err := shift(o, n, alpha)
+			if err != nil {
+				return nil, fmt.Errorf("compare %s: %w", key, err)
+			}
+			row.Latency = s
+		}
+		rows = append(rows, row)
+	}
+	for i := range old.Runs {
+		if o := &old.Runs[i]; !seen[o.Key()] {
+			rows = append(rows, Row{Key: o.Key(), Old: o.Verdict.Class, OldSalesPerSec: o.SalesPerSec, OldDamage: o.DamageRate})
+		}
+	}
+	return rows, nil
+}
+
+// shift compares the main latencies of o and n; nil when either kept no samples.
+func shift(o, n *results.Run, alpha float64) (*Shift, error) {
+	_, lo := o.MainLatency()
+	_, ln := n.MainLatency()
+	if lo.Count == 0 || ln.Count == 0 || lo.Hist == "" || ln.Hist == "" {
+		return nil, nil
+	}
+	ho, err := lo.Histogram()
+	if err != nil {
+		return nil, err
+	}
+	hn, err := ln.Histogram()
+	if err != nil {
+		return nil, err
+	}
+	u, p := MannWhitney(ho, hn)
+	s := &Shift{OldP50: lo.P50Us, NewP50: ln.P50Us, OldP99: lo.P99Us, NewP99: ln.P99Us,
+		OldN: ho.TotalCount(), NewN: hn.TotalCount(), U: u, P: p}
+	s.Larger = u / (float64(s.OldN) * float64(s.NewN))
+	s.Significant = p < alpha
+	return s, nil
+}
+
+// MannWhitney is the Mann-Whitney U test of b's samples against a's, read off their
+// histograms: U counts the pairs (one sample of each) in which b's is the larger, ties
+// as halves, and p is the two-sided p-value by the normal approximation with the tie
+// correction. Samples in one bucket of a histogram are ties. p is 1 when either is
+// empty or every sample ties.
+func MannWhitney(a, b *hdrhistogram.Histogram) (u, p float64) {
+	type bucket struct{ a, b float64 }
+	counts := make(map[int64]*bucket)
+	add := func(h *hdrhistogram.Histogram, side func(*bucket) *float64) {
+		for _, bar := range h.Distribution() {
+			if bar.Count == 0 {
+				continue
+			}
+			k := counts[bar.To]
+			if k == nil {
+				k = &bucket{}
+				counts[bar.To] = k
+			}
+			*side(k) += float64(bar.Count)
+		}
+	}
+	add(a, func(k *bucket) *float64 { return &k.a })
+	add(b, func(k *bucket) *float64 { return &k.b })
+	values := make([]int64, 0, len(counts))
+	for v := range counts {
+		values = append(values, v)
+	}
+	slices.Sort(values)
+	var na, nb, below, ties float64 // below: a's samples under the current value
+	for _, v := range values {
+		k := counts[v]
+		u += k.b * (below + k.a/2)
+		below += k.a
+		na, nb = na+k.a, nb+k.b
+		t := k.a + k.b
+		ties += t*t*t - t
+	}
+	n := na + nb
+	if na == 0 || nb == 0 {
+		return u, 1
+	}
+	variance := na * nb / 12 * ((n + 1) - ties/(n*(n-1)))
+	if variance <= 0 {
+		return u, 1
+	}
+	z := (u - na*nb/2) / math.Sqrt(variance)
+	return u, math.Erfc(math.Abs(z) / math.Sqrt2)
+}
