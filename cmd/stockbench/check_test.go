@@ -12,6 +12,27 @@ import (
 // examples is where the shipped design and run files are, from this package.
 const examples = "../../examples"
 
+// TestCheckSchedulerLock runs the shipped scheduler run file: a failover under the
+// drop's scheduler fires a wave twice through token, which breaks its threshold, and
+// not through fencing, whose store refuses the stale fire.
+func TestCheckSchedulerLock(t *testing.T) {
+	t.Parallel()
+	out := t.TempDir()
+	code, stdout, stderr := stockbench(t, "check", filepath.Join(examples, "scheduler.json"), "--out", out)
+	if code != bench.ExitFailed {
+		t.Fatalf("want exit 1, got %d:\n%s\n%s", code, stdout, stderr)
+	}
+	var broken []string
+	for _, l := range strings.Split(stdout, "\n") {
+		if strings.HasPrefix(l, "BROKEN: ") {
+			broken = append(broken, l)
+		}
+	}
+	if len(broken) != 1 || !strings.HasPrefix(broken[0], "BROKEN: drop-sale token failover: oversold == 0: got 5") {
+		t.Errorf("want token's wave fired twice, alone; stdout:\n%s", stdout)
+	}
+}
+
 // TestCheckCatchesTheFlaw runs the shipped run file: the token lock written as scripts
 // meets every threshold, among them a ratio to the built-in token lock in the same run;
 // the lock with the deliberate flaw lets two holders in with no fault at all, and the
