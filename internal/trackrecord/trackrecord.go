@@ -165,7 +165,7 @@ var entries = []Entry{
 		Buggy: Case{
 			Version: "asynq v0.26.0 (Go module proxy)",
 			Args: []string{"--scenario", "queue-sale", "--queue", "asynq", "--fault", "evict-lease+worker-crash:nth=10",
-				"--visibility", "30s", "--buyers", "40", "--stock", "40", "--workers", "4"},
+				"--visibility", "45s", "--buyers", "40", "--stock", "40", "--workers", "4"},
 			Finding:     "LOST",
 			Redelivered: 3,
 		},
