@@ -18,19 +18,26 @@ const examples = "../../examples"
 func TestCheckSchedulerLock(t *testing.T) {
 	t.Parallel()
 	out := t.TempDir()
-	code, stdout, stderr := stockbench(t, "check", filepath.Join(examples, "scheduler.json"), "--out", out)
+	stdout, broken := checkFails(t, filepath.Join(examples, "scheduler.json"), out)
+	if len(broken) != 1 || !strings.HasPrefix(broken[0], "BROKEN: drop-sale token failover: oversold == 0: got 5") {
+		t.Errorf("want token's wave fired twice, alone; stdout:\n%s", stdout)
+	}
+}
+
+// checkFails runs `stockbench check` on a run file that must fail (exit 1), and returns
+// what it printed and its BROKEN lines.
+func checkFails(t *testing.T, file, out string) (stdout string, broken []string) {
+	t.Helper()
+	code, stdout, stderr := stockbench(t, "check", file, "--out", out)
 	if code != bench.ExitFailed {
 		t.Fatalf("want exit 1, got %d:\n%s\n%s", code, stdout, stderr)
 	}
-	var broken []string
 	for _, l := range strings.Split(stdout, "\n") {
 		if strings.HasPrefix(l, "BROKEN: ") {
 			broken = append(broken, l)
 		}
 	}
-	if len(broken) != 1 || !strings.HasPrefix(broken[0], "BROKEN: drop-sale token failover: oversold == 0: got 5") {
-		t.Errorf("want token's wave fired twice, alone; stdout:\n%s", stdout)
-	}
+	return stdout, broken
 }
 
 // TestCheckCatchesTheFlaw runs the shipped run file: the token lock written as scripts
@@ -41,16 +48,7 @@ func TestCheckSchedulerLock(t *testing.T) {
 func TestCheckCatchesTheFlaw(t *testing.T) {
 	t.Parallel() // a whole command of its own: see TestMain
 	out := t.TempDir()
-	code, stdout, stderr := stockbench(t, "check", filepath.Join(examples, "stockbench.json"), "--out", out)
-	if code != bench.ExitFailed {
-		t.Fatalf("want exit 1, got %d:\n%s\n%s", code, stdout, stderr)
-	}
-	var broken []string
-	for _, l := range strings.Split(stdout, "\n") {
-		if strings.HasPrefix(l, "BROKEN: ") {
-			broken = append(broken, l)
-		}
-	}
+	stdout, broken := checkFails(t, filepath.Join(examples, "stockbench.json"), out)
 	if !strings.Contains(stdout, "BROKEN: fault-sale px-seconds none: ") {
 		t.Errorf("want the flaw caught with no fault; stdout:\n%s", stdout)
 	}
