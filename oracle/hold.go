@@ -35,7 +35,10 @@ type Hold struct {
 // Margin is how long before its lease's end a hold stops being surely inside it: a
 // millisecond for the resolution of Redis's clock, and 0.2% of the lease for the rate of
 // the server's clock against the harness's (NTP slews a clock by at most 0.05%).
-func (h Hold) Margin() time.Duration { return time.Millisecond + (h.Lease-h.Sent)/500 }
+func (h Hold) Margin() time.Duration { return leaseMargin(h.Lease - h.Sent) }
+
+// leaseMargin is the margin of a lease of length d, for holds and deliveries alike.
+func leaseMargin(d time.Duration) time.Duration { return time.Millisecond + d/500 }
 
 // Sure is when the hold stops being surely inside its lease: the lease's end less the
 // margin, or the release, whichever comes first. A hold whose acquire answered after

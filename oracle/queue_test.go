@@ -161,6 +161,8 @@ func TestLeaseOverlaps(t *testing.T) {
 		{"again while a dead worker's lease runs", []Take{{ID: "1", Begin: 0, End: ms(1), Result: TakeCrashed}, {ID: "1", Begin: ms(40), End: ms(41), Result: TakeFulfilled}}, 1},
 		{"again while its worker works", []Take{{ID: "1", Begin: 0, End: ms(1), Fulfilled: ms(30), Result: TakeFulfilled}, {ID: "1", Begin: ms(10), End: ms(11), Result: TakeRepeat}}, 1},
 		{"again after the ack", []Take{{ID: "1", Begin: 0, End: ms(1), Fulfilled: ms(5), Result: TakeFulfilled}, {ID: "1", Begin: ms(6), End: ms(7), Result: TakeRepeat}}, 0},
+		{"a claim within Redis's millisecond of the expiry", []Take{{ID: "1", Begin: 0, End: ms(1), Result: TakeCrashed}, {ID: "1", Begin: ms(48), End: ms(49) + 500*time.Microsecond, Result: TakeFulfilled}}, 0},
+		{"a claim 2 ms early", []Take{{ID: "1", Begin: 0, End: ms(1), Result: TakeCrashed}, {ID: "1", Begin: ms(47), End: ms(48), Result: TakeFulfilled}}, 1},
 		{"a reply that could straddle the expiry", []Take{{ID: "1", Begin: 0, End: ms(1), Result: TakeCrashed}, {ID: "1", Begin: ms(49), End: ms(51), Result: TakeFulfilled}}, 0},
 	}
 	for _, tt := range tests {
