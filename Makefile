@@ -13,7 +13,7 @@ export TESTCONTAINERS_RYUK_DISABLED ?= true
 # when no engine answers (the harness then runs redis-server as a process).
 REDIS_ENV = img=$$(scripts/redis-image.sh) && export STOCKBENCH_REDIS_IMAGE=$${img:-$${STOCKBENCH_REDIS_IMAGE:-redis:7}}
 
-.PHONY: build bench bench-infra bench-distributed image run test vet fmt-check redis-image redis-server chromium adapters go-adapters gate baseline guarantees perf report fuzz chaos clean clean-containers
+.PHONY: build bench bench-infra bench-distributed image run test vet fmt-check redis-image redis-server chromium prometheus adapters go-adapters gate baseline guarantees perf report fuzz chaos clean clean-containers
 
 # How long make fuzz runs each fuzz target.
 FUZZTIME ?= 30s
@@ -114,8 +114,9 @@ TEST_LONG  := ./cmd/stockbench ./internal/designs/adapter ./internal/servers
 TEST_FLAGS := -race -vet=off -count=1 -timeout 30m
 
 ## test: gofmt, vet and the race-enabled tests against a real Redis (and, where Chromium
-## is or can be installed, the report checked in a headless browser)
-test: redis-server chromium adapters fmt-check
+## and Prometheus are or can be installed, the report and the live dashboard checked in a
+## headless browser, the live metrics scraped)
+test: redis-server chromium prometheus adapters fmt-check
 	@mkdir -p $(TEST_BIN) && { CGO_ENABLED=0 $(GO) build -o $(TEST_BIN)/stockbench ./cmd/stockbench & static=$$!; }; \
 	$(GO) test -race -c -o $(TEST_BIN)/ ./... >/dev/null; code=$$?; \
 	wait $$static || code=1; rm -rf $(TEST_BIN); [ $$code = 0 ]
@@ -151,6 +152,10 @@ redis-image:
 ## chromium: make sure a Chromium is here for the report's browser test, if it can be
 chromium:
 	@scripts/ensure-chromium.sh
+
+## prometheus: make sure Prometheus is here for the live metrics' test, if it can be
+prometheus:
+	@scripts/ensure-prometheus.sh
 
 ## adapters: make sure the shipped adapters' runtimes are here (PHP with phpredis; Python with redis-py,
 ## RQ and Celery; Ruby with Sidekiq; Node.js with node-redis)

@@ -56,6 +56,11 @@ type Options struct {
 	Rerun func(Job) []string
 	// After, when set, reads the finished run for a verdict of its own.
 	After Afterword
+	// Dashboard, when set, is the address (host:port, or :port on the loopback
+	// interface) where the run's live page and its /metrics are served while it goes;
+	// the page is saved as dashboard.html in the run's directory at the end. Default:
+	// none.
+	Dashboard string
 }
 
 // Afterword reads a finished run for a verdict of its own (check's thresholds), which

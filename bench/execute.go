@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"slices"
@@ -15,6 +16,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/stockbench/stockbench/results/live"
+	"github.com/stockbench/stockbench/internal/redact"
 	"github.com/stockbench/stockbench/internal/servers/rig"
 	"github.com/stockbench/stockbench/results"
 	"github.com/stockbench/stockbench/results/report"
@@ -47,16 +50,21 @@ func Execute(ctx context.Context, o Options, jobs []Job, stdout, stderr io.Write
 		most = max(most, j.buyers())
 	}
 	LimitMemory(most)
+	id := results.NewID()
+	board, unserve, err := serveBoard(o, id, jobs, stderr)
+	if err != nil {
+		return Complain(stderr, UsageError(err))
+	}
+	defer unserve()
 	e, code := Start(ctx, o, stderr)
 	if e == nil {
 		return code
 	}
 	defer e.Stop(stderr)
 
-	id := results.NewID()
 	out := results.NewOutput(o.out(), id)
 	file := NewFile(o.Args, id, e.Shared.Info.Record())
-	code = e.runAll(ctx, jobs, o, id, out, file, stderr)
+	code = e.runAll(ctx, jobs, o, board, out, file, stderr)
 	if len(file.Runs) == 0 && code == ExitInterrupted {
 		fmt.Fprintln(stderr, "stockbench: interrupted before the first sale ended; nothing was written")
 		return code
@@ -72,6 +80,13 @@ func Execute(ctx context.Context, o Options, jobs []Job, stdout, stderr io.Write
 	if err := out.Progress(file); err != nil {
 		fmt.Fprintln(stderr, "stockbench: write results:", OneLine(err.Error()))
 		return max(code, ExitFailed)
+	}
+	if board != nil {
+		board.Finish(file.Incomplete)
+		if err := board.Save(filepath.Join(out.Dir, "dashboard.html")); err != nil {
+			fmt.Fprintln(stderr, "stockbench:", OneLine(err.Error()))
+			code = max(code, ExitFailed)
+		}
 	}
 	fmt.Fprintln(stdout)
 	report.WriteReport(stdout, file.Runs)
@@ -95,6 +110,26 @@ func Execute(ctx context.Context, o Options, jobs []Job, stdout, stderr io.Write
 		}
 	}
 	return code
+}
+
+// serveBoard serves the run's live page on o.Dashboard, when set, before anything
+// starts: an address that cannot be had is the user's error, and nothing is created.
+// unserve stops serving; the board is nil without a dashboard.
+func serveBoard(o Options, id string, jobs []Job, stderr io.Writer) (board *live.Board, unserve func(), err error) {
+	if o.Dashboard == "" {
+		return nil, func() {}, nil
+	}
+	l, err := live.Listen(o.Dashboard)
+	if err != nil {
+		return nil, nil, err
+	}
+	sales := make([]live.Sale, len(jobs))
+	for i, j := range jobs {
+		sales[i] = j.label()
+	}
+	board = live.NewBoard(id, strings.Join(redact.Strings(o.Args), " "), sales)
+	fmt.Fprintf(stderr, "stockbench: dashboard at http://%s/ (OpenMetrics at /metrics)\n", l.Addr())
+	return board, board.Serve(l), nil
 }
 
 // WriteReport writes the run's report beside its results.json and returns the exit
@@ -215,7 +250,7 @@ func alone(j Job) bool { return j.buyers() > sideBySide || len(j.need().Faults) 
 // and the others run: the run is then incomplete and exits 1 at the end. A sale that
 // could not start, or a shared server gone, stops new sales from starting; those running
 // finish.
-func (e *Env) runAll(ctx context.Context, jobs []Job, o Options, id string, out *results.Output, file *results.File, stderr io.Writer) int {
+func (e *Env) runAll(ctx context.Context, jobs []Job, o Options, board *live.Board, out *results.Output, file *results.File, stderr io.Writer) int {
 	parallel := max(o.Parallel, 1)
 	if !e.Shared.Info.Owned {
 		parallel = 1 // a server of each sale's own cannot be started on the user's Redis
@@ -254,10 +289,13 @@ func (e *Env) runAll(ctx context.Context, jobs []Job, o Options, id string, out 
 		fmt.Fprintf(stderr, "%s %s\n", step, j.describe())
 		wg.Go(func() {
 			defer release()
-			run, err := e.runJob(ctx, j, fmt.Sprintf("{stockbench:%s:%d}", id, i), w < parallel, stderr)
+			run, err := e.runJob(ctx, j, fmt.Sprintf("{stockbench:%s:%d}", file.ID, i), w < parallel, stderr, board, i)
 			goOn := err != nil && run.Scenario != "" && len(jobs) > 1 && ctx.Err() == nil && e.answers(ctx)
 			if err == nil || run.Scenario != "" {
 				e.annotate(&run, j)
+				if board != nil {
+					board.Ended(i, run)
+				}
 			}
 			sc.record(ctx, i, j, step, run, err, goOn)
 		})
@@ -390,16 +428,19 @@ func order(jobs []Job, parallel int) []int {
 // servers it needs, as a lone sale of a run does; a long one reports its progress on
 // progress when that is a terminal.
 func (e *Env) Run(ctx context.Context, j Job, prefix string, progress io.Writer) (results.Run, error) {
-	return e.runJob(ctx, j, prefix, false, progress)
+	return e.runJob(ctx, j, prefix, false, progress, nil, 0)
 }
 
 // runJob runs one sale on the shared server and whatever more servers it needs; apart,
-// on servers of its own only (see rig.Apart).
-func (e *Env) runJob(ctx context.Context, j Job, prefix string, apart bool, stderr io.Writer) (results.Run, error) {
+// on servers of its own only (see rig.Apart). Its progress goes to stderr's line and to
+// board's sale i.
+func (e *Env) runJob(ctx context.Context, j Job, prefix string, apart bool, stderr io.Writer, board *live.Board, i int) (results.Run, error) {
 	need := j.need()
 	need.Apart = apart
+	watch, done := watching(stderr, board, i)
+	defer done()
 	return rig.On(ctx, e.Harness, need, func(ctx context.Context, r scenarios.Redis) (results.Run, error) {
-		return j.run(ctx, prefix, r, stderr)
+		return j.run(ctx, prefix, r, watch)
 	})
 }
 

@@ -3,8 +3,8 @@ package bench
 import (
 	"context"
 	"fmt"
-	"io"
 
+	"github.com/stockbench/stockbench/results/live"
 	"github.com/stockbench/stockbench/internal/servers/rig"
 	"github.com/stockbench/stockbench/lockimpl"
 	"github.com/stockbench/stockbench/queueimpl"
@@ -24,9 +24,10 @@ type Job interface {
 	buyers() int
 	// Footprint estimates what the sale holds in memory, Redis here or not.
 	Footprint(redisHere bool) scenarios.Footprint
-	// run runs the sale under prefix on r; a long sale reports its progress on
-	// progress when that is a terminal.
-	run(ctx context.Context, prefix string, r scenarios.Redis, progress io.Writer) (results.Run, error)
+	// label names the sale on the dashboard.
+	label() live.Sale
+	// run runs the sale under prefix on r, reporting its progress to watch when set.
+	run(ctx context.Context, prefix string, r scenarios.Redis, watch func(scenarios.Progress)) (results.Run, error)
 }
 
 // LockJob is a flash sale through a lock design.
@@ -52,10 +53,12 @@ func (j LockJob) buyers() int { return j.Sale.Buyers }
 func (j LockJob) Footprint(redisHere bool) scenarios.Footprint {
 	return j.Sale.Footprint(j.Impl, redisHere)
 }
-func (j LockJob) run(ctx context.Context, prefix string, r scenarios.Redis, progress io.Writer) (results.Run, error) {
+func (j LockJob) label() live.Sale {
+	return live.Sale{Scenario: j.Sale.Name, Design: j.Impl.Name, Faults: j.Sale.Faults.String()}
+}
+func (j LockJob) run(ctx context.Context, prefix string, r scenarios.Redis, watch func(scenarios.Progress)) (results.Run, error) {
 	s := j.Sale
-	s.Prefix = prefix
-	defer showProgress(&s.Sale, progress)()
+	s.Prefix, s.Progress = prefix, watch
 	run, err := s.Run(ctx, r, j.Impl)
 	run.Sweep = j.Sweep
 	return run, err
@@ -78,9 +81,11 @@ func (j QueueJob) buyers() int    { return j.Sale.Buyers }
 func (j QueueJob) Footprint(redisHere bool) scenarios.Footprint {
 	return j.Sale.Footprint(redisHere)
 }
-func (j QueueJob) run(ctx context.Context, prefix string, r scenarios.Redis, progress io.Writer) (results.Run, error) {
+func (j QueueJob) label() live.Sale {
+	return live.Sale{Scenario: j.Sale.Name + " (" + string(j.Sale.WithDefaults().Fulfil) + " fulfil)", Design: j.Impl.Name, Faults: j.Sale.Faults.String()}
+}
+func (j QueueJob) run(ctx context.Context, prefix string, r scenarios.Redis, watch func(scenarios.Progress)) (results.Run, error) {
 	s := j.Sale
-	s.Prefix = prefix
-	defer showProgress(&s.Sale, progress)()
+	s.Prefix, s.Progress = prefix, watch
 	return s.Run(ctx, r, j.Impl)
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/stockbench/stockbench/results/live"
 	"github.com/stockbench/stockbench/scenarios"
 )
 
@@ -13,13 +14,23 @@ import (
 // finish before anyone would read it.
 const progressAfter = 2 * time.Second
 
-// showProgress sets s's Progress hook to rewrite one line on w, when w is a terminal;
-// done clears the line, so that the job's result line starts a new one.
-func showProgress(s *scenarios.Sale, w io.Writer) (done func()) {
-	if s.Progress = progressLine(w); s.Progress == nil {
-		return func() {}
+// watching is the Progress hook of a sale: its progress line on w when w is a terminal,
+// and board's sale i when there is a board; nil when neither. done clears the line, so
+// that the job's result line starts a new one.
+func watching(w io.Writer, board *live.Board, i int) (hook func(scenarios.Progress), done func()) {
+	line := progressLine(w)
+	done = func() {}
+	if line != nil {
+		done = func() { fmt.Fprint(w, "\r\033[K") }
 	}
-	return func() { fmt.Fprint(w, "\r\033[K") }
+	switch {
+	case board == nil:
+		return line, done
+	case line == nil:
+		return board.Watch(i), done
+	}
+	watch := board.Watch(i)
+	return func(p scenarios.Progress) { line(p); watch(p) }, done
 }
 
 // progressLine returns a Progress hook that rewrites one line on w, or nil when w is not

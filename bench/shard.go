@@ -34,7 +34,9 @@ func RunShard(ctx context.Context, o Options, j LockJob, runID, dir string, stdo
 	need := j.need()
 	need.Replicated = false
 	part, err := rig.On(ctx, e.Harness, need, func(ctx context.Context, r scenarios.Redis) (results.Part, error) {
-		defer showProgress(&s.Sale, stderr)()
+		hook, done := watching(stderr, nil, 0)
+		defer done()
+		s.Progress = hook
 		return s.RunPart(ctx, r, j.Impl)
 	})
 	if err != nil && part.Run.Scenario == "" {

@@ -102,8 +102,10 @@ type Injector struct {
 	events []Event
 	hit    map[Kind]int // the plan's faults that struck, and how often
 	fired  sync.WaitGroup
-	// inFlight counts the server faults under way; settledAt is when the last one ended.
+	// inFlight counts the server faults under way, under names their begins; settledAt
+	// is when the last one ended.
 	inFlight  int
+	under     map[*sync.WaitGroup]Event
 	settledAt time.Time
 	// halt ends with Stop: what a fault does in the background stops with it.
 	halt context.Context
@@ -132,7 +134,7 @@ func New(plan Plan, srv Servers, ttl time.Duration, prefix string, seed uint64) 
 	}
 	halt, stop := context.WithCancel(context.Background())
 	in := &Injector{plan: plan, srv: srv, ttl: ttl, prefix: prefix, seed: seed, halt: halt, stop: stop, hit: make(map[Kind]int),
-		persist: n.Persist}
+		persist: n.Persist, under: make(map[*sync.WaitGroup]Event)}
 	for _, f := range plan {
 		in.armed = append(in.armed, armed{f, spec(f.Kind)})
 	}
@@ -211,6 +213,21 @@ func (in *Injector) Events() []Event {
 				Detail: fmt.Sprintf("struck %d victims in all at a rate of %g (the first %d are listed)", n, a.rate(), eventsEach)})
 		}
 	}
+	return out
+}
+
+// Under returns the server faults under way now, each with when it began and At now: a
+// live view's open windows, which Events gives once they are over.
+func (in *Injector) Under() []Event {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	now := time.Since(in.started)
+	var out []Event
+	for _, e := range in.under {
+		e.At = now
+		out = append(out, e)
+	}
+	slices.SortFunc(out, func(a, b Event) int { return cmp.Compare(a.Began, b.Began) })
 	return out
 }
 
@@ -470,17 +487,19 @@ func (in *Injector) fire(a armed, who string) *sync.WaitGroup {
 	wg.Add(1)
 	in.fired.Add(1)
 	in.strikes(a.Kind)
+	began := time.Since(in.started)
 	in.mu.Lock()
 	in.inFlight++
+	in.under[&wg] = Event{Began: began, Fault: a.Kind, Detail: "under way (" + who + ")"}
 	in.mu.Unlock()
 	go func() {
 		defer in.fired.Done()
 		defer wg.Done()
-		began := time.Since(in.started)
 		detail, err := a.spec.server(in.halt, in, a.lasting(in.ttl), who)
 		in.recordSince(a.Kind, began, detail, err)
 		in.mu.Lock()
 		in.inFlight--
+		delete(in.under, &wg)
 		in.settledAt = time.Now()
 		in.mu.Unlock()
 	}()

@@ -164,7 +164,9 @@ func (d *dropSale) hold(ctx context.Context, a *app, j int, sent time.Time, leas
 	h := &hold{a: a}
 	held := time.Now()
 	rec := oracle.Hold{Buyer: j + 1, Sent: sent.Sub(d.t0), Enter: held.Sub(d.t0), Lease: promised(sent, d.TTL, lease).Sub(d.t0)}
+	d.t.entered()
 	err := d.fire(ctx, h, j, lease)
+	d.t.left(errors.Is(err, errCrashed))
 	leave := time.Now()
 	rec.Read, rec.Wrote, rec.Leave = offset(h.read, d.t0), offset(h.wrote, d.t0), leave.Sub(d.t0)
 	if errors.Is(err, errCrashed) {
@@ -228,6 +230,7 @@ func (d *dropSale) fire(ctx context.Context, h *hold, j int, lease lockimpl.Leas
 		return lockimpl.ErrStale
 	}
 	h.wrote = time.Now()
+	d.t.released(f.Units)
 	// How late the wave went on sale after its due time: the drop's latency.
 	d.t.measure(j, 0, results.Purchase, at-d.dueAt(next))
 	return nil

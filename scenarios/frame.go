@@ -72,7 +72,7 @@ func runSale(ctx context.Context, s Sale, r Redis, ttl time.Duration, build func
 	started := time.Now()
 	goneErr := during(ctx, r.watched(s.Faults), keeper{lease: s.KeyLease, horizon: k.horizon()}, k.leases(), inj,
 		func(ctx context.Context) {
-			defer t.report(s)()
+			defer t.report(s, inj)()
 			k.run(ctx, t)
 		})
 	var shardErr error

@@ -242,7 +242,9 @@ func (ls *lockSale) holder(ctx context.Context, a *app, i int, start, sent time.
 
 	h := &hold{a: a}
 	in := ls.witnessIn(ctx, a)
+	ls.t.entered()
 	left, err := ls.critical(ctx, h, i, strconv.Itoa(ls.id(i)), lease)
+	ls.t.left(errors.Is(err, errCrashed))
 	ls.witnessOut(ctx, a, in)
 
 	leave := time.Now()

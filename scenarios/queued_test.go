@@ -59,7 +59,7 @@ func queuedSale(t testing.TB, s FlashSale, p *slowPurchaser) *lockSale {
 // runFor runs ls's buyers, with its progress reports, until they are done or ctx ends.
 func (ls *lockSale) runFor(ctx context.Context) {
 	t := newTally(ls.Sale)
-	defer t.report(ls.Sale)()
+	defer t.report(ls.Sale, ls.inj)()
 	ls.run(ctx, t)
 }
 

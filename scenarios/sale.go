@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/HdrHistogram/hdrhistogram-go"
+
 	"github.com/stockbench/stockbench/faults"
 )
 
@@ -68,6 +70,33 @@ type Progress struct {
 	Done, Buyers int
 	Elapsed      time.Duration
 	SalesPerSec  float64 // over the last report's interval
+	// Seen is what went wrong so far, as the sale saw it; the oracles judge at the end.
+	Seen Seen
+	// Latency is the main latency's histogram so far, in microseconds (the purchase's,
+	// or a queue's order time): the receiver's own copy.
+	Latency *hdrhistogram.Histogram
+	// Faults is what the faults did so far (over); Under the server faults under way,
+	// with At now.
+	Faults, Under []faults.Event
+	// Final is set on the last report, once the buyers and workers are done.
+	Final bool
+}
+
+// Oversold is how many units were sold beyond the stock so far.
+func (p Progress) Oversold() int64 { return max(0, p.Sold-p.Stock) }
+
+// Seen is what a running sale saw go wrong so far, before any oracle judged it: a live
+// view's counters. The verdict at the end sorts them (an overlap is a broken lock or an
+// outlived lease) and finds what cannot be seen as it happens (a lost order).
+type Seen struct {
+	// Overlaps counts holders who entered the critical section while another was in it.
+	Overlaps int64 `json:"overlaps"`
+	// Repeats counts orders a queue worker settled again after one had settled them.
+	Repeats int64 `json:"repeats"`
+	// Crashed counts holders and workers a fault killed holding the lock or a task.
+	Crashed int64 `json:"crashed"`
+	// Errors counts the errors buyers and workers met.
+	Errors int64 `json:"errors"`
 }
 
 // withDefaults returns s with its zero fields set.

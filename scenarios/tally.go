@@ -8,6 +8,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/stockbench/stockbench/faults"
 	"github.com/stockbench/stockbench/internal/wait"
 	"github.com/stockbench/stockbench/lockimpl"
 	"github.com/stockbench/stockbench/results"
@@ -25,6 +28,10 @@ type tally struct {
 	// counting is set when someone reads sold and done (Sale.Progress).
 	counting   bool
 	sold, done atomic.Int64
+	// inside is how many holders are in the critical section now; seen is what went
+	// wrong so far, for Progress.
+	inside                   atomic.Int64
+	overlaps, repeats, crash atomic.Int64
 
 	failures atomic.Int64
 	errOnce  sync.Once
@@ -58,6 +65,45 @@ func (t *tally) finished(bought bool) {
 	t.done.Add(1)
 	if bought {
 		t.sold.Add(1)
+	}
+}
+
+// released counts n units put on sale (a drop's wave), as sold for Progress.
+func (t *tally) released(n int64) {
+	if t.counting {
+		t.sold.Add(n)
+	}
+}
+
+// entered notes a holder in the critical section, and an overlap seen when another is
+// in it too; left notes it out, dead or not.
+func (t *tally) entered() {
+	if t.counting && t.inside.Add(1) > 1 {
+		t.overlaps.Add(1)
+	}
+}
+
+func (t *tally) left(died bool) {
+	if !t.counting {
+		return
+	}
+	t.inside.Add(-1)
+	if died {
+		t.crash.Add(1)
+	}
+}
+
+// again notes an order settled a second time (a queue's duplicate delivery worked);
+// died a worker killed holding a task.
+func (t *tally) again() {
+	if t.counting {
+		t.repeats.Add(1)
+	}
+}
+
+func (t *tally) died() {
+	if t.counting {
+		t.crash.Add(1)
 	}
 }
 
@@ -102,24 +148,36 @@ func (t *tally) latencies(phases ...results.Phase) map[string]results.Latency {
 	return m
 }
 
-// report calls s.Progress every second until the returned func is called.
-func (t *tally) report(s Sale) (stop func()) {
+// report calls s.Progress every second until the returned func is called, and once
+// more then, with what the sale ended with; inj says what the faults did so far.
+func (t *tally) report(s Sale, inj *faults.Injector) (stop func()) {
 	if s.Progress == nil {
 		return func() {}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	start := time.Now()
+	var lastSold int64
+	last := start
+	tick := func(final bool) {
+		now, sold := time.Now(), t.sold.Load()
+		s.Progress(Progress{Sold: sold, Stock: s.Stock, Done: int(t.done.Load()), Buyers: s.Buyers,
+			Elapsed: now.Sub(start), SalesPerSec: float64(sold-lastSold) / now.Sub(last).Seconds(),
+			Seen:    Seen{Overlaps: t.overlaps.Load(), Repeats: t.repeats.Load(), Crashed: t.crash.Load(), Errors: t.failures.Load()},
+			Latency: t.main(), Faults: inj.Events(), Under: inj.Under(), Final: final})
+		lastSold, last = sold, now
+	}
 	wg.Go(func() {
-		var lastSold int64
-		last := start
-		wait.Every(ctx, time.Second, func() bool {
-			now, sold := time.Now(), t.sold.Load()
-			s.Progress(Progress{Sold: sold, Stock: s.Stock, Done: int(t.done.Load()), Buyers: s.Buyers,
-				Elapsed: now.Sub(start), SalesPerSec: float64(sold-lastSold) / now.Sub(last).Seconds()})
-			lastSold, last = sold, now
-			return true
-		})
+		wait.Every(ctx, time.Second, func() bool { tick(false); return true })
 	})
-	return func() { cancel(); wg.Wait() }
+	return func() { cancel(); wg.Wait(); tick(true) }
+}
+
+// main is the latency histogram of the sale's main phase so far (microseconds), as
+// results.Run.MainLatency picks it: the purchase's, or a queue's order time.
+func (t *tally) main() *hdrhistogram.Histogram {
+	if h := t.rec.Histogram(results.Purchase); h.TotalCount() > 0 {
+		return h
+	}
+	return t.rec.Histogram(results.Queue)
 }

@@ -57,6 +57,7 @@ func (qs *queueRun) work(ctx context.Context, name string) []oracle.Take {
 		takes = qs.handle(ctx, name, task, begin, takes)
 		qs.busy.Add(-1)
 		if len(takes) > 0 && takes[len(takes)-1].Result == oracle.TakeCrashed {
+			qs.t.died()
 			qs.startWorker(ctx)
 			return takes
 		}
@@ -250,6 +251,7 @@ func (t term) over() bool {
 // when the order was due to arrive, so that a stalled enqueue shows in it too.
 func (qs *queueRun) settle(id string, at time.Duration, fulfilled bool) {
 	if _, dup := qs.settledSet.LoadOrStore(id, true); dup {
+		qs.t.again()
 		return
 	}
 	qs.settled.Add(1)

@@ -132,6 +132,10 @@ func TestBadInput(t *testing.T) {
 		{"too many schedulers", []string{"run", "--scenario", "drop-sale", "--lock", "token", "--buyers", "5000"}, "a drop's buyers are its scheduler instances: at most 1000"},
 		{"drop at a rate", []string{"run", "--scenario", "drop-sale", "--lock", "token", "--rate", "10"}, "takes no arrival rate"},
 		{"no time between waves", []string{"run", "--scenario", "drop-sale", "--lock", "token", "--wave-every", "0s"}, `invalid value "0s" for flag -wave-every`},
+		{"dashboard not an address", []string{"run", "--lock", "lua", "--dashboard", "8080"}, `--dashboard "8080": want host:port or :port`},
+		{"dashboard on no address of this machine", []string{"matrix", "--dashboard", "192.0.2.1:0"}, "--dashboard 192.0.2.1:0: listen tcp 192.0.2.1:0"},
+		{"dashboard of a shard", []string{"run", "--lock", "lua", "--shard", "0/2", "--redis-url", "redis://127.0.0.1:1", "--dashboard", ":0"}, "--dashboard watches a whole run, not one shard of it"},
+		{"dashboard of a shrink", []string{"shrink", "results/runs/none", "--dashboard", ":0"}, "shrink: --dashboard watches a run"},
 		{"merge nothing", []string{"merge"}, "name the shards' directories"},
 		{"merge no shard", []string{"merge", "/nonexistent/run"}, "/nonexistent/run holds no shard's record"},
 	}

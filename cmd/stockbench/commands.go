@@ -26,6 +26,9 @@ func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		return bench.Complain(stderr, err)
 	}
 	if c.shard.Sharded() {
+		if c.dashboard != "" {
+			return bench.Complain(stderr, bench.UsageError(errors.New("--dashboard watches a whole run, not one shard of it")))
+		}
 		return c.runShard(ctx, jobs[0], args, stdout, stderr)
 	}
 	return bench.Execute(ctx, c.options(args, nil), jobs, stdout, stderr)

@@ -31,6 +31,8 @@ type common struct {
 	// shard and runID: run's sale is one shard of a sharded run (see runShard).
 	shard scenarios.Shard
 	runID string
+	// dashboard is where the live page and /metrics are served (bench.Options.Dashboard).
+	dashboard string
 }
 
 func (c *common) bind(fs *flag.FlagSet) {
@@ -46,6 +48,7 @@ func (c *common) bind(fs *flag.FlagSet) {
 	if c.sideBySide {
 		fs.IntVar(&c.parallel, "parallel", c.parallel, "`n` fault sales of at most 10,000 buyers run side by side, each on servers of its own; sales with no fault, whose figures are compared, run alone (1: one at a time; the user's own Redis: always one; env STOCKBENCH_PARALLEL)")
 	}
+	fs.StringVar(&c.dashboard, "dashboard", "", "serve a live page of the run and its figures as OpenMetrics on /metrics at `host:port` (:port for this machine only, :0 for a free port); the page is saved as dashboard.html in the run directory")
 	fs.IntVar(&c.procs, "procs", 0, "CPUs the buyers' goroutines run on (GOMAXPROCS); default: all but one when Redis runs on this machine, all for --redis-url, or GOMAXPROCS from the environment")
 }
 
@@ -63,7 +66,7 @@ func (c *common) bindSales(fs *flag.FlagSet) *saleFlags {
 // judges the run when it ends.
 func (c *common) options(args []string, after bench.Afterword) bench.Options {
 	return bench.Options{Redis: c.redis, Out: c.out, Procs: c.procs, Parallel: c.parallel, Args: args,
-		Notes: c.notes, Prepare: c.designs.check, Rerun: c.rerun, After: after}
+		Notes: c.notes, Prepare: c.designs.check, Rerun: c.rerun, After: after, Dashboard: c.dashboard}
 }
 
 // external reports whether the run is on the user's own Redis: nothing is started, and

@@ -42,6 +42,8 @@ func shrinkCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 		return bench.Complain(stderr, bench.UsageError(fmt.Errorf("shrink: --tries must be positive, got %d", *tries)))
 	case *budget <= 0:
 		return bench.Complain(stderr, bench.UsageError(fmt.Errorf("shrink: --budget must be positive, got %s", *budget)))
+	case c.dashboard != "":
+		return bench.Complain(stderr, bench.UsageError(errors.New("shrink: --dashboard watches a run; run the smallest sale shrink prints with it")))
 	}
 	orig, err := readResults(dirs[0])
 	if err != nil {

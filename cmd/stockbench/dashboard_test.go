@@ -1,0 +1,383 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/stockbench/stockbench/results"
+)
+
+// prometheusBinary is Debian's prometheus, which scrapes a live run in the tests. The
+// test is skipped without one, unless STOCKBENCH_REQUIRE_PROMETHEUS is set (CI
+// installs it with scripts/ensure-prometheus.sh and sets it).
+func prometheusBinary(t *testing.T) string {
+	t.Helper()
+	if p, err := exec.LookPath("prometheus"); err == nil {
+		return p
+	}
+	if os.Getenv("STOCKBENCH_REQUIRE_PROMETHEUS") != "" {
+		t.Fatal("no prometheus found and STOCKBENCH_REQUIRE_PROMETHEUS is set: apt-get install prometheus")
+	}
+	t.Skip("no prometheus on PATH (apt-get install prometheus); the live metrics are not scraped")
+	return ""
+}
+
+// TestDashboardLive runs a sale with --dashboard (set-nx-ex with its holder paused: it
+// oversells as it goes) while headless Chromium watches the page and Debian's
+// Prometheus scrapes /metrics with deploy/monitoring/prometheus.yml: the page's
+// counters move mid-sale, PromQL answers the sold count and the p99 the record has, every
+// query of deploy/monitoring/grafana-dashboard.json runs, and the page saved at the end
+// opens with the network off and shows the verdict. Screenshots (PNG) go to bin/artefacts.
+func TestDashboardLive(t *testing.T) {
+	t.Parallel()
+	exe, promExe := browser(t), prometheusBinary(t)
+	out := t.TempDir()
+	cmd := exec.Command(binary, "run", "--lock", "set-nx-ex", "--fault", "client-pause", "--buyers", "500", "--stock", "400",
+		"--rate", "50", "--out", out, "--dashboard", ":0")
+	var stdout strings.Builder
+	cmd.Stdout = &stdout
+	errPipe, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	addr, stderr := make(chan string, 1), make(chan string, 1)
+	go func() {
+		var all strings.Builder
+		sc := bufio.NewScanner(errPipe)
+		for sc.Scan() {
+			all.WriteString(sc.Text() + "\n")
+			if m := regexp.MustCompile(`dashboard at http://([^/]+)/`).FindStringSubmatch(sc.Text()); m != nil {
+				addr <- m[1]
+			}
+		}
+		stderr <- all.String()
+	}()
+	var host string
+	select {
+	case host = <-addr:
+	case <-time.After(60 * time.Second):
+		t.Fatal("no dashboard address on stderr")
+	}
+	page := "http://" + host + "/"
+
+	prom := startPrometheus(t, promExe, host)
+
+	// The page, mid-sale: the sold counter moves between two looks a few seconds apart.
+	ctx := browserContext(t, exe)
+	if err := chromedp.Do(ctx, chromedp.Navigate(page), chromedp.WaitVisible(chromedp.CSS("#sold"))); err != nil {
+		t.Fatalf("chromium: %v", err)
+	}
+	text := func(sel string) string {
+		s, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel)))
+		if err != nil {
+			t.Fatalf("chromium: %s: %v", sel, err)
+		}
+		return s
+	}
+	first := text("#sold")
+	time.Sleep(3 * time.Second)
+	second, overlaps := text("#sold"), text("#overlaps")
+	if first == second {
+		t.Errorf("the sold counter did not move in 3 s: %s", first)
+	}
+	if n, _ := strconv.Atoi(overlaps); n == 0 {
+		t.Errorf("a paused holder's lock taken by others: want overlaps seen, got %q", overlaps)
+	}
+	if shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(100)); err == nil {
+		keep(t, "dashboard-live.png", shot)
+	}
+	t.Logf("mid-sale: sold %s, then %s; overlaps seen %s", first, second, overlaps)
+
+	// PromQL mid-sale: the sold count is there.
+	if v := prom.wait(t, `max(stockbench_sold_total{design="set-nx-ex"})`); v <= 0 {
+		t.Errorf("sold mid-sale: %v", v)
+	}
+
+	if err := cmd.Wait(); err != nil && cmd.ProcessState.ExitCode() > 1 {
+		t.Fatalf("run: %v\n%s\n%s", err, stdout.String(), <-stderr)
+	}
+	<-stderr
+
+	// The record and the saved page.
+	dirs, _ := filepath.Glob(filepath.Join(out, "*", "dashboard.html"))
+	if len(dirs) != 1 {
+		t.Fatalf("want one dashboard.html, found %v", dirs)
+	}
+	saved := dirs[0]
+	f, err := results.Read(filepath.Join(filepath.Dir(saved), "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := f.Runs[0]
+	state := savedState(t, saved)
+
+	// PromQL after the sale: the last scrape has the final figures, which are the page's,
+	// and the p99 read off the buckets lies in the bucket of the record's p99.
+	if v := prom.query(t, `max(max_over_time(stockbench_sold_total{design="set-nx-ex"}[5m]))`); v != float64(state.Sales[0].Sold) {
+		t.Errorf("PromQL sold %v, the saved page %d", v, state.Sales[0].Sold)
+	}
+	p99 := prom.query(t, `histogram_quantile(0.99, max by (le) (max_over_time(stockbench_latency_seconds_bucket{design="set-nx-ex"}[5m])))`)
+	lo, hi := bucketOf(float64(run.Latency["purchase"].P99Us) / 1e6)
+	if p99 < lo || p99 > hi {
+		t.Errorf("PromQL p99 %.4fs, the record's %dus: want it in (%g, %g]", p99, run.Latency["purchase"].P99Us, lo, hi)
+	}
+	if v := prom.query(t, `max(max_over_time(stockbench_verdict{design="set-nx-ex",class="OVERSOLD"}[5m]))`); v != 1 {
+		t.Errorf("PromQL verdict OVERSOLD: %v (the record: %s)", v, run.Verdict.Cell())
+	}
+	t.Logf("PromQL: sold %d, p99 %.3fs (record %dus), verdict %s", state.Sales[0].Sold, p99, run.Latency["purchase"].P99Us, run.Verdict.Cell())
+	for _, expr := range grafanaExprs(t) {
+		prom.run(t, expr)
+	}
+
+	// The saved page fetches nothing (it opens offline) and shows the run's verdict.
+	octx := browserContext(t, exe)
+	if err := chromedp.Do(octx, chromedp.Navigate("file://"+saved), chromedp.WaitVisible(chromedp.CSS("#matrix td.cell"))); err != nil {
+		t.Fatalf("chromium: the saved page: %v", err)
+	}
+	cell, err := chromedp.Run(octx, chromedp.Text(chromedp.CSS("#matrix td.cell")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cell != run.Verdict.Cell() {
+		t.Errorf("the saved page's cell %q, the record's %q", cell, run.Verdict.Cell())
+	}
+	if n, err := chromedp.Run(octx, chromedp.Evaluate[int](`performance.getEntriesByType("resource").length`)); err != nil || n != 0 {
+		t.Errorf("the saved page fetched %d resources (%v)", n, err)
+	}
+	if shot, err := chromedp.Run(octx, chromedp.FullScreenshot(100)); err == nil {
+		keep(t, "dashboard-saved.png", shot)
+	}
+}
+
+// browserContext is a headless Chromium tab that logs each console error as a test
+// error, closed with the test.
+func browserContext(t *testing.T, exe string) context.Context {
+	t.Helper()
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(exe), chromedp.NoSandbox,
+		chromedp.DisableGPU, chromedp.WindowSize(1280, 1000))
+	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
+	t.Cleanup(cancel)
+	ctx, cancel := chromedp.NewContext(actx)
+	t.Cleanup(cancel)
+	ctx, cancel = context.WithTimeout(ctx, 3*time.Minute)
+	t.Cleanup(cancel)
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[chromedp.Void](`0`)); err != nil {
+		t.Fatalf("chromium: %v", err)
+	}
+	go func() {
+		for m, err := range chromedp.Console(ctx) {
+			if err != nil {
+				return
+			}
+			if m.Type == chromedp.ConsoleError || m.IsException() {
+				t.Errorf("console: %s", m.String())
+			}
+		}
+	}()
+	return ctx
+}
+
+// keep writes an artefact of the test into bin/artefacts.
+func keep(t *testing.T, name string, b []byte) {
+	art := filepath.Join("..", "..", "bin", "artefacts")
+	if err := os.MkdirAll(art, 0o755); err == nil {
+		os.WriteFile(filepath.Join(art, name), b, 0o644)
+	}
+}
+
+// savedState is the state a saved dashboard carries.
+func savedState(t *testing.T, path string) (st struct {
+	Sales []struct {
+		Sold int64  `json:"sold"`
+		Cell string `json:"cell"`
+	} `json:"sales"`
+}) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?s)<script id="state" type="application/json">(.*?)</script>`).FindSubmatch(b)
+	if m == nil {
+		t.Fatal("the saved page carries no state")
+	}
+	if err := json.Unmarshal(m[1], &st); err != nil || len(st.Sales) != 1 {
+		t.Fatalf("the saved page's state: %v, %d sales", err, len(st.Sales))
+	}
+	return st
+}
+
+// bucketOf is the bucket of /metrics' latency histogram that holds v seconds.
+func bucketOf(v float64) (lo, hi float64) {
+	bounds := []float64{0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30}
+	for _, b := range bounds {
+		if v <= b {
+			return lo, b
+		}
+		lo = b
+	}
+	return lo, lo
+}
+
+// grafanaExprs are the PromQL queries of the shipped Grafana dashboard, its panels' and
+// its annotations', with its variables as Grafana fills them for "All".
+func grafanaExprs(t *testing.T) []string {
+	b, err := os.ReadFile(filepath.Join("..", "..", "deploy", "monitoring", "grafana-dashboard.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var exprs []string
+	var walk func(v any)
+	walk = func(v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			for k, e := range v {
+				if s, ok := e.(string); ok && k == "expr" {
+					exprs = append(exprs, s)
+				}
+				walk(e)
+			}
+		case []any:
+			for _, e := range v {
+				walk(e)
+			}
+		}
+	}
+	var dash any
+	if err := json.Unmarshal(b, &dash); err != nil {
+		t.Fatalf("grafana-dashboard.json: %v", err)
+	}
+	walk(dash)
+	if len(exprs) < 8 {
+		t.Fatalf("grafana-dashboard.json: %d queries", len(exprs))
+	}
+	fill := strings.NewReplacer("$design", ".*", "$scenario", ".*", "$faults", ".*", "$__rate_interval", "5s", "$__range", "5m")
+	for i := range exprs {
+		exprs[i] = fill.Replace(exprs[i])
+	}
+	return exprs
+}
+
+// promServer is a Prometheus the test started, scraping the run at host with the
+// configuration deploy/monitoring/prometheus.yml ships.
+type promServer struct{ api string }
+
+func startPrometheus(t *testing.T, exe, host string) promServer {
+	t.Helper()
+	conf, err := os.ReadFile(filepath.Join("..", "..", "deploy", "monitoring", "prometheus.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(conf), "127.0.0.1:9464") {
+		t.Fatal("prometheus.yml does not scrape 127.0.0.1:9464")
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "prometheus.yml")
+	os.WriteFile(path, []byte(strings.ReplaceAll(string(conf), "127.0.0.1:9464", host)), 0o644)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	listen := l.Addr().String()
+	l.Close()
+	cmd := exec.Command(exe, "--config.file="+path, "--storage.tsdb.path="+filepath.Join(dir, "data"),
+		"--web.listen-address="+listen, "--log.level=warn")
+	var log strings.Builder
+	cmd.Stdout, cmd.Stderr = &log, &log
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+		if t.Failed() {
+			t.Logf("prometheus:\n%s", log.String())
+		}
+	})
+	return promServer{api: "http://" + listen + "/api/v1/query"}
+}
+
+// result asks expr and returns the answer's status and its first sample's value.
+func (p promServer) result(expr string) (samples int, v float64, err error) {
+	resp, err := http.Get(p.api + "?query=" + url.QueryEscape(expr))
+	if err != nil {
+		return 0, 0, err
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	var r struct {
+		Status string `json:"status"`
+		Error  string `json:"error"`
+		Data   struct {
+			Result []struct {
+				Value [2]any `json:"value"`
+			} `json:"result"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(body, &r); err != nil {
+		return 0, 0, fmt.Errorf("%s: %s", expr, body)
+	}
+	if r.Status != "success" {
+		return 0, 0, fmt.Errorf("%s: %s", expr, r.Error)
+	}
+	if len(r.Data.Result) == 0 {
+		return 0, 0, nil
+	}
+	s, _ := r.Data.Result[0].Value[1].(string)
+	v, err = strconv.ParseFloat(s, 64)
+	return len(r.Data.Result), v, err
+}
+
+// run asks expr, which must be valid PromQL.
+func (p promServer) run(t *testing.T, expr string) {
+	t.Helper()
+	if _, _, err := p.result(expr); err != nil {
+		t.Errorf("PromQL: %v", err)
+	}
+}
+
+// query is expr's value, which must have one.
+func (p promServer) query(t *testing.T, expr string) float64 {
+	t.Helper()
+	n, v, err := p.result(expr)
+	if err != nil || n == 0 {
+		t.Errorf("PromQL %s: %d samples, %v", expr, n, err)
+	}
+	return v
+}
+
+// wait asks expr until it has a value, for 20 s: Prometheus starts and scrapes first.
+func (p promServer) wait(t *testing.T, expr string) float64 {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		n, v, err := p.result(expr)
+		if err == nil && n > 0 {
+			return v
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("PromQL %s: nothing in 20 s (%v)", expr, err)
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+}
