@@ -4,11 +4,11 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/stockbench/stockbench/results/live"
 	"github.com/stockbench/stockbench/internal/servers/rig"
 	"github.com/stockbench/stockbench/lockimpl"
 	"github.com/stockbench/stockbench/queueimpl"
 	"github.com/stockbench/stockbench/results"
+	"github.com/stockbench/stockbench/results/live"
 	"github.com/stockbench/stockbench/scenarios"
 )
 
