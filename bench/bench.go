@@ -56,6 +56,10 @@ type Options struct {
 	Rerun func(Job) []string
 	// After, when set, reads the finished run for a verdict of its own.
 	After Afterword
+	// Repeat, above 1, runs each sale with no fault (the ones the gate's soft rules
+	// compare) that many times in all, back to back: the first is the record, and every
+	// run's speed goes into its Spread. Default: once.
+	Repeat int
 	// Dashboard, when set, is the address (host:port, or :port on the loopback
 	// interface) where the run's live page and its /metrics are served while it goes;
 	// the page is saved as dashboard.html in the run's directory at the end. Default:

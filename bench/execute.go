@@ -37,6 +37,9 @@ func Execute(ctx context.Context, o Options, jobs []Job, stdout, stderr io.Write
 	if err := fits(jobs, !o.External()); err != nil {
 		return Complain(stderr, UsageError(err))
 	}
+	if o.Repeat < 0 || o.Repeat > MaxRepeat {
+		return Complain(stderr, UsageError(fmt.Errorf("--repeat must be from 1 to %d, got %d", MaxRepeat, o.Repeat)))
+	}
 	noted := map[string]bool{}
 	for _, n := range o.Notes {
 		if noted[n] {
@@ -289,7 +292,11 @@ func (e *Env) runAll(ctx context.Context, jobs []Job, o Options, board *live.Boa
 		fmt.Fprintf(stderr, "%s %s\n", step, j.describe())
 		wg.Go(func() {
 			defer release()
-			run, err := e.runJob(ctx, j, fmt.Sprintf("{stockbench:%s:%d}", file.ID, i), w < parallel, stderr, board, i)
+			prefix := fmt.Sprintf("{stockbench:%s:%d}", file.ID, i)
+			run, err := e.runJob(ctx, j, prefix, w < parallel, stderr, board, i)
+			if err == nil && o.Repeat > 1 && len(j.need().Faults) == 0 {
+				e.repeat(ctx, j, prefix, o.Repeat, &run, step, stderr)
+			}
 			goOn := err != nil && run.Scenario != "" && len(jobs) > 1 && ctx.Err() == nil && e.answers(ctx)
 			if err == nil || run.Scenario != "" {
 				e.annotate(&run, j)
@@ -302,6 +309,29 @@ func (e *Env) runAll(ctx context.Context, jobs []Job, o Options, board *live.Boa
 	}
 	wg.Wait()
 	return sc.finish(ctx, len(jobs))
+}
+
+// MaxRepeat bounds Options.Repeat: the soft rules' test gains little past a few runs a
+// side.
+const MaxRepeat = 20
+
+// repeat runs j again until it has run times in all, for its speed: each complete run's
+// figures go into run.Spread, the record's first. A run cut short ends the repeats; the
+// record stands either way.
+func (e *Env) repeat(ctx context.Context, j Job, prefix string, times int, run *results.Run, step string, stderr io.Writer) {
+	s := &results.Spread{}
+	s.Add(run)
+	for k := 1; k < times && ctx.Err() == nil; k++ {
+		again, err := e.runJob(ctx, j, fmt.Sprintf("%s:%d", prefix, k), false, stderr, nil, 0)
+		if err != nil || !again.Complete {
+			break
+		}
+		s.Add(&again)
+	}
+	run.Spread = s
+	lo, hi := slices.Min(s.P50Us), slices.Max(s.P50Us)
+	fmt.Fprintf(stderr, "%s ran %d times for its speed: p50 %s to %s\n", step, len(s.P50Us),
+		results.FormatMicros(lo), results.FormatMicros(hi))
 }
 
 // annotate adds to a job's run what the command knows of it: whether the server it

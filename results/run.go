@@ -88,11 +88,29 @@ type Run struct {
 	Rerun []string `json:"rerun,omitempty"`
 	// Repeats is how often reruns of the sale earned its class, once replay has rerun it.
 	Repeats *Repeats `json:"repeats,omitempty"`
+	// Spread, when the sale was run several times for its speed, is each run's figures.
+	Spread *Spread `json:"spread,omitempty"`
 
 	// SalesPerSec is confirmed orders over the time to the last confirmed order.
 	SalesPerSec float64            `json:"sales_per_sec"`
 	Latency     map[string]Latency `json:"latency"`
 	Commands    *Commands          `json:"redis_commands,omitempty"`
+}
+
+// Spread is the speed of several runs of one sale in one record (matrix --repeat): each
+// run's median main latency and sales/s, the record's own first. The gate's soft rules
+// test a change against it, since one sale's samples say nothing of how far a second
+// run of the same build lands from the first.
+type Spread struct {
+	P50Us       []int64   `json:"p50_us"`
+	SalesPerSec []float64 `json:"sales_per_sec"`
+}
+
+// Add appends run's figures to s.
+func (s *Spread) Add(run *Run) {
+	_, l := run.MainLatency()
+	s.P50Us = append(s.P50Us, l.P50Us)
+	s.SalesPerSec = append(s.SalesPerSec, run.SalesPerSec)
 }
 
 // Repeats is what reruns of a sale earned: Times reruns, Same of them its class, and

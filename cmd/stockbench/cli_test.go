@@ -136,6 +136,8 @@ func TestBadInput(t *testing.T) {
 		{"dashboard on no address of this machine", []string{"matrix", "--dashboard", "192.0.2.1:0"}, "--dashboard 192.0.2.1:0: listen tcp 192.0.2.1:0"},
 		{"dashboard of a shard", []string{"run", "--lock", "lua", "--shard", "0/2", "--redis-url", "redis://127.0.0.1:1", "--dashboard", ":0"}, "--dashboard watches a whole run, not one shard of it"},
 		{"dashboard of a shrink", []string{"shrink", "results/runs/none", "--dashboard", ":0"}, "shrink: --dashboard watches a run"},
+		{"repeat zero times", []string{"matrix", "--repeat", "0"}, `invalid value "0" for flag -repeat: must be from 1 to 20`},
+		{"repeat too often", []string{"run", "--lock", "lua", "--repeat", "50"}, `invalid value "50" for flag -repeat: must be from 1 to 20`},
 		{"merge nothing", []string{"merge"}, "name the shards' directories"},
 		{"merge no shard", []string{"merge", "/nonexistent/run"}, "/nonexistent/run holds no shard's record"},
 	}

@@ -33,6 +33,8 @@ type common struct {
 	runID string
 	// dashboard is where the live page and /metrics are served (bench.Options.Dashboard).
 	dashboard string
+	// repeat is how many times each sale with no fault runs (bench.Options.Repeat).
+	repeat int
 }
 
 func (c *common) bind(fs *flag.FlagSet) {
@@ -48,6 +50,16 @@ func (c *common) bind(fs *flag.FlagSet) {
 	if c.sideBySide {
 		fs.IntVar(&c.parallel, "parallel", c.parallel, "`n` fault sales of at most 10,000 buyers run side by side, each on servers of its own; sales with no fault, whose figures are compared, run alone (1: one at a time; the user's own Redis: always one; env STOCKBENCH_PARALLEL)")
 	}
+	c.repeat = 1
+	fs.Func("repeat", "run each sale with no fault `n` times in all, for the spread of its speed that the gate's soft rules test (make bench and make gate: 5); the first run is the record (default 1)",
+		func(s string) error {
+			n, err := strconv.Atoi(s)
+			if err != nil || n < 1 || n > bench.MaxRepeat {
+				return fmt.Errorf("must be from 1 to %d", bench.MaxRepeat)
+			}
+			c.repeat = n
+			return nil
+		})
 	fs.StringVar(&c.dashboard, "dashboard", "", "serve a live page of the run and its figures as OpenMetrics on /metrics at `host:port` (:port for this machine only, :0 for a free port); the page is saved as dashboard.html in the run directory")
 	fs.IntVar(&c.procs, "procs", 0, "CPUs the buyers' goroutines run on (GOMAXPROCS); default: all but one when Redis runs on this machine, all for --redis-url, or GOMAXPROCS from the environment")
 }
@@ -66,7 +78,7 @@ func (c *common) bindSales(fs *flag.FlagSet) *saleFlags {
 // judges the run when it ends.
 func (c *common) options(args []string, after bench.Afterword) bench.Options {
 	return bench.Options{Redis: c.redis, Out: c.out, Procs: c.procs, Parallel: c.parallel, Args: args,
-		Notes: c.notes, Prepare: c.designs.check, Rerun: c.rerun, After: after, Dashboard: c.dashboard}
+		Notes: c.notes, Prepare: c.designs.check, Rerun: c.rerun, After: after, Dashboard: c.dashboard, Repeat: c.repeat}
 }
 
 // external reports whether the run is on the user's own Redis: nothing is started, and

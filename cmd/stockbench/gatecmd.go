@@ -17,7 +17,7 @@ import (
 // gateCommand is `stockbench gate`: compare a run with a baseline; exit 1 with one line
 // per regression.
 func gateCommand(args []string, stdout, stderr io.Writer) int {
-	fset := newFlagSet("gate", "gate --baseline FILE [--current DIR] [--rules FILE] [tolerances]")
+	fset := newFlagSet("gate", "gate --baseline FILE [--current DIR] [--rules FILE] [rules]")
 	baseline := fset.String("baseline", "", "the baseline results.json, or its run directory (required)")
 	current := fset.String("current", "", "the run to gate (default: the newest under --runs)")
 	runs := fset.String("runs", "results/runs", "where to look for the newest run")
@@ -36,6 +36,12 @@ func gateCommand(args []string, stdout, stderr io.Writer) int {
 		func(r *gate.Rules, v float64) { r.MaxP999Rise = v })
 	field(fset, &edits, "min-samples", fmt.Sprintf("fewest latency samples (`n`) a percentile is gated on (default %d)", d.MinSamples), int64Of,
 		func(r *gate.Rules, n int64) { r.MinSamples = n })
+	field(fset, &edits, "soft", fmt.Sprintf("how speed is judged: %q (a change beyond --min-effect and significant at --alpha over the runs of --repeat; a sale run once on a side falls to the tolerances) or %q (the tolerances only) (default %q)", gate.SoftTest, gate.SoftTolerance, d.Soft), text,
+		func(r *gate.Rules, s string) { r.Soft = s })
+	field(fset, &edits, "alpha", fmt.Sprintf("one-sided p-value below which --soft test counts a change significant (default %g)", d.Alpha), float,
+		func(r *gate.Rules, v float64) { r.Alpha = v })
+	field(fset, &edits, "min-effect", fmt.Sprintf("smallest change --soft test flags: a rise of the median latency or a fall of sales/s, a `share` (default %g)", d.MinEffect), float,
+		func(r *gate.Rules, v float64) { r.MinEffect = v })
 	toggle(fset, &edits, "soft-under-faults", "soft-gate runs with a fault plan too",
 		func(r *gate.Rules, on bool) { r.SoftUnderFaults = on })
 	if help, err := parse(fset, args, stdout); help || err != nil {

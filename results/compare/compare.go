@@ -179,3 +179,55 @@ func MannWhitney(a, b *hdrhistogram.Histogram) (u, p float64) {
 	z := (u - na*nb/2) / math.Sqrt(variance)
 	return u, math.Erfc(math.Abs(z) / math.Sqrt2)
 }
+
+// Exceeds is the one-sided Mann-Whitney U test over two small sets of figures (a
+// figure per run, as several runs of one sale give): u counts the pairs (one of each)
+// in which b's is the larger, ties as halves, and p is the chance of a u at least that
+// large were both sets drawn alike, from the exact distribution of U (ties counted as
+// halves against it, which errs towards a larger p). p is 1 when either set is empty.
+func Exceeds(a, b []float64) (u, p float64) {
+	for _, x := range a {
+		for _, y := range b {
+			switch {
+			case y > x:
+				u++
+			case y == x:
+				u += 0.5
+			}
+		}
+	}
+	n, m := len(a), len(b)
+	if n == 0 || m == 0 {
+		return u, 1
+	}
+	// ways[i][j][k]: arrangements of i a's and j b's whose U is k.
+	ways := make([][][]float64, n+1)
+	for i := range ways {
+		ways[i] = make([][]float64, m+1)
+		for j := range ways[i] {
+			ways[i][j] = make([]float64, i*j+1)
+			switch {
+			case i == 0 || j == 0:
+				ways[i][j][0] = 1
+			default:
+				// The largest of all is a b (it beats every a: i more pairs) or an a.
+				for k := range ways[i][j] {
+					if k >= i {
+						ways[i][j][k] += ways[i][j-1][k-i]
+					}
+					if k < len(ways[i-1][j]) {
+						ways[i][j][k] += ways[i-1][j][k]
+					}
+				}
+			}
+		}
+	}
+	var total, tail float64
+	for k, w := range ways[n][m] {
+		total += w
+		if float64(k) >= math.Floor(u) {
+			tail += w
+		}
+	}
+	return u, tail / total
+}

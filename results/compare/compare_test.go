@@ -105,3 +105,30 @@ func TestRecords(t *testing.T) {
 		t.Error("alpha 2: want an error")
 	}
 }
+
+// Exceeds' p is the exact one-sided tail of U: five runs all slower than five is 1 of
+// the 252 ways to order them; one pair the other way round, 2 of 252; no shift, about
+// half.
+func TestExceeds(t *testing.T) {
+	tests := []struct {
+		name string
+		a, b []float64
+		u, p float64
+	}{
+		{"all larger", []float64{1, 2, 3, 4, 5}, []float64{6, 7, 8, 9, 10}, 25, 1.0 / 252},
+		{"one pair not", []float64{1, 2, 3, 4, 7}, []float64{6, 8, 9, 10, 11}, 24, 2.0 / 252},
+		{"all smaller", []float64{6, 7, 8, 9, 10}, []float64{1, 2, 3, 4, 5}, 0, 1},
+		{"three against three", []float64{1, 2, 3}, []float64{4, 5, 6}, 9, 1.0 / 20},
+		{"empty", nil, []float64{1}, 0, 1},
+	}
+	for _, tt := range tests {
+		u, p := Exceeds(tt.a, tt.b)
+		if u != tt.u || math.Abs(p-tt.p) > 1e-12 {
+			t.Errorf("%s: want U %g p %.5f, got U %g p %.5f", tt.name, tt.u, tt.p, u, p)
+		}
+	}
+	// Interleaved: U is half the pairs, p a little over a half.
+	if u, p := Exceeds([]float64{1, 3, 5, 7, 9}, []float64{2, 4, 6, 8, 10}); u != 15 || p < 0.3 || p > 0.5 {
+		t.Errorf("interleaved: U %g p %.3f", u, p)
+	}
+}

@@ -30,6 +30,16 @@ type Rules struct {
 	// MaxP99Rise and MaxP999Rise are the largest rises in p99 and p99.9 latency that pass.
 	MaxP99Rise  float64 `json:"max_p99_rise"`
 	MaxP999Rise float64 `json:"max_p999_rise"`
+	// Soft is how the soft rules judge speed: SoftTest tests a change against the
+	// spread of several runs of each side (matrix --repeat), and falls back to the
+	// tolerances for a sale either side ran once; SoftTolerance holds every sale to the
+	// tolerances below.
+	Soft string `json:"soft"`
+	// Alpha is the one-sided p-value below which SoftTest counts a change significant.
+	Alpha float64 `json:"alpha"`
+	// MinEffect is the smallest change SoftTest flags: of the median latency (a rise) or
+	// of sales/s (a fall), as a share, both as ratios to the reference design.
+	MinEffect float64 `json:"min_effect"`
 	// MinSamples is the fewest sales (latency samples) a run needs, in the baseline and
 	// now, reference included, for its soft gates: the p99.9 of a hundred purchases is one
 	// purchase, and the sales/s of a 30-unit sale is mostly its start-up.
@@ -46,7 +56,14 @@ type Rules struct {
 // runs of one build differ by tens of percent in their tails.
 var Defaults = Rules{
 	Reference: "lua", QueueReference: "list", MaxThroughputDrop: 0.3, MaxP99Rise: 0.5, MaxP999Rise: 1.0, MinSamples: 200,
+	Soft: SoftTest, Alpha: 0.01, MinEffect: 0.2,
 }
+
+// The ways the soft rules judge speed (Rules.Soft).
+const (
+	SoftTest      = "test"
+	SoftTolerance = "tolerance"
+)
 
 // ReadRules reads a gate file over the defaults.
 func ReadRules(file string) (Rules, error) {
@@ -87,6 +104,15 @@ func (g Rules) Validate() error {
 		if _, err := path.Match(p, ""); err != nil {
 			return fmt.Errorf("gate: ignore pattern %q: %w", p, err)
 		}
+	}
+	if g.Soft != SoftTest && g.Soft != SoftTolerance {
+		return fmt.Errorf("gate: soft %q: want %q or %q", g.Soft, SoftTest, SoftTolerance)
+	}
+	if !(g.Alpha > 0 && g.Alpha < 1) {
+		return fmt.Errorf("gate: alpha %v: want it between 0 and 1", g.Alpha)
+	}
+	if !(g.MinEffect >= 0 && g.MinEffect < 1) {
+		return fmt.Errorf("gate: min_effect %v: want it from 0 to below 1", g.MinEffect)
 	}
 	if g.MinSamples < 0 {
 		return fmt.Errorf("gate: min_samples %d is negative", g.MinSamples)

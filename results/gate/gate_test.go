@@ -22,6 +22,9 @@ type gateRun struct {
 	expected        []oracle.Class
 	incomplete      bool
 	unfired         []string
+	// p50s, when set, are the medians (µs) of as many runs of the sale (its Spread),
+	// each with sales as its sales/s scaled by the first p50 over it.
+	p50s []int64
 }
 
 func (g gateRun) run() results.Run {
@@ -35,6 +38,16 @@ func (g gateRun) run() results.Run {
 	}
 	if len(g.unfired) > 0 {
 		r.Judge(rep.Outcome(), g.unfired, g.expected)
+	}
+	if len(g.p50s) > 0 {
+		r.Spread = &results.Spread{}
+		for _, p := range g.p50s {
+			r.Spread.P50Us = append(r.Spread.P50Us, p)
+			r.Spread.SalesPerSec = append(r.Spread.SalesPerSec, g.sales*float64(g.p50s[0])/float64(p))
+		}
+		l := r.Latency["purchase"]
+		l.P50Us = g.p50s[0]
+		r.Latency["purchase"] = l
 	}
 	return r
 }
@@ -147,6 +160,58 @@ func TestGate(t *testing.T) {
 	}
 }
 
+// spread gives g five runs: p50s in µs, and sales/s as a closed sale's that many buyers
+// over them.
+func spread(g gateRun, p50s ...int64) gateRun {
+	g.p50s = p50s
+	return g
+}
+
+// TestSoftTest: with several runs a side, a change fails only when it is larger than the
+// effect and every run or all but one on one side lies beyond the other's; the
+// reference's median scales both; a side run once is left to the tolerances.
+func TestSoftTest(t *testing.T) {
+	same := []int64{1000, 1100, 900, 1050, 950}
+	base := gateFile(spread(ref(10000, 1000), 100, 110, 90, 105, 95), spread(nx(1000, 10000), same...))
+	tests := []struct {
+		name    string
+		current *results.File
+		want    string // "" for a pass
+	}{
+		{"the same spread passes", gateFile(spread(ref(10000, 1000), 100, 105, 95, 110, 90), spread(nx(1000, 10000), 1020, 980, 1090, 940, 1000)), ""},
+		{"a run far off among the others passes", gateFile(spread(ref(10000, 1000), 100, 105, 95, 110, 90), spread(nx(1000, 10000), 1000, 1100, 950, 2500, 1020)), ""},
+		{"every run 50% slower fails", gateFile(spread(ref(10000, 1000), 100, 105, 95, 110, 90), spread(nx(1000, 10000), 1500, 1650, 1350, 1575, 1425)),
+			"flash-sale/set-nx-ex/none: p50 1.50ms (15× lua) vs baseline 1.00ms (10× lua), medians of 5 and 5 runs: +50%, beyond the 20% effect; Mann-Whitney p=0.00397"},
+		{"every run 10% slower is below the effect", gateFile(spread(ref(10000, 1000), 100, 105, 95, 110, 90), spread(nx(1000, 10000), 1100, 1210, 990, 1155, 1045)), ""},
+		{"a slower runner slows the reference too", gateFile(spread(ref(10000, 1000), 200, 210, 190, 220, 180), spread(nx(1000, 10000), 2000, 2200, 1800, 2100, 1900)), ""},
+		{"sales/s down by half fails", gateFile(spread(ref(10000, 1000), 100, 105, 95, 110, 90), spread(nx(500, 10000), same...)),
+			"sales/s 500 (0.05× lua) vs baseline 1000 (0.1× lua), medians of 5 and 5 runs: -50%"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := Compare(base, tt.current, Defaults)
+			got := strings.Join(res.Regressions, "\n")
+			switch {
+			case tt.want == "" && !res.Passed():
+				t.Errorf("want a pass, got:\n%s", got)
+			case tt.want != "" && !strings.Contains(got, tt.want):
+				t.Errorf("want a regression containing %q, got:\n%s", tt.want, got)
+			}
+		})
+	}
+	// Run once on a side: the tolerances judge, and a note says so.
+	res := Compare(gateFile(ref(10000, 1000), nx(1000, 10000)), gateFile(spread(ref(10000, 1000), 100, 105, 95), spread(nx(1000, 12000), 1500, 1600, 1400)), Defaults)
+	if !res.Passed() || !strings.Contains(strings.Join(res.Notes, "\n"), "set-nx-ex/none: run once on a side (no --repeat spread); the tolerances judge its speed") {
+		t.Errorf("one side without a spread: %v %v", res.Regressions, res.Notes)
+	}
+	// The tolerance rules, asked for, ignore the spread.
+	tol := Defaults
+	tol.Soft = SoftTolerance
+	if res := Compare(base, gateFile(spread(ref(10000, 1000), 100, 105, 95, 110, 90), spread(nx(1000, 16000), 1000, 1100, 900, 1050, 950)), tol); res.Passed() {
+		t.Error("soft: tolerance passed a p99 60% up")
+	}
+}
+
 func TestReadGateRules(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, body string) string {
@@ -167,6 +232,9 @@ func TestReadGateRules(t *testing.T) {
 		"drop.json":     `{"max_throughput_drop": 1.5}`,
 		"pattern.json":  `{"ignore": ["[x"]}`,
 		"garbage.json":  `max_p99_rise = 1`,
+		"soft.json":     `{"soft": "vibes"}`,
+		"alpha.json":    `{"alpha": 0}`,
+		"effect.json":   `{"min_effect": 1}`,
 	} {
 		if _, err := ReadRules(write(name, body)); err == nil {
 			t.Errorf("%s: want an error", name)

@@ -112,10 +112,16 @@ func softGates(key string, r, b *results.Run, cur, base *results.File, g Rules) 
 			notes = append(notes, fmt.Sprintf("%s: no %s run beside it in both files; soft gates compare absolute figures", key, ref))
 		}
 	}
-	for _, m := range metrics {
-		if !enoughSamples(g.MinSamples, r, b, rref, bref) {
-			continue
+	if !enoughSamples(g.MinSamples, r, b, rref, bref) {
+		return nil, notes
+	}
+	if g.Soft == SoftTest {
+		if regs, ok := tested(key, r, b, rref, bref, ref, g); ok {
+			return regs, notes
 		}
+		notes = append(notes, fmt.Sprintf("%s: run once on a side (no --repeat spread); the tolerances judge its speed", key))
+	}
+	for _, m := range metrics {
 		cv, ok1 := m.value(r)
 		bv, ok2 := m.value(b)
 		if !ok1 || !ok2 {

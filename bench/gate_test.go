@@ -1,0 +1,123 @@
+package bench_test
+
+import (
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/stockbench/stockbench/bench"
+	"github.com/stockbench/stockbench/queueimpl"
+	"github.com/stockbench/stockbench/results"
+	"github.com/stockbench/stockbench/results/gate"
+	"github.com/stockbench/stockbench/scenarios"
+)
+
+// TestMain quiets go-redis's log of dials to a server still starting, which the harness
+// retries.
+func TestMain(m *testing.M) {
+	redis.SetLogger(quiet{})
+	os.Exit(m.Run())
+}
+
+type quiet struct{}
+
+func (quiet) Printf(context.Context, string, ...any) {}
+
+// slower is a build of a queue design whose handler works d longer per order before
+// its ack.
+func slower(impl queueimpl.Impl, d time.Duration) queueimpl.Impl {
+	build := impl.New
+	impl.New = func(env queueimpl.Env) queueimpl.Queue { return slowQueue{build(env), d} }
+	return impl
+}
+
+type slowQueue struct {
+	queueimpl.Queue
+	d time.Duration
+}
+
+func (q slowQueue) Setup(ctx context.Context) error {
+	if s, ok := q.Queue.(queueimpl.Setupper); ok {
+		return s.Setup(ctx)
+	}
+	return nil
+}
+
+func (q slowQueue) Dequeue(ctx context.Context, worker string, wait time.Duration) (queueimpl.Task, error) {
+	t, err := q.Queue.Dequeue(ctx, worker, wait)
+	if err != nil {
+		return nil, err
+	}
+	return slowTask{t, q.d}, nil
+}
+
+type slowTask struct {
+	queueimpl.Task
+	d time.Duration
+}
+
+func (t slowTask) Ack(ctx context.Context) error {
+	time.Sleep(t.d)
+	return t.Task.Ack(ctx)
+}
+
+// TestGateByTest runs the queue sale of the default matrix with list (the reference) and
+// stream, five times each per run as make bench does, on a real Redis: a second run of
+// the same build passes the gate's soft rules by test, and a build whose stream handler
+// works 2 ms longer per order fails on stream's median and sales/s, with the test's
+// figures in the line.
+func TestGateByTest(t *testing.T) {
+	sale, err := scenarios.LookupQueue("queue-sale")
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, err1 := queueimpl.Lookup("list")
+	stream, err2 := queueimpl.Lookup("stream")
+	if err1 != nil || err2 != nil {
+		t.Fatal(err1, err2)
+	}
+	run := func(streamImpl queueimpl.Impl) *results.File {
+		t.Helper()
+		out := t.TempDir()
+		jobs := []bench.Job{bench.QueueJob{Sale: sale, Impl: list}, bench.QueueJob{Sale: sale, Impl: streamImpl}}
+		if code := bench.Execute(context.Background(), bench.Options{Out: out, Repeat: 5}, jobs, io.Discard, io.Discard); code != 0 {
+			t.Fatalf("exit code %d", code)
+		}
+		paths, _ := filepath.Glob(filepath.Join(out, "*", "results.json"))
+		if len(paths) != 1 {
+			t.Fatalf("want one record, got %v", paths)
+		}
+		f, err := results.Read(paths[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range f.Runs {
+			if r.Spread == nil || len(r.Spread.P50Us) != 5 {
+				t.Fatalf("%s: want the speed of 5 runs, got %+v", r.Key(), r.Spread)
+			}
+		}
+		return f
+	}
+	rules, err := gate.ReadRules(filepath.Join("..", "baseline", "gate.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := run(stream)
+	if res := gate.Compare(base, run(stream), rules); !res.Passed() {
+		t.Errorf("the same build: %v", res.Regressions)
+	}
+	res := gate.Compare(base, run(slower(stream, 2*time.Millisecond)), rules)
+	got := strings.Join(res.Regressions, "\n")
+	for _, want := range []string{"queue-sale (naive fulfil)/stream/none: p50 ", "queue-sale (naive fulfil)/stream/none: sales/s "} {
+		if !strings.Contains(got, want) {
+			t.Errorf("a stream 2 ms slower per order: want a regression %q, got:\n%s", want, got)
+		}
+	}
+	t.Logf("a stream 2 ms slower per order:\n%s", got)
+}
