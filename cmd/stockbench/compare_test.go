@@ -31,6 +31,16 @@ func TestCompareCommand(t *testing.T) {
 	new := *old
 	new.Runs = append([]results.Run(nil), old.Runs...)
 	new.Runs[slower].Latency = map[string]results.Latency{results.Purchase.String(): latency(t, 2000)}
+	// Every run of the slower sale twice as slow as every run before.
+	if old.Runs[slower].Spread == nil || len(old.Runs[slower].Spread.P50Us) != 5 {
+		t.Fatalf("the baseline's sale %d keeps no spread of 5 runs", slower)
+	}
+	doubled := results.Spread{}
+	for i, p := range old.Runs[slower].Spread.P50Us {
+		doubled.P50Us = append(doubled.P50Us, 2*p)
+		doubled.SalesPerSec = append(doubled.SalesPerSec, old.Runs[slower].Spread.SalesPerSec[i]/2)
+	}
+	new.Runs[slower].Spread = &doubled
 	worse := new.Runs[slower].Verdict
 	worse.Class = "OVERSOLD"
 	new.Runs[slower].Verdict = worse
@@ -50,7 +60,11 @@ func TestCompareCommand(t *testing.T) {
 	if row := lines[2+same]; !strings.Contains(row, " ~ (p=1, n=300+300)") {
 		t.Errorf("an unchanged sale: %q", row)
 	}
-	if row := lines[2+slower]; !strings.Contains(row, "SAFE -> OVERSOLD") || !strings.Contains(row, "+99% (p=") {
+	if row := lines[2+same]; !strings.Contains(row, "~ (p=1), ~ (p=1), 5+5") {
+		t.Errorf("an unchanged sale's runs: %q", row)
+	}
+	if row := lines[2+slower]; !strings.Contains(row, "SAFE -> OVERSOLD") || !strings.Contains(row, "+99% (p=") ||
+		!strings.Contains(row, "+100% (p=0.00794), -50% (p=0.00794), 5+5") {
 		t.Errorf("the slower, oversold sale: %q", row)
 	}
 	for _, bad := range []struct {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -35,15 +36,15 @@ func compareCommand(args []string, stdout, stderr io.Writer) int {
 		return bench.Complain(stderr, bench.UsageError(err))
 	}
 	fmt.Fprintf(stdout, "compare: %s (old) with %s (new), alpha %g\n", files[0].ID, files[1].ID, *alpha)
-	writeComparison(stdout, rows)
+	writeComparison(stdout, rows, cmp.Or(*alpha, compare.DefaultAlpha))
 	return bench.ExitOK
 }
 
 // writeComparison writes a row per sale; "~" marks a latency shift the test does not
 // tell from noise, as benchstat does.
-func writeComparison(w io.Writer, rows []compare.Row) {
+func writeComparison(w io.Writer, rows []compare.Row, alpha float64) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "SALE\tCLASS\tP50\tP99\tSHIFT (p, n)\tSALES/S\tDMG/10K")
+	fmt.Fprintln(tw, "SALE\tCLASS\tP50\tP99\tSHIFT (p, n)\tSALES/S\tRUNS: P50, SALES/S (p, runs)\tDMG/10K")
 	for _, r := range rows {
 		class := string(r.New)
 		switch {
@@ -62,12 +63,35 @@ func writeComparison(w io.Writer, rows []compare.Row) {
 			if s.Significant {
 				shift = fmt.Sprintf("%+.0f%%", 100*s.Change())
 			}
-			shift += fmt.Sprintf(" (p=%.3g, n=%d+%d)", s.P, s.OldN, s.NewN)
+			shift += fmt.Sprintf(" (%s, n=%d+%d)", pValue(s.P), s.OldN, s.NewN)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Key, class, p50, p99, shift,
-			fmt.Sprintf("%.0f -> %.0f", r.OldSalesPerSec, r.NewSalesPerSec), damage(r))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Key, class, p50, p99, shift,
+			fmt.Sprintf("%.0f -> %.0f", r.OldSalesPerSec, r.NewSalesPerSec), runs(r.Runs, alpha), damage(r))
 	}
 	tw.Flush()
+}
+
+// pValue writes p, which the normal approximation rounds to 0 far out in its tail.
+func pValue(p float64) string {
+	if p < 1e-300 {
+		return "p<1e-300"
+	}
+	return fmt.Sprintf("p=%.3g", p)
+}
+
+// runs is the speed's test over the runs of each record: each change, "~" when the test
+// does not tell it from noise at alpha; "-" without several runs a side.
+func runs(s *compare.RunShift, alpha float64) string {
+	if s == nil {
+		return "-"
+	}
+	f := func(change, p float64) string {
+		if p >= alpha {
+			return fmt.Sprintf("~ (p=%.3g)", p)
+		}
+		return fmt.Sprintf("%+.0f%% (p=%.3g)", 100*change, p)
+	}
+	return fmt.Sprintf("%s, %s, %d+%d", f(s.P50Change, s.P50P), f(s.SalesChange, s.SalesP), s.OldN, s.NewN)
 }
 
 // damage is the two damage rates with their intervals, and "apart" when the intervals do

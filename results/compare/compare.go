@@ -39,6 +39,57 @@ type Row struct {
 	// OldDamage and NewDamage are the damage rates per 10,000 sales, with their 95%
 	// intervals; nil where a record has none.
 	OldDamage, NewDamage *results.Rate
+	// Runs tests the sale's speed over its runs (matrix --repeat) where both records
+	// ran it at least three times; nil otherwise.
+	Runs *RunShift
+}
+
+// RunShift is how a sale's speed moved between two records, over the runs of each: the
+// change of the median run's median latency and of its sales/s, each with the two-sided
+// p-value of an exact Mann-Whitney test over the runs.
+type RunShift struct {
+	OldN, NewN          int
+	P50Change, P50P     float64
+	SalesChange, SalesP float64
+}
+
+// runShift compares the spreads of o and n; nil unless both have three runs or more.
+func runShift(o, n *results.Run) *RunShift {
+	if o.Spread == nil || n.Spread == nil || len(o.Spread.P50Us) < 3 || len(n.Spread.P50Us) < 3 {
+		return nil
+	}
+	floats := func(v []int64) []float64 {
+		out := make([]float64, len(v))
+		for i, x := range v {
+			out[i] = float64(x)
+		}
+		return out
+	}
+	change := func(a, b []float64) float64 {
+		if m := median(a); m > 0 {
+			return median(b)/m - 1
+		}
+		return 0
+	}
+	twoSided := func(a, b []float64) float64 {
+		_, up := Exceeds(a, b)
+		_, down := Exceeds(b, a)
+		return min(1, 2*min(up, down))
+	}
+	op, np := floats(o.Spread.P50Us), floats(n.Spread.P50Us)
+	os, ns := o.Spread.SalesPerSec, n.Spread.SalesPerSec
+	return &RunShift{OldN: len(op), NewN: len(np),
+		P50Change: change(op, np), P50P: twoSided(op, np), SalesChange: change(os, ns), SalesP: twoSided(os, ns)}
+}
+
+// median of vs, which is not empty.
+func median(vs []float64) float64 {
+	s := slices.Sorted(slices.Values(vs))
+	if n := len(s); n%2 == 1 {
+		return s[n/2]
+	} else {
+		return (s[n/2-1] + s[n/2]) / 2
+	}
 }
 
 // ClassChanged reports whether the sale's class differs between the records.
@@ -97,6 +148,7 @@ func Records(old, new *results.File, o Options) ([]Row, error) {
 				return nil, fmt.Errorf("compare %s: %w", key, err)
 			}
 			row.Latency = s
+			row.Runs = runShift(o, n)
 		}
 		rows = append(rows, row)
 	}
