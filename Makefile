@@ -153,7 +153,7 @@ fmt-check:
 redis-image:
 	@scripts/redis-image.sh
 
-## chromium: make sure a Chromium is here for the report's browser test, if it can be
+## chromium: make sure a Chromium is here for the browser tests (the report, the live page), if it can be
 chromium:
 	@scripts/ensure-chromium.sh
 

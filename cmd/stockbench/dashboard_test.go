@@ -23,19 +23,10 @@ import (
 	"github.com/stockbench/stockbench/results"
 )
 
-// prometheusBinary is Debian's prometheus, which scrapes a live run in the tests. The
-// test is skipped without one, unless STOCKBENCH_REQUIRE_PROMETHEUS is set (CI
-// installs it with scripts/ensure-prometheus.sh and sets it).
+// prometheusBinary is Debian's prometheus, which scrapes a live run in the tests; see
+// tool (STOCKBENCH_REQUIRE_PROMETHEUS, which CI sets after scripts/ensure-prometheus.sh).
 func prometheusBinary(t *testing.T) string {
-	t.Helper()
-	if p, err := exec.LookPath("prometheus"); err == nil {
-		return p
-	}
-	if os.Getenv("STOCKBENCH_REQUIRE_PROMETHEUS") != "" {
-		t.Fatal("no prometheus found and STOCKBENCH_REQUIRE_PROMETHEUS is set: apt-get install prometheus")
-	}
-	t.Skip("no prometheus on PATH (apt-get install prometheus); the live metrics are not scraped")
-	return ""
+	return tool(t, "STOCKBENCH_REQUIRE_PROMETHEUS", "prometheus", "prometheus")
 }
 
 // TestDashboardLive runs a sale with --dashboard (set-nx-ex with its holder paused: it

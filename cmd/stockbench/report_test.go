@@ -15,19 +15,25 @@ import (
 	"github.com/stockbench/stockbench/results"
 )
 
-// browser is the Chromium the report is checked in. The test is skipped without one,
-// unless STOCKBENCH_REQUIRE_BROWSER is set (CI installs Debian's chromium and sets it).
+// browser is the Chromium the browser tests run. They are skipped without one, unless
+// STOCKBENCH_REQUIRE_BROWSER is set (CI installs Debian's chromium and sets it).
 func browser(t *testing.T) string {
+	return tool(t, "STOCKBENCH_REQUIRE_BROWSER", "chromium", "chromium", "chromium-browser", "google-chrome", "chrome")
+}
+
+// tool is the first of names on PATH. Without one the test is skipped, unless the
+// environment sets require: then it fails, naming Debian's package.
+func tool(t *testing.T, require, pkg string, names ...string) string {
 	t.Helper()
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "chrome"} {
+	for _, name := range names {
 		if p, err := exec.LookPath(name); err == nil {
 			return p
 		}
 	}
-	if os.Getenv("STOCKBENCH_REQUIRE_BROWSER") != "" {
-		t.Fatal("no Chromium found and STOCKBENCH_REQUIRE_BROWSER is set: apt-get install chromium")
+	if os.Getenv(require) != "" {
+		t.Fatalf("no %s found and %s is set: apt-get install %s", names[0], require, pkg)
 	}
-	t.Skip("no Chromium on PATH (apt-get install chromium); the report is not checked in a browser")
+	t.Skipf("no %s on PATH (apt-get install %s)", names[0], pkg)
 	return ""
 }
 
