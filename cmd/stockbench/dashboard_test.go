@@ -39,8 +39,9 @@ func TestDashboardLive(t *testing.T) {
 	t.Parallel()
 	exe, promExe := browser(t), prometheusBinary(t)
 	out := t.TempDir()
-	cmd := exec.Command(binary, "run", "--lock", "set-nx-ex", "--fault", "client-pause", "--buyers", "500", "--stock", "400",
-		"--rate", "50", "--out", out, "--dashboard", ":0")
+	// 15 s of sale: time for a browser and Prometheus to start on a loaded machine.
+	cmd := exec.Command(binary, "run", "--lock", "set-nx-ex", "--fault", "client-pause", "--buyers", "600", "--stock", "480",
+		"--rate", "40", "--out", out, "--dashboard", ":0")
 	var stdout strings.Builder
 	cmd.Stdout = &stdout
 	errPipe, err := cmd.StderrPipe()
@@ -99,8 +100,8 @@ func TestDashboardLive(t *testing.T) {
 	}
 	t.Logf("mid-sale: sold %s, then %s; overlaps seen %s", first, second, overlaps)
 
-	// PromQL mid-sale: the sold count is there.
-	if v := prom.wait(t, `max(stockbench_sold_total{design="set-nx-ex"})`); v <= 0 {
+	// PromQL while the sale goes: a scrape has the sold count.
+	if v := prom.wait(t, `max(max_over_time(stockbench_sold_total{design="set-nx-ex"}[5m]))`); v <= 0 {
 		t.Errorf("sold mid-sale: %v", v)
 	}
 
@@ -357,17 +358,17 @@ func (p promServer) query(t *testing.T, expr string) float64 {
 	return v
 }
 
-// wait asks expr until it has a value, for 20 s: Prometheus starts and scrapes first.
+// wait asks expr until it has a value, for 30 s: Prometheus starts and scrapes first.
 func (p promServer) wait(t *testing.T, expr string) float64 {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for {
 		n, v, err := p.result(expr)
 		if err == nil && n > 0 {
 			return v
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("PromQL %s: nothing in 20 s (%v)", expr, err)
+			t.Fatalf("PromQL %s: nothing in 30 s (%v)", expr, err)
 		}
 		time.Sleep(250 * time.Millisecond)
 	}
