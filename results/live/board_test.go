@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -151,6 +152,40 @@ func TestListen(t *testing.T) {
 		if l2, err := Listen(bad); err == nil {
 			l2.Close()
 			t.Errorf("Listen(%q) took it", bad)
+		}
+	}
+}
+
+// Sales side by side report while the page and a scraper read: the board keeps each
+// sale's own points (go test -race checks the locking).
+func TestBoardSideBySide(t *testing.T) {
+	b := NewBoard("r1", "", []Sale{{"fault-sale", "token", "client-pause"}, {"fault-sale", "lua", "client-pause"}, {"fault-sale", "fencing", "client-pause"}})
+	srv := httptest.NewServer(b.Handler())
+	defer srv.Close()
+	var wg sync.WaitGroup
+	for i := range 3 {
+		wg.Go(func() {
+			watch := b.Watch(i)
+			for n := range 20 {
+				watch(scenarios.Progress{Sold: int64(n), Stock: 20, Elapsed: time.Duration(n+1) * time.Second, Latency: hist(int64(1000 * (n + 1)))})
+			}
+			b.Ended(i, results.Run{Verdict: oracle.Verdict{Class: oracle.ClassSafe}})
+		})
+	}
+	wg.Go(func() {
+		for range 20 {
+			for _, path := range []string{"/metrics", "/state", "/"} {
+				if resp, err := http.Get(srv.URL + path); err == nil {
+					io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+				}
+			}
+		}
+	})
+	wg.Wait()
+	for i, s := range b.State().Sales {
+		if s.State != Done || len(s.Points) != 20 || s.Sold != 19 {
+			t.Errorf("sale %d: %s, %d points, sold %d", i, s.State, len(s.Points), s.Sold)
 		}
 	}
 }
