@@ -66,8 +66,8 @@ func runShift(o, n *results.Run) *RunShift {
 		return out
 	}
 	change := func(a, b []float64) float64 {
-		if m := median(a); m > 0 {
-			return median(b)/m - 1
+		if m := Median(a); m > 0 {
+			return Median(b)/m - 1
 		}
 		return 0
 	}
@@ -82,8 +82,8 @@ func runShift(o, n *results.Run) *RunShift {
 		P50Change: change(op, np), P50P: twoSided(op, np), SalesChange: change(os, ns), SalesP: twoSided(os, ns)}
 }
 
-// median of vs, which is not empty.
-func median(vs []float64) float64 {
+// Median of vs, which is not empty: the middle value, or the mean of the middle two.
+func Median(vs []float64) float64 {
 	s := slices.Sorted(slices.Values(vs))
 	if n := len(s); n%2 == 1 {
 		return s[n/2]

@@ -37,7 +37,7 @@ func tested(key string, r, b, rref, bref *results.Run, ref string, g Rules) (reg
 			return 1
 		}
 		if s := spreadOf(ref); s != nil {
-			return median(pick(s))
+			return compare.Median(pick(s))
 		}
 		return own(ref)
 	}
@@ -67,7 +67,7 @@ func tested(key string, r, b, rref, bref *results.Run, ref string, g Rules) (reg
 		if slices.Contains(cur, 0) || slices.Contains(base, 0) {
 			continue
 		}
-		cm, bm := median(cur), median(base)
+		cm, bm := compare.Median(cur), compare.Median(base)
 		change := cm/bm - 1
 		var p float64
 		if m.higher {
@@ -78,7 +78,7 @@ func tested(key string, r, b, rref, bref *results.Run, ref string, g Rules) (reg
 		worse := m.higher && change < -g.MinEffect || !m.higher && change > g.MinEffect
 		if worse && p < g.Alpha {
 			regs = append(regs, fmt.Sprintf("%s: %s %s (%.3g%s) vs baseline %s (%.3g%s), medians of %d and %d runs: %+.0f%%, beyond the %.0f%% effect; Mann-Whitney p=%.3g",
-				key, m.name, fmtMetric(m.name, median(m.pick(cs))), cm, unit, fmtMetric(m.name, median(m.pick(bs))), bm, unit,
+				key, m.name, fmtMetric(m.name, compare.Median(m.pick(cs))), cm, unit, fmtMetric(m.name, compare.Median(m.pick(bs))), bm, unit,
 				len(cur), len(base), 100*change, 100*g.MinEffect, p))
 		}
 	}
@@ -94,14 +94,4 @@ func ratios(vs []float64, by float64) []float64 {
 		}
 	}
 	return out
-}
-
-// median of vs, which is not empty.
-func median(vs []float64) float64 {
-	s := slices.Sorted(slices.Values(vs))
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
 }
