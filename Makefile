@@ -13,7 +13,7 @@ export TESTCONTAINERS_RYUK_DISABLED ?= true
 # when no engine answers (the harness then runs redis-server as a process).
 REDIS_ENV = img=$$(scripts/redis-image.sh) && export STOCKBENCH_REDIS_IMAGE=$${img:-$${STOCKBENCH_REDIS_IMAGE:-redis:7}}
 
-.PHONY: build bench bench-infra bench-distributed image run test vet fmt-check redis-image redis-server chromium prometheus adapters go-adapters gate baseline guarantees perf report fuzz chaos clean clean-containers
+.PHONY: build bench bench-infra bench-distributed bench-swarm image run test vet fmt-check redis-image redis-server chromium prometheus adapters go-adapters gate baseline guarantees perf report fuzz chaos clean clean-containers
 
 # How long make fuzz runs each fuzz target.
 FUZZTIME ?= 30s
@@ -51,6 +51,14 @@ bench-infra: build
 ## beside the same sale in one process, for LOCKS (lua,seed-setnx); BUYERS and STOCK to size it
 bench-distributed:
 	@scripts/bench-distributed.sh
+
+## bench-swarm: the sharded sale on a real orchestrator, Docker Swarm on this engine (a single-node
+## swarm made and left when it is in none): Redis as a service, the shards as a replicated job on
+## an overlay network, the merge as a second job, beside the one-process run; KILL_SHARD=i loses
+## shard i mid-sale and reruns the sale under the same run id; SHARDS and RUN_ID from
+## deploy/sale/sale.env, LOCKS, BUYERS, STOCK, RATE to size it
+bench-swarm:
+	@scripts/bench-swarm.sh
 
 ## image: the stockbench image (the static binary FROM scratch) that deploy/k8s runs
 image:

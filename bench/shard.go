@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -50,7 +51,9 @@ func RunShard(ctx context.Context, o Options, j LockJob, runID, dir string, stdo
 	file.StartedAt, file.FinishedAt, file.Complete, file.Incomplete = began, time.Now().UTC(), part.Run.Complete, part.Run.Error
 	file.Runs = []results.Run{part.Run}
 	out := results.NewOutput(filepath.Dir(dir), filepath.Base(dir))
-	if werr := errors.Join(out.Progress(file), results.WritePart(out, part)); werr != nil {
+	// An earlier attempt's record of this shard (a rerun under the same run id) goes
+	// only now that this one has a record to take its place.
+	if werr := errors.Join(os.RemoveAll(dir), out.Progress(file), results.WritePart(out, part)); werr != nil {
 		return Complain(stderr, werr)
 	}
 	ledger := part.Run.Oracle

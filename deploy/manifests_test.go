@@ -188,36 +188,46 @@ func dockerfileUser(t *testing.T) int64 {
 	return uid
 }
 
-// TestSaleSaidOnce changes the shard count and the run's name in sale/ alone, and finds
-// them everywhere a sharded run needs them.
+// TestSaleSaidOnce changes the shard count and the run's name in sale/sale.env alone, and
+// finds them everywhere a sharded run needs them: in the Kubernetes manifests as
+// kubectl apply -k builds them, and in the swarm stack as bench-swarm deploys it.
 func TestSaleSaidOnce(t *testing.T) {
 	mem := filesys.MakeFsInMemory()
-	err := filepath.WalkDir("k8s", func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, err := os.ReadFile(path)
+	for _, dir := range []string{"k8s", "sale", "swarm"} {
+		err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			b, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			if path == filepath.Join("sale", "sale.env") {
+				b = bytes.Replace(b, []byte("STOCKBENCH_SHARDS=4"), []byte("STOCKBENCH_SHARDS=7"), 1)
+				b = bytes.Replace(b, []byte("STOCKBENCH_RUN_ID=flash-sale-1"), []byte("STOCKBENCH_RUN_ID=drop-2"), 1)
+			}
+			return mem.WriteFile("/"+path, b)
+		})
 		if err != nil {
-			return err
+			t.Fatal(err)
 		}
-		if path == filepath.Join("k8s", "sale", "kustomization.yaml") {
-			b = bytes.Replace(b, []byte("shards=4"), []byte("shards=7"), 1)
-			b = bytes.Replace(b, []byte("run-id=flash-sale-1"), []byte("run-id=drop-2"), 1)
-		}
-		return mem.WriteFile("/"+path, b)
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 	s := buildSale(t, mem, "/k8s")
 	c := s.shards.Spec.Template.Spec.Containers[0]
+	saleEnv, err := mem.ReadFile("/sale/sale.env")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := buildSwarm(t, func(p string) ([]byte, error) { return mem.ReadFile("/" + p) }, readEnv(t, saleEnv))
 	got := []string{
 		strconv.Itoa(int(*s.shards.Spec.Completions)), strconv.Itoa(int(*s.shards.Spec.Parallelism)),
 		env(c, "STOCKBENCH_SHARDS").Value, env(c, "STOCKBENCH_RUN_ID").Value,
 		s.merge.Spec.Template.Spec.Containers[0].Args[1],
+		strconv.Itoa(*w.shard.Deploy.Replicas), w.shard.Environment["STOCKBENCH_SHARDS"], w.shard.Environment["STOCKBENCH_RUN_ID"],
+		w.merge.Command[1],
 	}
-	if want := []string{"7", "7", "7", "drop-2", "/results/drop-2"}; !slices.Equal(got, want) {
-		t.Errorf("completions, parallelism, STOCKBENCH_SHARDS, STOCKBENCH_RUN_ID, the merge's path: got %v, want %v", got, want)
+	if want := []string{"7", "7", "7", "drop-2", "/results/drop-2", "7", "7", "drop-2", "/results/drop-2"}; !slices.Equal(got, want) {
+		t.Errorf("Kubernetes' completions, parallelism, STOCKBENCH_SHARDS, STOCKBENCH_RUN_ID, the merge's path, then swarm's replicas, STOCKBENCH_SHARDS, STOCKBENCH_RUN_ID, the merge's path: got %v, want %v", got, want)
 	}
 }
 

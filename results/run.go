@@ -289,4 +289,11 @@ type ShardInfo struct {
 	// Late is how long after the common start the shard heard of it (the latest shard's,
 	// merged): its first buyers started that late.
 	Late time.Duration `json:"late_ns,omitempty"`
+	// Attempt names one start of the sale under its run id: the start on Redis's clock,
+	// in microseconds, the same in every shard that met at that barrier. A rerun under
+	// the same id is another attempt, and its parts replace the earlier ones.
+	Attempt int64 `json:"attempt,omitempty"`
+	// Lost are the shards the merge had no record of (killed, or their nodes lost):
+	// their buyers' outcomes are unknown, so the merged record is incomplete.
+	Lost []int `json:"lost,omitempty"`
 }

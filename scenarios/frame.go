@@ -61,11 +61,14 @@ func runSale(ctx context.Context, s Sale, r Redis, ttl time.Duration, build func
 		return results.Run{}, err
 	}
 	var late time.Duration
+	var attempt int64
+	stopBeat := func() {}
 	if s.Shard.Sharded() {
-		if late, err = startTogether(ctx, s, r); err != nil {
+		if late, attempt, err = startTogether(ctx, s, r); err != nil {
 			k.cleanUp(context.WithoutCancel(ctx))
 			return results.Run{}, err
 		}
+		stopBeat = s.Shard.beat(ctx, r.StockAdmin, s.Prefix)
 	}
 
 	t := newTally(s)
@@ -79,6 +82,7 @@ func runSale(ctx context.Context, s Sale, r Redis, ttl time.Duration, build func
 	if s.Shard.Sharded() && goneErr == nil {
 		shardErr = s.Shard.finish(ctx, r.StockAdmin, s.Prefix) // the first shard reads the outcome once all finished
 	}
+	stopBeat()
 
 	// The sale's context may be over; the final reads and the clean-up still need Redis.
 	after, cancel := afterSale(ctx, goneErr)
@@ -92,13 +96,16 @@ func runSale(ctx context.Context, s Sale, r Redis, ttl time.Duration, build func
 		}
 	}
 	var finalErr error
-	if shardErr == nil { // a shard missing: its buyers may still be buying
+	// A shard missing may still be buying, unless it went silent: then what the final
+	// state shows by itself (the stock below zero, the witness's overlaps) stands.
+	var lost *LostShards
+	if shardErr == nil || errors.As(shardErr, &lost) {
 		finalErr = k.readFinal(after)
 	}
 	cleanErr := k.cleanUp(after)
 	if s.Shard.Sharded() && s.Shard.lead() {
-		arrived, start, finished := shardKeys(s.Prefix)
-		cleanErr = errors.Join(cleanErr, r.StockAdmin.Del(after, arrived, start, finished).Err())
+		arrived, start, finished, alive := shardKeys(s.Prefix)
+		cleanErr = errors.Join(cleanErr, r.StockAdmin.Del(after, arrived, start, finished, alive).Err())
 	}
 
 	run := results.Run{Scenario: s.Name, Complete: true, Started: started, Duration: time.Since(started)}
@@ -110,7 +117,7 @@ func runSale(ctx context.Context, s Sale, r Redis, ttl time.Duration, build func
 	}
 	run.Errors, run.FirstError = t.errors()
 	if s.Shard.Sharded() {
-		run.Shard = &results.ShardInfo{Index: s.Shard.Index, Count: s.Shard.Count, Late: late}
+		run.Shard = &results.ShardInfo{Index: s.Shard.Index, Count: s.Shard.Count, Late: late, Attempt: attempt}
 	}
 	runErr := runError(goneErr, errors.Join(t.runErr(), shardErr, finalErr), cleanErr)
 	switch {
@@ -126,23 +133,25 @@ func runSale(ctx context.Context, s Sale, r Redis, ttl time.Duration, build func
 var errNotLead = errors.New("commandstats: counted by the first shard")
 
 // startTogether waits at the shards' barrier and then for the sale's start, and returns
-// how late after it this shard began: its timer's slack, or longer when it heard of the
-// start only after it had passed.
-func startTogether(ctx context.Context, s Sale, r Redis) (late time.Duration, err error) {
-	at, err := s.Shard.meet(ctx, r.StockAdmin, s.Prefix)
+// how late after it this shard began (its timer's slack, or longer when it heard of the
+// start only after it had passed) and the attempt (the start on Redis's clock).
+func startTogether(ctx context.Context, s Sale, r Redis) (late time.Duration, attempt int64, err error) {
+	at, attempt, err := s.Shard.meet(ctx, r.StockAdmin, s.Prefix)
 	if err != nil {
 		// Leave the barrier, so that a run started again under the same name waits for
 		// its shards rather than counting this one.
 		bg, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
 		defer cancel()
-		arrived, _, _ := shardKeys(s.Prefix)
-		r.StockAdmin.SRem(bg, arrived, s.Shard.Index)
-		return 0, err
+		arrived, _, _, _ := shardKeys(s.Prefix)
+		if !errors.Is(err, ErrSaleUnderWay) { // it is counted there for the sale under way
+			r.StockAdmin.ZRem(bg, arrived, s.Shard.Index)
+		}
+		return 0, 0, err
 	}
 	if err := wait.Sleep(ctx, time.Until(at)); err != nil {
-		return 0, err
+		return 0, 0, err
 	}
-	return time.Since(at), nil
+	return time.Since(at), attempt, nil
 }
 
 // during runs a sale's buyers and workers (run) while the watched servers are watched

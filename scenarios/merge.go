@@ -28,19 +28,25 @@ func Merge(parts []results.Part) (results.Run, error) {
 		return results.Run{}, errors.New("merge: no shard given")
 	}
 	slices.SortStableFunc(parts, func(a, b results.Part) int { return cmp.Compare(index(a), index(b)) })
-	if err := sameSale(parts); err != nil {
+	lost, err := sameSale(parts)
+	if err != nil {
 		return results.Run{}, err
 	}
 	first := &parts[0].Run
 	ledger := join(parts)
-	r := oracle.Check(ledger, parts[0].Final)
+	var r oracle.Report
+	if len(lost) == 0 {
+		r = oracle.Check(ledger, parts[0].Final)
+	} else {
+		r = partialCheck(ledger, parts)
+	}
 	plan, err := faults.Parse(first.FaultPlan())
 	if err != nil {
 		return results.Run{}, fmt.Errorf("merge: %s: %w", first.Source, err)
 	}
 	run := results.Run{
 		Scenario: first.Scenario, Impl: first.Impl, Params: first.Params, Kind: results.LockSale, Complete: true,
-		Oracle: r, Shard: &results.ShardInfo{Count: len(parts), Merged: true},
+		Oracle: r, Shard: &results.ShardInfo{Count: first.Shard.Count, Merged: true, Attempt: first.Shard.Attempt},
 	}
 	var errs []string
 	end := time.Time{}
@@ -69,6 +75,11 @@ func Merge(parts []results.Part) (results.Run, error) {
 			}
 			run.LostLocks.Add(*p.LostLocks)
 		}
+	}
+	if len(lost) > 0 {
+		run.Complete, run.Shard.Lost = false, lost
+		errs = append([]string{fmt.Sprintf("shard %s of %d lost: no record of %d of the %d buyers, whose outcomes are unknown (rerun the whole sale under the same run id to replace it)",
+			joinInts(lost), first.Shard.Count, r.Pending, first.Params.Buyers)}, errs...)
 	}
 	run.Error = strings.Join(errs, "; ")
 	run.Duration = end.Sub(run.Started)
@@ -105,47 +116,63 @@ func index(p results.Part) int {
 }
 
 // sameSale says which part does not belong with the first (sorted by shard), or which
-// shard is missing or given twice.
-func sameSale(parts []results.Part) error {
+// is given twice, and returns the shards none of the parts is (lost).
+func sameSale(parts []results.Part) (lost []int, err error) {
 	a := &parts[0]
 	if a.Run.Shard == nil || a.Run.Shard.Merged {
-		return fmt.Errorf("merge: %s is no shard's record", a.Run.Source)
+		return nil, fmt.Errorf("merge: %s is no shard's record", a.Run.Source)
 	}
 	n := a.Run.Shard.Count
 	for i := range parts {
 		b := &parts[i]
 		switch {
 		case b.Run.Shard == nil || b.Run.Shard.Merged:
-			return fmt.Errorf("merge: %s is no shard's record", b.Run.Source)
+			return nil, fmt.Errorf("merge: %s is no shard's record", b.Run.Source)
 		case b.ID != a.ID:
-			return fmt.Errorf("merge: %s is of run %s, %s of run %s", b.Run.Source, b.ID, a.Run.Source, a.ID)
+			return nil, fmt.Errorf("merge: %s is of run %s, %s of run %s", b.Run.Source, b.ID, a.Run.Source, a.ID)
 		case b.Run.Shard.Count != n:
-			return fmt.Errorf("merge: %s is a shard of %d, %s of %d", b.Run.Source, b.Run.Shard.Count, a.Run.Source, n)
+			return nil, fmt.Errorf("merge: %s is a shard of %d, %s of %d", b.Run.Source, b.Run.Shard.Count, a.Run.Source, n)
 		case b.Run.Impl != a.Run.Impl || b.Run.Scenario != a.Run.Scenario || b.Run.Params != a.Run.Params:
-			return fmt.Errorf("merge: %s ran a different sale from %s (%s)", b.Run.Source, a.Run.Source, saleDiff(a.Run, b.Run))
+			return nil, fmt.Errorf("merge: %s ran a different sale from %s (%s)", b.Run.Source, a.Run.Source, saleDiff(a.Run, b.Run))
+		case b.Run.Shard.Attempt != a.Run.Shard.Attempt && b.Run.Shard.Attempt != 0 && a.Run.Shard.Attempt != 0:
+			return nil, fmt.Errorf("merge: %s and %s are of different attempts at run %s (started %s apart): rerun the whole sale, whose shards then replace them all",
+				a.Run.Source, b.Run.Source, a.ID, (time.Duration(b.Run.Shard.Attempt-a.Run.Shard.Attempt) * time.Microsecond).Abs().Round(time.Millisecond))
 		case i > 0 && b.Run.Shard.Index == parts[i-1].Run.Shard.Index:
-			return fmt.Errorf("merge: shard %d of %d is given twice (%s, %s)", b.Run.Shard.Index, n, parts[i-1].Run.Source, b.Run.Source)
+			return nil, fmt.Errorf("merge: shard %d of %d is given twice (%s, %s)", b.Run.Shard.Index, n, parts[i-1].Run.Source, b.Run.Source)
 		case len(b.Entries) != Shard{Index: b.Run.Shard.Index, Count: n}.buyers(b.Run.Params.Buyers):
-			return fmt.Errorf("merge: %s holds %d buyers, not shard %d's share of %d", b.Run.Source, len(b.Entries), b.Run.Shard.Index, b.Run.Params.Buyers)
+			return nil, fmt.Errorf("merge: %s holds %d buyers, not shard %d's share of %d", b.Run.Source, len(b.Entries), b.Run.Shard.Index, b.Run.Params.Buyers)
 		}
 	}
-	if len(parts) != n {
-		var missing []string
-		have := map[int]bool{}
-		for _, p := range parts {
-			have[p.Run.Shard.Index] = true
-		}
-		for i := range n {
-			if !have[i] {
-				missing = append(missing, fmt.Sprint(i))
-			}
-		}
-		return fmt.Errorf("merge: shard %s of %d missing (every shard's directory is needed)", strings.Join(missing, ", "), n)
+	have := map[int]bool{}
+	for _, p := range parts {
+		have[p.Run.Shard.Index] = true
 	}
-	if parts[0].Final == nil && parts[0].Run.Complete {
-		return fmt.Errorf("merge: %s, the first shard, holds no final state (final.json)", parts[0].Run.Source)
+	for i := range n {
+		if !have[i] {
+			lost = append(lost, i)
+		}
 	}
-	return nil
+	if len(lost) == 0 && parts[0].Final == nil && parts[0].Run.Complete {
+		return nil, fmt.Errorf("merge: %s, the first shard, holds no final state (final.json)", parts[0].Run.Source)
+	}
+	return lost, nil
+}
+
+// partialCheck judges the parts of a sale some of whose shards were lost. Their buyers
+// stay pending in the ledger, so what they bought is unknown: the checks that compare
+// the buyers with the final state cannot run, and the verdict is UNKNOWN unless what
+// stands without them shows damage: the survivors alone bought more than the stock, the
+// final stock is below zero, or the witness in the stock store saw holders overlap.
+func partialCheck(l *oracle.Ledger, parts []results.Part) oracle.Report {
+	r := oracle.Check(l, nil)
+	if f := parts[0].Final; f != nil && index(parts[0]) == 0 {
+		r.FinalStock = f.Stock
+		r.NegativeStock = !f.StockGone && f.Stock < 0
+		if r.Witness = f.Witness; f.Witness != nil {
+			r.Overlaps = int(f.Witness.Overlaps)
+		}
+	}
+	return r
 }
 
 // saleDiff names the first setting two shards' sales differ in.
@@ -165,16 +192,16 @@ func saleDiff(a, b results.Run) string {
 	return "other settings"
 }
 
-// join is the sale's ledger: every shard's entries back at their buyers' numbers. A
-// shard's unstarted buyers, its last, are marked interrupted, since in the union they
-// are not the last.
+// join is the sale's ledger: every shard's entries back at their buyers' numbers (a lost
+// shard's left pending). A shard's unstarted buyers, its last, are marked interrupted,
+// since in the union they are not the last.
 func join(parts []results.Part) *oracle.Ledger {
 	first := &parts[0].Run
-	n := len(parts)
+	n := first.Shard.Count
 	l := oracle.NewLedger(first.Params.Buyers, first.Params.Stock)
 	l.Hosts = n
-	for i, p := range parts {
-		s := Shard{Index: i, Count: n}
+	for _, p := range parts {
+		s := Shard{Index: p.Run.Shard.Index, Count: n}
 		for k, e := range p.Entries {
 			if k >= len(p.Entries)-p.Unstarted {
 				e.Outcome = oracle.Interrupted

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/stockbench/stockbench/internal/wait"
 )
 
 // Shard makes a sale one of Count shards of a sale too big for one load generator, run
@@ -109,61 +111,156 @@ func (s Sale) pacer() Pacer {
 	return shardPacer{p, s.Shard}
 }
 
-// meetScript adds shard ARGV[1] to the barrier KEYS[1]; the call that completes it sets
+// meetScript stamps shard ARGV[1] arrived in the barrier KEYS[1] at Redis's now (a
+// sorted set; a shard polls, so a stamp older than ARGV[5] milliseconds is a shard gone
+// while it waited, and no longer counts); the call that finds ARGV[2] shards there sets
 // the start KEYS[2], ARGV[3] microseconds after Redis's now, once. It returns the start
-// (Redis's clock, in microseconds), or false while shards are missing. Calling it again
-// is harmless, so a shard polls it.
+// (Redis's clock, in microseconds) and how long ago it was set (0 when this call set
+// it), or false while shards are missing. Once the start is set it stamps nothing: a
+// shard that comes then is not of this sale.
 var meetScript = redis.NewScript(`
-redis.call('SADD', KEYS[1], ARGV[1])
-redis.call('PEXPIRE', KEYS[1], ARGV[4])
-if redis.call('SCARD', KEYS[1]) >= tonumber(ARGV[2]) and redis.call('EXISTS', KEYS[2]) == 0 then
-  local t = redis.call('TIME')
-  local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
-  redis.call('SET', KEYS[2], now + tonumber(ARGV[3]), 'PX', ARGV[4])
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local start = redis.call('GET', KEYS[2])
+if start then
+  return {start, string.format('%.0f', now + tonumber(ARGV[3]) - tonumber(start))}
 end
-return redis.call('GET', KEYS[2])
+local ms = math.floor(now / 1000)
+redis.call('ZADD', KEYS[1], ms, ARGV[1])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ms - tonumber(ARGV[5]))
+redis.call('PEXPIRE', KEYS[1], ARGV[4])
+if redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[2]) then return false end
+start = string.format('%.0f', now + tonumber(ARGV[3]))
+redis.call('SET', KEYS[2], start, 'PX', ARGV[4])
+return {start, '0'}
 `)
 
+// waiting is how often a shard at the barrier stamps its arrival, and stale how old a
+// stamp may be before its shard is taken to have gone.
+const (
+	waiting = 20 * time.Millisecond
+	stale   = 2 * time.Second
+)
+
 // shardKeys are the barrier's keys under a sale's prefix: the shards arrived, the start,
-// the shards finished.
-func shardKeys(prefix string) (arrived, start, finished string) {
-	return prefix + ":shards:arrived", prefix + ":shards:start", prefix + ":shards:finished"
+// the shards finished, and each shard's last heartbeat.
+func shardKeys(prefix string) (arrived, start, finished, alive string) {
+	return prefix + ":shards:arrived", prefix + ":shards:start", prefix + ":shards:finished", prefix + ":shards:alive"
 }
 
+// ErrSaleUnderWay is a shard arriving at a barrier that closed without it: a shard
+// started again after it was lost (an orchestrator replacing its task), or a run under
+// a name still in use. It cannot join: its buyers would start late, and the others
+// already count it lost.
+var ErrSaleUnderWay = errors.New("the sale began without this shard")
+
 // meet waits until every shard has arrived and returns the sale's start on this host's
-// clock. Redis's clock is read with the shortest round trip of a few, and its reading
+// clock, and on Redis's (microseconds), which names the attempt. Redis's clock is read with the shortest round trip of a few, and its reading
 // taken to be halfway through it.
-func (s Shard) meet(ctx context.Context, c redis.UniversalClient, prefix string) (time.Time, error) {
-	arrived, start, _ := shardKeys(prefix)
+func (s Shard) meet(ctx context.Context, c redis.UniversalClient, prefix string) (time.Time, int64, error) {
+	arrived, start, _, _ := shardKeys(prefix)
 	keep := (s.join() + time.Minute).Milliseconds()
 	deadline := time.Now().Add(s.join())
 	var at int64
-	for {
-		v, err := meetScript.Run(ctx, c, []string{arrived, start}, s.Index, s.Count, startMargin.Microseconds(), keep).Text()
-		if err == nil {
-			if at, err = strconv.ParseInt(v, 10, 64); err != nil {
-				return time.Time{}, fmt.Errorf("shard %s: read start: %w", s, err)
+	for first := true; ; first = false {
+		v, err := meetScript.Run(ctx, c, []string{arrived, start}, s.Index, s.Count, startMargin.Microseconds(), keep, stale.Milliseconds()).StringSlice()
+		if err == nil && len(v) == 2 {
+			since, _ := strconv.ParseInt(v[1], 10, 64)
+			if first && since > 0 {
+				ttl, _ := c.PTTL(ctx, start).Result()
+				return time.Time{}, 0, fmt.Errorf("shard %s: %w %s ago under this run id (a lost shard cannot rejoin; its keys go in %s: rerun the whole sale then, or under a new --run-id)",
+					s, ErrSaleUnderWay, (time.Duration(since) * time.Microsecond).Round(time.Millisecond), ttl.Round(time.Second))
+			}
+			if at, err = strconv.ParseInt(v[0], 10, 64); err != nil {
+				return time.Time{}, 0, fmt.Errorf("shard %s: read start: %w", s, err)
 			}
 			break
 		}
-		if !errors.Is(err, redis.Nil) {
-			return time.Time{}, fmt.Errorf("shard %s: barrier: %w", s, err)
+		if err != nil && !errors.Is(err, redis.Nil) {
+			return time.Time{}, 0, fmt.Errorf("shard %s: barrier: %w", s, err)
 		}
 		if time.Now().After(deadline) {
-			n, _ := c.SCard(ctx, arrived).Result()
-			return time.Time{}, fmt.Errorf("shard %s: only %d of %d shards arrived within %s", s, n, s.Count, s.join())
+			n, _ := c.ZCard(ctx, arrived).Result()
+			return time.Time{}, 0, fmt.Errorf("shard %s: only %d of %d shards arrived within %s (--shard-wait)", s, n, s.Count, s.join())
 		}
 		select {
 		case <-ctx.Done():
-			return time.Time{}, ctx.Err()
-		case <-time.After(20 * time.Millisecond):
+			return time.Time{}, 0, ctx.Err()
+		case <-time.After(waiting):
 		}
 	}
 	local, redisNow, err := redisClock(ctx, c)
 	if err != nil {
-		return time.Time{}, fmt.Errorf("shard %s: %w", s, err)
+		return time.Time{}, 0, fmt.Errorf("shard %s: %w", s, err)
 	}
-	return local.Add(time.Duration(at-redisNow) * time.Microsecond), nil
+	return local.Add(time.Duration(at-redisNow) * time.Microsecond), at, nil
+}
+
+// Heartbeat and Silence decide when a shard is lost: every shard stamps the sale's
+// alive set with Redis's clock each Heartbeat while its buyers buy, and the first shard
+// takes one silent for Silence, not finished, to be gone (killed, or its node lost).
+const (
+	Heartbeat = 500 * time.Millisecond
+	Silence   = 3 * time.Second
+)
+
+// beatScript stamps shard ARGV[1] alive in KEYS[1] at Redis's now, in milliseconds.
+var beatScript = redis.NewScript(`
+local t = redis.call('TIME')
+redis.call('ZADD', KEYS[1], tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000), ARGV[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return 1
+`)
+
+// lostScript lists the shards of ARGV[1] that have not finished (KEYS[2]) and whose last
+// stamp in KEYS[1] is older than ARGV[2] milliseconds.
+var lostScript = redis.NewScript(`
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local lost = {}
+for i = 0, tonumber(ARGV[1]) - 1 do
+  if redis.call('SISMEMBER', KEYS[2], i) == 0 then
+    local at = redis.call('ZSCORE', KEYS[1], i)
+    if not at or now - tonumber(at) > tonumber(ARGV[2]) then table.insert(lost, i) end
+  end
+end
+return lost
+`)
+
+// beat stamps the shard alive every Heartbeat until the returned stop is called.
+func (s Shard) beat(ctx context.Context, c redis.UniversalClient, prefix string) (stop func()) {
+	_, _, _, alive := shardKeys(prefix)
+	keep := (s.join() + time.Minute).Milliseconds()
+	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		beatScript.Run(ctx, c, []string{alive}, s.Index, keep)
+		wait.Every(ctx, Heartbeat, func() bool {
+			beatScript.Run(ctx, c, []string{alive}, s.Index, keep) // a missed stamp is one of several
+			return true
+		})
+	}()
+	return func() { cancel(); <-done }
+}
+
+// LostShards is the first shard's finding that others stopped before they finished.
+type LostShards struct {
+	Shard   Shard
+	Indexes []int
+}
+
+func (e *LostShards) Error() string {
+	return fmt.Sprintf("shard %s: shard %s of %d lost (no heartbeat for %s before it finished: killed, or its node lost); the merge marks the sale incomplete",
+		e.Shard, joinInts(e.Indexes), e.Shard.Count, Silence)
+}
+
+func joinInts(v []int) string {
+	s := make([]string, len(v))
+	for i, n := range v {
+		s[i] = strconv.Itoa(n)
+	}
+	return strings.Join(s, ", ")
 }
 
 // redisClock reads Redis's clock (microseconds) with the shortest round trip of five,
@@ -187,10 +284,11 @@ func redisClock(ctx context.Context, c redis.UniversalClient) (time.Time, int64,
 }
 
 // finish marks the shard finished; shard 0 then waits for the others, for at most Join,
-// and says which never finished. The mark and the counts are read even once ctx has
-// ended (a stopped sale still says how far it got); ctx's end only ends the wait.
+// and says which never finished: a *LostShards when every one missing has gone silent.
+// The mark and the counts are read even once ctx has ended (a stopped sale still says
+// how far it got); ctx's end only ends the wait.
 func (s Shard) finish(ctx context.Context, c redis.UniversalClient, prefix string) error {
-	_, _, finished := shardKeys(prefix)
+	_, _, finished, alive := shardKeys(prefix)
 	bg := context.WithoutCancel(ctx)
 	pipe := c.Pipeline()
 	pipe.SAdd(bg, finished, s.Index)
@@ -211,6 +309,17 @@ func (s Shard) finish(ctx context.Context, c redis.UniversalClient, prefix strin
 			return nil
 		case time.Now().After(deadline):
 			return fmt.Errorf("shard %s: only %d of %d shards finished within %s of this one", s, n, s.Count, s.join())
+		}
+		lost, err := lostScript.Run(bg, c, []string{alive, finished}, s.Count, Silence.Milliseconds()).Int64Slice()
+		if err != nil {
+			return fmt.Errorf("shard %s: wait for the others: %w", s, err)
+		}
+		if len(lost) > 0 && int64(len(lost)) == int64(s.Count)-n {
+			e := &LostShards{Shard: s}
+			for _, i := range lost {
+				e.Indexes = append(e.Indexes, int(i))
+			}
+			return e
 		}
 		select {
 		case <-ctx.Done():

@@ -2,6 +2,8 @@ package scenarios
 
 import (
 	"context"
+	"errors"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -120,7 +122,9 @@ func TestMergeRefuses(t *testing.T) {
 		parts []results.Part
 		want  string
 	}{
-		{"missing", parts[:2], "shard 2 of 3 missing"},
+		{"attempt", other(func(p *results.Part) {
+			p.Run.Shard = &results.ShardInfo{Index: 2, Count: 3, Attempt: p.Run.Shard.Attempt + 4_000_000}
+		}), "different attempts"},
 		{"twice", other(func(p *results.Part) { p.Run.Shard = &results.ShardInfo{Index: 1, Count: 3} }), "given twice"},
 		{"seed", other(func(p *results.Part) { p.Run.Params.Seed = 9 }), "seed 9, not 0"},
 		{"count", other(func(p *results.Part) { p.Run.Shard = &results.ShardInfo{Index: 2, Count: 4} }), "a shard of 4"},
@@ -137,6 +141,109 @@ func TestMergeRefuses(t *testing.T) {
 	if run, err := Merge(parts); err != nil || run.Verdict.Class != oracle.ClassSafe || run.Oracle.Bought != 3 {
 		t.Fatalf("the whole set: %v, %s, bought %d", err, run.Verdict, run.Oracle.Bought)
 	}
+	// A shard missing is a lost shard: the record is incomplete, its buyers pending and
+	// the verdict UNKNOWN, never SAFE on the buyers that are left.
+	run, err := Merge(parts[:2])
+	if err != nil || run.Complete || !slices.Equal(run.Shard.Lost, []int{2}) || run.Verdict.Class != oracle.ClassUnknown || run.Oracle.Pending != 4 {
+		t.Fatalf("shard 2 missing: %v, complete %v, lost %v, %s, pending %d; want incomplete, [2], UNKNOWN, 4",
+			err, run.Complete, run.Shard.Lost, run.Verdict, run.Oracle.Pending)
+	}
+	if !strings.Contains(run.Error, "shard 2 of 3 lost") {
+		t.Errorf("incomplete for %q, want it to name the lost shard", run.Error)
+	}
+}
+
+// TestLostShard loses one of three shards mid-sale, as a node lost: its connections go
+// dead without a word and it never marks itself finished. The first shard says so
+// within seconds of its own end, not after --shard-wait, and still reads the final
+// state; the merge of the two that are left is incomplete and UNKNOWN.
+func TestLostShard(t *testing.T) {
+	impl, err := lockimpl.Lookup("lua")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := FlashSale{Sale: Sale{Buyers: 120, Stock: 100, Conns: 2, Rate: 60}}
+	s.Name, s.Prefix = t.Name(), "{test:"+t.Name()+"}"
+	parts := make([]results.Part, 3)
+	errs := make([]error, 3)
+	took := make([]time.Duration, 3)
+	var wg sync.WaitGroup
+	for i := range 3 {
+		wg.Go(func() {
+			s := s
+			s.Shard = Shard{Index: i, Count: 3, Join: 30 * time.Second}
+			c := redistest.Shared(t).Client(s.WithDefaults().Conns)
+			defer c.Close()
+			if i == 2 {
+				go func() { // a second into the sale (two to meet), its node is gone
+					time.Sleep(1500 * time.Millisecond)
+					c.Close()
+				}()
+			}
+			began := time.Now()
+			parts[i], errs[i] = s.RunPart(context.Background(), Single(c), impl)
+			took[i] = time.Since(began)
+			parts[i].ID, parts[i].Run.Source = "test", "shard "+s.Shard.String()
+		})
+	}
+	wg.Wait()
+	var lost *LostShards
+	if !errors.As(errs[0], &lost) || !slices.Equal(lost.Indexes, []int{2}) {
+		t.Fatalf("the first shard ended with %v, want shard 2 lost", errs[0])
+	}
+	t.Logf("first shard: %s in %s; second: %v in %s", errs[0], took[0].Round(time.Millisecond), errs[1], took[1].Round(time.Millisecond))
+	if parts[0].Final == nil || parts[0].Run.Complete {
+		t.Errorf("the first shard's record: final read %v, complete %v; want the final state read and the record incomplete", parts[0].Final != nil, parts[0].Run.Complete)
+	}
+	if slack := took[0] - took[1]; slack > Silence+2*time.Second {
+		t.Errorf("the first shard ended %s after the second: the loss took longer than the %s of silence to see", slack, Silence)
+	}
+	run, err := Merge(parts[:2])
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("merged: %s; %s", run.Verdict, run.Error)
+	if run.Complete || run.Verdict.Class != oracle.ClassUnknown || run.Oracle.Pending != 40 || !slices.Equal(run.Shard.Lost, []int{2}) {
+		t.Errorf("merged: complete %v, %s, pending %d, lost %v; want incomplete, UNKNOWN, 40 pending, [2]", run.Complete, run.Verdict, run.Oracle.Pending, run.Shard.Lost)
+	}
+}
+
+// TestShardBarrier: a shard alone gives up after its wait with one line that says how
+// many came (one gone while it waited is not counted), and a shard arriving after the
+// sale began without it (a lost shard's replacement) is refused at once.
+func TestShardBarrier(t *testing.T) {
+	c := redistest.Shared(t).Client(2)
+	defer c.Close()
+	ctx := context.Background()
+	prefix := "{test:" + t.Name() + "}"
+	arrived, start, finished, alive := shardKeys(prefix)
+	defer c.Del(ctx, arrived, start, finished, alive)
+
+	// A shard that stamped its arrival once and died (SIGKILL while it waited) stops
+	// counting once its stamp is stale: it cannot complete a later barrier.
+	meetScript.Run(ctx, c, []string{arrived, start}, 1, 2, startMargin.Microseconds(), 60_000, stale.Milliseconds())
+	time.Sleep(stale + 100*time.Millisecond)
+	began := time.Now()
+	_, _, err := Shard{Index: 0, Count: 2, Join: 300 * time.Millisecond}.meet(ctx, c, prefix)
+	if err == nil || !strings.Contains(err.Error(), "only 1 of 2 shards arrived within 300ms") || time.Since(began) > 2*time.Second {
+		t.Fatalf("alone at the barrier: %v after %s", err, time.Since(began))
+	}
+	c.ZRem(ctx, arrived, 0) // as startTogether leaves the barrier it gave up on
+	var wg sync.WaitGroup
+	for i := range 2 {
+		wg.Go(func() {
+			if _, _, err := (Shard{Index: i, Count: 2, Join: 5 * time.Second}).meet(ctx, c, prefix); err != nil {
+				t.Errorf("shard %d: %v", i, err)
+			}
+		})
+	}
+	wg.Wait()
+	time.Sleep(10 * time.Millisecond)
+	_, _, err = Shard{Index: 1, Count: 2, Join: 5 * time.Second}.meet(ctx, c, prefix)
+	if !errors.Is(err, ErrSaleUnderWay) {
+		t.Fatalf("a shard arriving after the start: %v, want ErrSaleUnderWay", err)
+	}
+	t.Log(err)
 }
 
 // TestShardSharesTheSchedule checks that a shard takes every n-th buyer of the one

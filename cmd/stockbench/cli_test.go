@@ -125,6 +125,7 @@ func TestBadInput(t *testing.T) {
 		{"shard not i/n", []string{"run", "--lock", "lua", "--shard", "half"}, "shard must be i/n"},
 		{"more shards than buyers", []string{"run", "--lock", "lua", "--shard", "0/4", "--buyers", "3", "--redis-url", "redis://127.0.0.1:1"}, "4 shards need at least 4 buyers"},
 		{"shard under a fault", []string{"run", "--lock", "token", "--shard", "0/2", "--fault", "client-pause", "--redis-url", "redis://127.0.0.1:1"}, "a sharded sale takes only faults at a rate"},
+		{"no shard wait", []string{"run", "--lock", "lua", "--shard", "0/2", "--shard-wait", "0s", "--redis-url", "redis://127.0.0.1:1"}, "--shard-wait must be more than 0 and at most 1h"},
 		{"bad run id", []string{"run", "--lock", "lua", "--shard", "0/2", "--run-id", "../x", "--redis-url", "redis://127.0.0.1:1"}, "--run-id must be"},
 		{"drop through a lock-free design", []string{"run", "--scenario", "drop-sale", "--lock", "lua"}, "lua left out of drop-sale: it is lock-free"},
 		{"negative waves", []string{"run", "--lock", "token", "--waves", "-1"}, `invalid value "-1" for flag -waves: must not be negative`},

@@ -45,13 +45,17 @@ func runJobs(args []string, stdout io.Writer) (c *common, jobs []bench.Job, help
 	scenario := fs.String("scenario", "", "preset whose settings the other flags override (default flash-sale, or queue-sale with --queue)")
 	fault := fs.String("fault", faults.None, "what goes wrong: a fault, or several joined by +, as client-pause or redis-pause:for=3s+net-latency")
 	fulfil := fs.String("fulfil", string(scenarios.Naive), "how workers apply an order: naive or idempotent")
-	shard := fs.String("shard", "", "run shard `i/n` of a sale too big for one load generator: every n-th buyer from buyer i, started with the other shards' at one moment on the shared --redis-url; writes a partial record for stockbench merge (env: JOB_COMPLETION_INDEX with STOCKBENCH_SHARDS=n)")
+	shard := fs.String("shard", "", "run shard `i/n` of a sale too big for one load generator: every n-th buyer from buyer i, started with the other shards' at one moment on the shared --redis-url; writes a partial record for stockbench merge (env: JOB_COMPLETION_INDEX, or a swarm job's STOCKBENCH_SHARD_SLOT, with STOCKBENCH_SHARDS=n)")
+	shardWait := fs.Duration("shard-wait", scenarios.DefaultJoin, "with --shard: how long a shard waits for the others to arrive, and the first for them to finish (env STOCKBENCH_SHARD_WAIT)")
 	fs.StringVar(&c.runID, "run-id", os.Getenv("STOCKBENCH_RUN_ID"), "with --shard: the sharded run's `name`, the same for every shard (env STOCKBENCH_RUN_ID; default: one made from the sale's settings)")
 	if help, err := parse(fs, args, stdout); help || err != nil {
 		return nil, nil, help, err
 	}
 	if c.shard, err = shardOf(*shard); err != nil {
 		return nil, nil, false, bench.UsageError(fmt.Errorf("run: --shard: %w", err))
+	}
+	if c.shard.Join, err = shardWaitOf(fs, *shardWait); err != nil {
+		return nil, nil, false, bench.UsageError(fmt.Errorf("run: %w", err))
 	}
 	if *lock == "" && *queue == "" {
 		// One design file and nothing else named: run that design.

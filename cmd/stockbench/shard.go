@@ -5,33 +5,74 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
 
 	"github.com/stockbench/stockbench/bench"
+	"github.com/stockbench/stockbench/internal/redact"
 	"github.com/stockbench/stockbench/results"
 	"github.com/stockbench/stockbench/results/report"
 	"github.com/stockbench/stockbench/scenarios"
 )
 
-// shardOf reads --shard, or else a Kubernetes Indexed Job's JOB_COMPLETION_INDEX with
-// STOCKBENCH_SHARDS (the Job's completions); the zero Shard when neither says.
+// shardOf reads --shard, or else a Kubernetes Indexed Job's JOB_COMPLETION_INDEX or a
+// swarm job's STOCKBENCH_SHARD_SLOT with STOCKBENCH_SHARDS (the job's completions); the
+// zero Shard when none says.
 func shardOf(flag string) (scenarios.Shard, error) {
 	if flag != "" {
 		return scenarios.ParseShard(flag)
 	}
 	index, count := os.Getenv("JOB_COMPLETION_INDEX"), os.Getenv("STOCKBENCH_SHARDS")
+	from := "JOB_COMPLETION_INDEX"
+	if slot := os.Getenv("STOCKBENCH_SHARD_SLOT"); index == "" && slot != "" {
+		n, _ := strconv.Atoi(count)
+		index, from = strconv.Itoa(shardSlot(slot, n)), "STOCKBENCH_SHARD_SLOT"
+	}
 	if index == "" || count == "" {
 		return scenarios.Shard{}, nil
 	}
 	s, err := scenarios.ParseShard(index + "/" + count)
 	if err != nil {
-		return s, fmt.Errorf("from JOB_COMPLETION_INDEX=%s and STOCKBENCH_SHARDS=%s: %w", index, count, err)
+		return s, fmt.Errorf("from %s and STOCKBENCH_SHARDS=%s: %w", from, count, err)
 	}
 	return s, nil
+}
+
+// shardSlot reads a swarm replicated job's {{.Task.Slot}}, as deploy/swarm/stack.yml
+// passes it: the engine numbers a job's slots from 0 and writes slot 0 as the node's id,
+// so a slot that is no number is 0; taken modulo the count, so that slots numbered
+// from 1, as a service's are, serve too.
+func shardSlot(slot string, count int) int {
+	n, err := strconv.Atoi(slot)
+	if err != nil || n < 0 || count < 1 {
+		return 0
+	}
+	return n % count
+}
+
+// shardWaitOf is --shard-wait, or STOCKBENCH_SHARD_WAIT when the flag is not given.
+func shardWaitOf(fs *flag.FlagSet, v time.Duration) (time.Duration, error) {
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == "shard-wait" })
+	if env := os.Getenv("STOCKBENCH_SHARD_WAIT"); env != "" && !given {
+		d, err := time.ParseDuration(env)
+		if err != nil {
+			return 0, fmt.Errorf("STOCKBENCH_SHARD_WAIT=%s: a duration, as 30s or 2m", env)
+		}
+		v = d
+	}
+	if v <= 0 || v > time.Hour {
+		return 0, fmt.Errorf("--shard-wait must be more than 0 and at most 1h, got %s", v)
+	}
+	return v, nil
 }
 
 var shardRunID = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
@@ -57,12 +98,20 @@ func (c *common) shardJob(jobs []bench.Job, args []string) error {
 		return bench.UsageError(fmt.Errorf("run: --run-id must be 1 to 64 letters, digits, '.', '_' or '-', got %q", c.runID))
 	}
 	j.Sale.Shard = c.shard
+	// An orchestrator starts the shards beside their Redis: each may wait for it to
+	// answer as long as it waits for the others.
+	c.redis.Patience = c.shard.Join
 	if err := j.Sale.Validate(); err != nil {
 		return bench.UsageError(fmt.Errorf("run: %w", err))
 	}
 	jobs[0] = j
-	if _, err := os.Stat(c.shardDir()); err == nil {
-		return bench.UsageError(fmt.Errorf("run: %s already holds shard %s of run %s: give this run its own --run-id", c.shardDir(), c.shard, c.runID))
+	// A shard's directory from an earlier attempt of the same command is replaced once
+	// this attempt has run (a rerun under the same run id); one of another sale is not.
+	if f, err := results.Read(filepath.Join(c.shardDir(), "results.json")); err == nil && !slices.Equal(f.Args, redact.Strings(args)) {
+		return bench.UsageError(fmt.Errorf("run: %s holds shard %s of run %s from another command (%s): give this run its own --run-id",
+			c.shardDir(), c.shard, c.runID, strings.Join(f.Args, " ")))
+	} else if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return bench.UsageError(fmt.Errorf("run: %s holds no readable record (%w): give this run its own --run-id, or remove it", c.shardDir(), err))
 	}
 	return nil
 }

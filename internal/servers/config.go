@@ -6,6 +6,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"time"
 )
 
 // The environment that says where Redis comes from, read once here for the command, the
@@ -42,6 +43,9 @@ type Config struct {
 	URL string
 	// Cluster selects the Redis Cluster client for an external URL.
 	Cluster bool
+	// Patience is how long an external server may take to answer at the start. Default:
+	// DefaultPatience.
+	Patience time.Duration
 	// Image is the container image. Default: DefaultImage.
 	Image string
 	// Binary is the redis-server for the process provider. Default: from PATH.
@@ -68,7 +72,7 @@ func (c Config) Provider() (Provider, error) {
 		if c.URL == "" {
 			return nil, fmt.Errorf("mode %s needs a Redis URL", KindExternal)
 		}
-		return External{URL: c.URL, Cluster: c.Cluster}, nil
+		return External{URL: c.URL, Cluster: c.Cluster, Patience: c.Patience}, nil
 	case KindContainer:
 		return Container{Image: c.Image}, nil
 	case KindProcess:

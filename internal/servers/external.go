@@ -1,6 +1,7 @@
 package servers
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"time"
@@ -18,7 +19,14 @@ type External struct {
 	URL string
 	// Cluster selects the Redis Cluster client.
 	Cluster bool
+	// Patience is how long the server may take to answer at the start: a server that
+	// does not is refused then. Default: DefaultPatience. A shard waits longer, as long as
+	// for the other shards: an orchestrator starts it beside its Redis.
+	Patience time.Duration
 }
+
+// DefaultPatience is how long an external server may take to answer at the start.
+const DefaultPatience = 3 * time.Second
 
 var _ Provider = External{}
 
@@ -30,7 +38,7 @@ func (e External) Start(ctx context.Context) (*Target, error) {
 		return nil, fmt.Errorf("redis URL: %s", redactErr(err))
 	}
 	t := newTarget(Info{Kind: KindExternal, Addr: opts.Addrs[0], Detail: detail, Cluster: e.Cluster}, opts, nil, nil)
-	if err := t.ready(ctx, 3*time.Second); err != nil {
+	if err := t.ready(ctx, cmp.Or(e.Patience, DefaultPatience)); err != nil {
 		return nil, fmt.Errorf("%s", redactErr(err))
 	}
 	return t, nil
