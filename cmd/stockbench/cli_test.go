@@ -139,6 +139,11 @@ func TestBadInput(t *testing.T) {
 		{"dashboard of a shrink", []string{"shrink", "results/runs/none", "--dashboard", ":0"}, "shrink: --dashboard watches a run"},
 		{"repeat zero times", []string{"matrix", "--repeat", "0"}, `invalid value "0" for flag -repeat: must be from 1 to 20`},
 		{"repeat too often", []string{"run", "--lock", "lua", "--repeat", "50"}, `invalid value "50" for flag -repeat: must be from 1 to 20`},
+		{"plan without a rate", []string{"plan", "--buyers", "1000"}, "--rate must be a positive number"},
+		{"plan without buyers", []string{"plan", "--rate", "100"}, "--buyers must be positive"},
+		{"plan of an unknown lock", []string{"plan", "--buyers", "1000", "--rate", "100", "--lock", "mutex"}, `unknown lock "mutex"`},
+		{"plan of a bad size", []string{"plan", "--buyers", "1000", "--rate", "100", "--shard-memory", "2XB"}, "a size as 2GiB"},
+		{"plan of a buyer too big", []string{"plan", "--buyers", "1000", "--rate", "100", "--shard-memory", "1Ki"}, "does not fit in 1024 bytes"},
 		{"merge nothing", []string{"merge"}, "name the shards' directories"},
 		{"merge no shard", []string{"merge", "/nonexistent/run"}, "/nonexistent/run holds no shard's record"},
 	}

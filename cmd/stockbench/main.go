@@ -68,6 +68,8 @@ Usage:
                                         shift with a Mann-Whitney U test, the damage rates' intervals
   stockbench baseline [--from RUN_DIR]  save a run (the newest by default) as baseline/results.json
   stockbench perf                       the driver against redis-benchmark, and its RSS with 200,000 and 1,000,000 waiting buyers
+  stockbench plan --buyers N --rate R   how many shards of which size, and what Redis, a sale needs, from
+                                        its per-buyer costs measured here
   stockbench version
 
 Run 'stockbench COMMAND -h' for a command's flags.
@@ -133,12 +135,14 @@ func cli(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return reproCommand(ctx, args[1:], stdout, stderr)
 	case "perf":
 		return perfCommand(ctx, args[1:], stdout, stderr)
+	case "plan":
+		return planCommand(ctx, args[1:], stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, "stockbench", bench.Version())
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 	default:
-		err = bench.UsageError(fmt.Errorf("unknown command %q (commands: list, run, sweep, matrix, check, merge, report, replay, shrink, gate, compare, baseline, guarantees, repro, perf, version)", args[0]))
+		err = bench.UsageError(fmt.Errorf("unknown command %q (commands: list, run, sweep, matrix, check, merge, report, replay, shrink, gate, compare, baseline, guarantees, repro, perf, plan, version)", args[0]))
 	}
 	return bench.Complain(stderr, err)
 }
