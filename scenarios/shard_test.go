@@ -336,3 +336,23 @@ func TestWitnessAgreesWithTheLedger(t *testing.T) {
 		})
 	}
 }
+
+// TestLostShardKeepsTheEvidence: what the shards that are left measured stands. A sale
+// whose survivors alone bought more than the stock is OVERSOLD, lost shard or not, and
+// still incomplete.
+func TestLostShardKeepsTheEvidence(t *testing.T) {
+	sale := FlashSale{
+		Sale:     Sale{Buyers: 120, Stock: 10, Conns: 4, Seed: 5},
+		Critical: ReadThinkWrite, Think: Fixed(time.Millisecond), TTL: 2 * time.Second,
+		Retry: lockimpl.Retry{Interval: 5 * time.Millisecond, Timeout: 20 * time.Second},
+	}
+	parts := runShards(t, sale, "seed-setnx", 3)
+	run, err := Merge([]results.Part{parts[0], parts[2]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("shard 1 left out: %s, bought %d of %d, %s", run.Verdict, run.Oracle.Bought, sale.Stock, run.Error)
+	if run.Complete || run.Verdict.Class != oracle.ClassOversold || run.Oracle.Bought <= 10 || !slices.Equal(run.Shard.Lost, []int{1}) {
+		t.Errorf("complete %v, %s, bought %d, lost %v; want incomplete, OVERSOLD on the survivors' purchases, shard 1 lost", run.Complete, run.Verdict, run.Oracle.Bought, run.Shard.Lost)
+	}
+}
