@@ -11,6 +11,7 @@
 # FLAGS (more run flags, e.g. "--think 1ms"), OUT (results/distributed).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/side-by-side.sh
 shards=${SHARDS:-4} buyers=${BUYERS:-20000} stock=${STOCK:-500} locks=${LOCKS:-lua,seed-setnx}
 flags=${FLAGS:-} out=${OUT:-results/distributed}
 say() { echo "bench-distributed: $*" >&2; }
@@ -48,7 +49,6 @@ run() {
   local name=$1; shift
   docker run --name "$id-$name" --network "$net" "${labels[@]}" "${user[@]}" -v "$out:/results" "$image" "$@"
 }
-class() { grep -m1 -o '"class": "[A-Z-]*"' "$1/results.json" | cut -d'"' -f4; }
 
 status=0
 for lock in ${locks//,/ }; do
@@ -71,15 +71,7 @@ for lock in ${locks//,/ }; do
     { cat "$out/$id-$lock-one.log" "$out/$id-$lock-one.err" >&2; exit 1; }
   one=$out/one/$(sed -n 's#^results: /results/one/##p' "$out/$id-$lock-one.log")
   ./bin/stockbench report "$merged" "$one" --out "$out/$id-$lock-compare" >/dev/null
-  echo
-  sed -n '/^SCENARIO/{s/^/RUN          /;p;n;s/^/'"$(printf '%-13s' "$shards shards")"'/;p}' "$out/$id-$lock-merge.log"
-  sed -n '/^SCENARIO/{n;s/^/one process  /;p}' "$out/$id-$lock-one.log"
-  echo
-  m=$(class "$merged") o=$(class "$one")
-  if [ "$m" = "$o" ]; then
-    say "$lock: merged $m, one process $o: the same class (side by side: $out/$id-$lock-compare/report.html)"
-  else
-    say "$lock: merged $m but one process $o"; status=1
-  fi
+  side_by_side "bench-distributed: $lock" "$shards shards" "$out/$id-$lock-merge.log" "$out/$id-$lock-one.log" \
+    "$merged" "$one" "side by side: $out/$id-$lock-compare/report.html" || status=1
 done
 exit $status

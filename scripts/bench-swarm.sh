@@ -19,6 +19,7 @@
 # (results/swarm), KILL_SHARD, KILL_AFTER (2), WAIT (600: seconds a job may take).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/side-by-side.sh
 say() { echo "bench-swarm: $*" >&2; }
 
 set -a
@@ -171,7 +172,6 @@ sale() {
   merged=${merged%/}
 }
 
-class() { grep -m1 -o '"class": "[A-Z-]*"' "$1/results.json" | cut -d'"' -f4; }
 field() { grep -m1 -o "\"$2\": \"[^\"]*\"" "$1/results.json" | cut -d'"' -f4; }
 
 status=0
@@ -210,15 +210,7 @@ for lock in ${locks//,/ }; do
     { cat "$STOCKBENCH_RESULTS/$id-$lock-one.log" "$STOCKBENCH_RESULTS/$id-$lock-one.err" >&2; status=1; continue; }
   one=$STOCKBENCH_RESULTS/one/$(sed -n 's#^results: /results/one/##p' "$STOCKBENCH_RESULTS/$id-$lock-one.log")
   docker stack rm "$stack" "$stack-merge" >/dev/null
-  echo
-  sed -n '/^SCENARIO/{s/^/RUN                 /;p;n;s/^/'"$(printf '%-20s' "$shards swarm shards")"'/;p}' "$STOCKBENCH_RESULTS/$stack-sale-merge.log"
-  sed -n '/^SCENARIO/{n;s/^/one process         /;p}' "$STOCKBENCH_RESULTS/$id-$lock-one.log"
-  echo
-  m=$(class "$merged") o=$(class "$one")
-  if [ "$m" = "$o" ]; then
-    say "$lock: merged $m, one process $o: the same class ($merged)"
-  else
-    say "$lock: merged $m but one process $o"; status=1
-  fi
+  side_by_side "bench-swarm: $lock" "$shards swarm shards" "$STOCKBENCH_RESULTS/$stack-sale-merge.log" \
+    "$STOCKBENCH_RESULTS/$id-$lock-one.log" "$merged" "$one" "$merged" || status=1
 done
 exit $status
