@@ -294,6 +294,7 @@ type ShardInfo struct {
 	// the same id is another attempt, and its parts replace the earlier ones.
 	Attempt int64 `json:"attempt,omitempty"`
 	// Lost are the shards the merge had no record of (killed, or their nodes lost):
-	// their buyers' outcomes are unknown, so the merged record is incomplete.
+	// their buyers' outcomes are unknown, so the merged record is incomplete. In the
+	// first shard's own record, those it took for lost when it read the final state.
 	Lost []int `json:"lost,omitempty"`
 }

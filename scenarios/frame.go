@@ -118,6 +118,9 @@ func runSale(ctx context.Context, s Sale, r Redis, ttl time.Duration, build func
 	run.Errors, run.FirstError = t.errors()
 	if s.Shard.Sharded() {
 		run.Shard = &results.ShardInfo{Index: s.Shard.Index, Count: s.Shard.Count, Late: late, Attempt: attempt}
+		if lost != nil {
+			run.Shard.Lost = lost.Indexes
+		}
 	}
 	runErr := runError(goneErr, errors.Join(t.runErr(), shardErr, finalErr), cleanErr)
 	switch {

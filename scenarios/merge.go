@@ -34,8 +34,11 @@ func Merge(parts []results.Part) (results.Run, error) {
 	}
 	first := &parts[0].Run
 	ledger := join(parts)
+	// The first shard read the final state before shards it took for lost had finished,
+	// if any did: a shard stalled past the silence that came back. That state then
+	// misses their purchases, and only what stands without them is judged.
 	var r oracle.Report
-	if len(lost) == 0 {
+	if len(lost) == 0 && len(parts[0].Run.Shard.Lost) == 0 {
 		r = oracle.Check(ledger, parts[0].Final)
 	} else {
 		r = partialCheck(ledger, parts)

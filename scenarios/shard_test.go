@@ -198,6 +198,20 @@ func TestLostShard(t *testing.T) {
 	if slack := took[0] - took[1]; slack > Silence+2*time.Second {
 		t.Errorf("the first shard ended %s after the second: the loss took longer than the %s of silence to see", slack, Silence)
 	}
+	if !slices.Equal(parts[0].Run.Shard.Lost, []int{2}) {
+		t.Errorf("the first shard's record names %v lost, want [2]", parts[0].Run.Shard.Lost)
+	}
+	// Had shard 2 come back and written its record, the merge of all three still
+	// judges only what stands without it: the final state was read before it finished.
+	back := parts[2]
+	back.Entries = make([]oracle.Entry, len(back.Entries))
+	for i := range back.Entries {
+		back.Entries[i].Outcome = oracle.Bought
+	}
+	if all, err := Merge(parts); err != nil || all.Complete || all.Oracle.LostUpdates != 0 {
+		t.Errorf("all three, the lost one back: %v, complete %v, %s; want an incomplete record with no lost update judged against a stale final state",
+			err, all.Complete, all.Verdict)
+	}
 	run, err := Merge(parts[:2])
 	if err != nil {
 		t.Fatal(err)
