@@ -56,7 +56,7 @@ bench-distributed:
 ## swarm made and left when it is in none): Redis as a service, the shards as a replicated job on
 ## an overlay network, the merge as a second job, beside the one-process run; KILL_SHARD=i loses
 ## shard i mid-sale and reruns the sale under the same run id; SHARDS and RUN_ID from
-## deploy/sale/sale.env, LOCKS, BUYERS, STOCK, RATE to size it
+## deploy/sale/sale.env, LOCKS, QUEUES, FAULT, BUYERS, STOCK, RATE to size it
 bench-swarm:
 	@scripts/bench-swarm.sh
 

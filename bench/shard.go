@@ -18,7 +18,7 @@ import (
 // with the other shards in Redis under the run's name runID, and writes it as a partial
 // record in dir (results.json, ledger.bin and, from shard 0, final.json) for
 // scenarios.Merge. It returns the exit code.
-func RunShard(ctx context.Context, o Options, j LockJob, runID, dir string, stdout, stderr io.Writer) int {
+func RunShard(ctx context.Context, o Options, j Job, runID, dir string, stdout, stderr io.Writer) int {
 	if err := Writable(filepath.Dir(dir)); err != nil {
 		return Complain(stderr, UsageError(err))
 	}
@@ -27,9 +27,28 @@ func RunShard(ctx context.Context, o Options, j LockJob, runID, dir string, stdo
 		return code
 	}
 	defer e.Stop(stderr)
-	s := j.Sale
-	s.Prefix = "{stockbench:" + runID + "}"
-	fmt.Fprintf(stderr, "stockbench: shard %s of run %s: %s; waiting for the other shards\n", s.Shard, runID, j.describe())
+	prefix := "{stockbench:" + runID + "}"
+	var shard scenarios.Shard
+	var runPart func(context.Context, scenarios.Redis, func(scenarios.Progress)) (results.Part, error)
+	switch j := j.(type) {
+	case LockJob:
+		s := j.Sale
+		s.Prefix, shard = prefix, s.Shard
+		runPart = func(ctx context.Context, r scenarios.Redis, hook func(scenarios.Progress)) (results.Part, error) {
+			s.Progress = hook
+			return s.RunPart(ctx, r, j.Impl)
+		}
+	case QueueJob:
+		s := j.Sale
+		s.Prefix, shard = prefix, s.Shard
+		runPart = func(ctx context.Context, r scenarios.Redis, hook func(scenarios.Progress)) (results.Part, error) {
+			s.Progress = hook
+			return s.RunPart(ctx, r, j.Impl)
+		}
+	default:
+		return Complain(stderr, fmt.Errorf("shard: %T cannot be sharded", j))
+	}
+	fmt.Fprintf(stderr, "stockbench: shard %s of run %s: %s; waiting for the other shards\n", shard, runID, j.describe())
 	began := time.Now().UTC()
 	// Every shard runs on the one Redis they share, replicated or not as it is.
 	need := j.need()
@@ -37,8 +56,7 @@ func RunShard(ctx context.Context, o Options, j LockJob, runID, dir string, stdo
 	part, err := rig.On(ctx, e.Harness, need, func(ctx context.Context, r scenarios.Redis) (results.Part, error) {
 		hook, done := watching(stderr, nil, 0)
 		defer done()
-		s.Progress = hook
-		return s.RunPart(ctx, r, j.Impl)
+		return runPart(ctx, r, hook)
 	})
 	if err != nil && part.Run.Scenario == "" {
 		if ctx.Err() != nil {
@@ -56,9 +74,14 @@ func RunShard(ctx context.Context, o Options, j LockJob, runID, dir string, stdo
 	if werr := errors.Join(os.RemoveAll(dir), out.Progress(file), results.WritePart(out, part)); werr != nil {
 		return Complain(stderr, werr)
 	}
-	ledger := part.Run.Oracle
-	fmt.Fprintf(stdout, "shard %s: %d buyers, %d bought, %d sold out, %d gave up; started %s late\n",
-		s.Shard, ledger.Buyers, ledger.Bought, ledger.SoldOut, ledger.GaveUp, part.Run.Shard.Late.Round(time.Microsecond))
+	if q := part.Queue; q != nil {
+		fmt.Fprintf(stdout, "shard %s: %d orders sent, %d tasks taken by its workers; started %s late\n",
+			shard, len(q.Orders), len(q.Takes), part.Run.Shard.Late.Round(time.Microsecond))
+	} else {
+		ledger := part.Run.Oracle
+		fmt.Fprintf(stdout, "shard %s: %d buyers, %d bought, %d sold out, %d gave up; started %s late\n",
+			shard, ledger.Buyers, ledger.Bought, ledger.SoldOut, ledger.GaveUp, part.Run.Shard.Late.Round(time.Microsecond))
+	}
 	fmt.Fprintf(stdout, "partial record: %s (stockbench merge %s)\n", out.Dir, filepath.Dir(out.Dir))
 	switch {
 	case err != nil:

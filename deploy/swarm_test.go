@@ -171,8 +171,13 @@ func TestSwarmStackDecodesStrictly(t *testing.T) {
 			t.Errorf("shard: %s=%q, want %q", k, env[k], want)
 		}
 	}
-	if c := s.shard.Command; len(c) < 3 || c[0] != "run" || !slices.Contains(c, "--lock") || slices.Contains(c, "--shard") {
-		t.Errorf("shard: want run --lock NAME with the shard from the environment, got %v", c)
+	if c := s.shard.Command; len(c) < 3 || c[0] != "run" || c[1] != "--lock" || slices.Contains(c, "--shard") {
+		t.Errorf("shard: want run --lock NAME (by default) with the shard from the environment, got %v", c)
+	}
+	queue := swarmEnv(sale)
+	queue["STOCKBENCH_KIND"], queue["STOCKBENCH_DESIGN"] = "--queue", "stream"
+	if c := buildSwarm(t, os.ReadFile, queue).shard.Command; c[1] != "--queue" || c[2] != "stream" {
+		t.Errorf("shard: STOCKBENCH_KIND and STOCKBENCH_DESIGN make it a queue sale's: got %v", c)
 	}
 	if s.redis.Deploy.EndpointMode != "dnsrr" {
 		t.Errorf("redis: endpoint_mode %q; a virtual IP needs the kernel's IPVS, which this machine kind lacks: want dnsrr", s.redis.Deploy.EndpointMode)

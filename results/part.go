@@ -24,12 +24,19 @@ type Part struct {
 	Entries   []oracle.Entry
 	Unstarted int
 	Final     *oracle.Final
+	// Queue is, for a queue sale, the shard's orders (order i is the sale's
+	// i*Count+Index) and its workers' takes, of any shard's orders; QueueFinal, from the
+	// first shard, what Redis held once every shard was done. Entries is then empty.
+	Queue      *oracle.QueueLedger
+	QueueFinal *oracle.QueueFinal
 }
 
 // The files of a part beside its results.json.
 const (
-	ledgerFile = "ledger.bin"
-	finalFile  = "final.json"
+	ledgerFile      = "ledger.bin"
+	finalFile       = "final.json"
+	queueLedgerFile = "queue-ledger.json"
+	queueFinalFile  = "queue-final.json"
 )
 
 // ledgerMagic opens ledger.bin: its format's name and version, then the entry count,
@@ -41,6 +48,9 @@ const ledgerMagic = "stockbench-ledger-1\n"
 func WritePart(o *Output, p Part) error {
 	if err := o.make(); err != nil {
 		return err
+	}
+	if p.Queue != nil {
+		return errors.Join(writePartJSON(o, queueLedgerFile, p.Queue), writePartJSON(o, queueFinalFile, p.QueueFinal))
 	}
 	f, err := os.Create(filepath.Join(o.Dir, ledgerFile))
 	if err != nil {
@@ -83,6 +93,9 @@ func ReadPart(dir string) (Part, error) {
 	}
 	p := Part{ID: f.ID, Run: f.Runs[0]}
 	p.Run.Source = dir
+	if p.Run.Kind == QueueSale {
+		return p, errors.Join(readPartJSON(dir, queueLedgerFile, &p.Queue), readPartJSON(dir, queueFinalFile, &p.QueueFinal))
+	}
 	if p.Entries, p.Unstarted, err = readLedger(filepath.Join(dir, ledgerFile)); err != nil {
 		return Part{}, err
 	}
@@ -125,4 +138,35 @@ func readLedger(path string) ([]oracle.Entry, int, error) {
 		return nil, 0, fmt.Errorf("results: read ledger %s: %w", path, err)
 	}
 	return entries, int(unstarted), nil
+}
+
+// writePartJSON writes v, unless nil, as name in o's directory.
+func writePartJSON[T any](o *Output, name string, v *T) error {
+	if v == nil {
+		return nil
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("results: encode %s: %w", name, err)
+	}
+	if err := os.WriteFile(filepath.Join(o.Dir, name), b, 0o644); err != nil {
+		return fmt.Errorf("results: write %s: %w", name, err)
+	}
+	return nil
+}
+
+// readPartJSON reads name in dir into *v, leaving it nil when there is no such file.
+func readPartJSON[T any](dir, name string, v **T) error {
+	b, err := os.ReadFile(filepath.Join(dir, name))
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return nil
+	case err != nil:
+		return fmt.Errorf("results: read %s: %w", name, err)
+	}
+	*v = new(T)
+	if err := json.Unmarshal(b, *v); err != nil {
+		return fmt.Errorf("results: %s: %w", filepath.Join(dir, name), err)
+	}
+	return nil
 }

@@ -62,9 +62,10 @@ func runSale(ctx context.Context, s Sale, r Redis, ttl time.Duration, build func
 	}
 	var late time.Duration
 	var attempt int64
+	var at time.Time
 	stopBeat := func() {}
 	if s.Shard.Sharded() {
-		if late, attempt, err = startTogether(ctx, s, r); err != nil {
+		if at, late, attempt, err = startTogether(ctx, s, r); err != nil {
 			k.cleanUp(context.WithoutCancel(ctx))
 			return results.Run{}, err
 		}
@@ -72,6 +73,7 @@ func runSale(ctx context.Context, s Sale, r Redis, ttl time.Duration, build func
 	}
 
 	t := newTally(s)
+	t.start = at
 	started := time.Now()
 	goneErr := during(ctx, r.watched(s.Faults), keeper{lease: s.KeyLease, horizon: k.horizon()}, k.leases(), inj,
 		func(ctx context.Context) {
@@ -136,10 +138,11 @@ func runSale(ctx context.Context, s Sale, r Redis, ttl time.Duration, build func
 var errNotLead = errors.New("commandstats: counted by the first shard")
 
 // startTogether waits at the shards' barrier and then for the sale's start, and returns
-// how late after it this shard began (its timer's slack, or longer when it heard of the
-// start only after it had passed) and the attempt (the start on Redis's clock).
-func startTogether(ctx context.Context, s Sale, r Redis) (late time.Duration, attempt int64, err error) {
-	at, attempt, err := s.Shard.meet(ctx, r.StockAdmin, s.Prefix)
+// the start on this host's clock, how late after it this shard began (its timer's
+// slack, or longer when it heard of the start only after it had passed) and the attempt
+// (the start on Redis's clock).
+func startTogether(ctx context.Context, s Sale, r Redis) (at time.Time, late time.Duration, attempt int64, err error) {
+	at, attempt, err = s.Shard.meet(ctx, r.StockAdmin, s.Prefix)
 	if err != nil {
 		// Leave the barrier, so that a run started again under the same name waits for
 		// its shards rather than counting this one.
@@ -149,12 +152,12 @@ func startTogether(ctx context.Context, s Sale, r Redis) (late time.Duration, at
 		if !errors.Is(err, ErrSaleUnderWay) { // it is counted there for the sale under way
 			r.StockAdmin.ZRem(bg, arrived, s.Shard.Index)
 		}
-		return 0, 0, err
+		return time.Time{}, 0, 0, err
 	}
 	if err := wait.Sleep(ctx, time.Until(at)); err != nil {
-		return 0, 0, err
+		return time.Time{}, 0, 0, err
 	}
-	return time.Since(at), attempt, nil
+	return at, time.Since(at), attempt, nil
 }
 
 // during runs a sale's buyers and workers (run) while the watched servers are watched

@@ -32,6 +32,9 @@ func Merge(parts []results.Part) (results.Run, error) {
 	if err != nil {
 		return results.Run{}, err
 	}
+	if parts[0].Run.Kind == results.QueueSale {
+		return mergeQueue(parts, lost)
+	}
 	first := &parts[0].Run
 	ledger := join(parts)
 	// The first shard read the final state before shards it took for lost had finished,
@@ -51,9 +54,40 @@ func Merge(parts []results.Part) (results.Run, error) {
 		Scenario: first.Scenario, Impl: first.Impl, Params: first.Params, Kind: results.LockSale, Complete: true,
 		Oracle: r, Shard: &results.ShardInfo{Count: first.Shard.Count, Merged: true, Attempt: first.Shard.Attempt},
 	}
+	gather(&run, parts, lost)
+	// The shards' records name the design; a built-in one's documented verdicts judge
+	// the union, as they judge a sale run in one process.
+	var want []oracle.Class
+	if impl, err := lockimpl.Lookup(run.Impl); err == nil {
+		want, _ = impl.Documented.For(plan)
+	}
+	run.Judge(r.Outcome(), unfiredAll(parts), want)
+	fromLedger(&run, r, ledger.Entries)
+	if run.Latency, err = addLatencies(parts); err != nil {
+		return results.Run{}, err
+	}
+	if c := first.Commands; c != nil { // the first shard counted every shard's commands
+		merged := *c
+		merged.PerSale, merged.CPUPerSaleUs = 0, 0
+		if r.Bought > 0 {
+			merged.PerSale = float64(c.Total) / float64(r.Bought)
+			merged.CPUPerSaleUs = float64(c.CPUUs) / float64(r.Bought)
+		}
+		run.Commands = &merged
+	}
+	run.DamageRate = run.NewRate()
+	return run, nil
+}
+
+// gather fills run with what every part measured: its start and length, the errors, the
+// fault events, the logs and the locks lost; run is incomplete when a part is, or when
+// the shards lost are missing.
+func gather(run *results.Run, parts []results.Part, lost []int) {
 	var errs []string
 	end := time.Time{}
+	held := 0
 	for i := range parts {
+		held += partBuyers(&parts[i])
 		p := &parts[i].Run
 		if !p.Complete {
 			run.Complete = false
@@ -80,35 +114,22 @@ func Merge(parts []results.Part) (results.Run, error) {
 		}
 	}
 	if len(lost) > 0 {
+		first := &parts[0].Run
 		run.Complete, run.Shard.Lost = false, lost
 		errs = append([]string{fmt.Sprintf("shard %s of %d lost: no record of %d of the %d buyers, whose outcomes are unknown (rerun the whole sale under the same run id to replace it)",
-			joinInts(lost), first.Shard.Count, r.Pending, first.Params.Buyers)}, errs...)
+			joinInts(lost), first.Shard.Count, first.Params.Buyers-held, first.Params.Buyers)}, errs...)
 	}
 	run.Error = strings.Join(errs, "; ")
 	run.Duration = end.Sub(run.Started)
 	slices.SortStableFunc(run.Events, func(a, b faults.Event) int { return cmp.Compare(a.At, b.At) })
-	// The shards' records name the design; a built-in one's documented verdicts judge
-	// the union, as they judge a sale run in one process.
-	var want []oracle.Class
-	if impl, err := lockimpl.Lookup(run.Impl); err == nil {
-		want, _ = impl.Documented.For(plan)
+}
+
+// partBuyers is how many of the sale's buyers p holds.
+func partBuyers(p *results.Part) int {
+	if p.Queue != nil {
+		return len(p.Queue.Orders)
 	}
-	run.Judge(r.Outcome(), unfiredAll(parts), want)
-	fromLedger(&run, r, ledger.Entries)
-	if run.Latency, err = addLatencies(parts); err != nil {
-		return results.Run{}, err
-	}
-	if c := first.Commands; c != nil { // the first shard counted every shard's commands
-		merged := *c
-		merged.PerSale, merged.CPUPerSaleUs = 0, 0
-		if r.Bought > 0 {
-			merged.PerSale = float64(c.Total) / float64(r.Bought)
-			merged.CPUPerSaleUs = float64(c.CPUUs) / float64(r.Bought)
-		}
-		run.Commands = &merged
-	}
-	run.DamageRate = run.NewRate()
-	return run, nil
+	return len(p.Entries)
 }
 
 func index(p results.Part) int {
@@ -142,8 +163,10 @@ func sameSale(parts []results.Part) (lost []int, err error) {
 				a.Run.Source, b.Run.Source, a.ID, (time.Duration(b.Run.Shard.Attempt-a.Run.Shard.Attempt) * time.Microsecond).Abs().Round(time.Millisecond))
 		case i > 0 && b.Run.Shard.Index == parts[i-1].Run.Shard.Index:
 			return nil, fmt.Errorf("merge: shard %d of %d is given twice (%s, %s)", b.Run.Shard.Index, n, parts[i-1].Run.Source, b.Run.Source)
-		case len(b.Entries) != Shard{Index: b.Run.Shard.Index, Count: n}.buyers(b.Run.Params.Buyers):
-			return nil, fmt.Errorf("merge: %s holds %d buyers, not shard %d's share of %d", b.Run.Source, len(b.Entries), b.Run.Shard.Index, b.Run.Params.Buyers)
+		case b.Run.Kind != a.Run.Kind:
+			return nil, fmt.Errorf("merge: %s is a %s sale's shard, %s a %s sale's", b.Run.Source, b.Run.Kind, a.Run.Source, a.Run.Kind)
+		case partBuyers(b) != Shard{Index: b.Run.Shard.Index, Count: n}.buyers(b.Run.Params.Buyers):
+			return nil, fmt.Errorf("merge: %s holds %d buyers, not shard %d's share of %d", b.Run.Source, partBuyers(b), b.Run.Shard.Index, b.Run.Params.Buyers)
 		}
 	}
 	have := map[int]bool{}
@@ -155,7 +178,7 @@ func sameSale(parts []results.Part) (lost []int, err error) {
 			lost = append(lost, i)
 		}
 	}
-	if len(lost) == 0 && parts[0].Final == nil && parts[0].Run.Complete {
+	if len(lost) == 0 && parts[0].Final == nil && parts[0].QueueFinal == nil && parts[0].Run.Complete {
 		return nil, fmt.Errorf("merge: %s, the first shard, holds no final state (final.json)", parts[0].Run.Source)
 	}
 	return lost, nil

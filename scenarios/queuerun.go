@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -51,10 +52,11 @@ type queueRun struct {
 var _ kind = (*queueRun)(nil)
 
 func newQueueRun(s QueueSale, r Redis, impl queueimpl.Impl, inj *faults.Injector) *queueRun {
+	n := s.Shard.buyers(s.Buyers) // a shard's own orders; its workers take any shard's
 	qs := &queueRun{
 		QueueSale: s, r: r, impl: impl, inj: inj, k: s.keys(),
-		ledger:   &oracle.QueueLedger{InitialStock: s.Stock, Orders: make([]oracle.Enqueued, s.Buyers), Lease: s.Visibility},
-		enqueued: make([]atomic.Int64, s.Buyers),
+		ledger:   &oracle.QueueLedger{InitialStock: s.Stock, Orders: make([]oracle.Enqueued, n), Lease: s.Visibility},
+		enqueued: make([]atomic.Int64, n),
 	}
 	qs.q = impl.New(queueimpl.Env{Client: r.Locks[0], Keys: qs.k.queue, Visibility: s.Visibility, Topology: r.Topology})
 	qs.admin = impl.New(queueimpl.Env{Client: r.LockAdmins[0], Keys: qs.k.queue, Visibility: s.Visibility})
@@ -77,6 +79,12 @@ func (qs *queueRun) leases() []leased {
 }
 
 func (qs *queueRun) setUp(ctx context.Context) error {
+	if qs.Shard.Sharded() && qs.starter != nil {
+		return fmt.Errorf("queue-sale: %s runs in processes of its own; a sharded sale runs the built-in designs", qs.impl.Name)
+	}
+	if !qs.Shard.lead() {
+		return nil // the first shard writes the stock and prepares the queue, before the shards meet
+	}
 	if err := qs.r.StockAdmin.Del(ctx, qs.k.stockKeys()...).Err(); err != nil {
 		return fmt.Errorf("queue-sale: set up: %w", err)
 	}
@@ -105,6 +113,9 @@ func (qs *queueRun) cleanUp(ctx context.Context) error {
 	if qs.starter != nil {
 		qs.log = qs.starter.Stop()
 	}
+	if !qs.Shard.lead() {
+		return nil // the first shard deletes the keys, once every shard is done
+	}
 	err := errors.Join(qs.r.StockAdmin.Del(ctx, qs.k.stockKeys()...).Err(), qs.r.LockAdmins[0].Del(ctx, qs.k.queue.All()...).Err())
 	if err != nil {
 		return fmt.Errorf("queue-sale: clean up: %w", err)
@@ -115,9 +126,12 @@ func (qs *queueRun) cleanUp(ctx context.Context) error {
 // run starts workers, the reaper and the backlog sampler, sends the buyers, and stops the
 // workers once every order is settled or nothing moves.
 func (qs *queueRun) run(ctx context.Context, t *tally) {
-	qs.t, qs.t0, qs.pacer = t, time.Now(), qs.Pacer()
+	// A shard's times count from the sale's one start, as every shard's do: its orders
+	// and its takes then compare with the others' (to within the clocks' offset, read
+	// from Redis's) when they are merged.
+	qs.t, qs.t0, qs.pacer = t, cmp.Or(t.start, time.Now()), qs.Pacer()
 	wctx, stopWorkers := context.WithCancel(ctx)
-	for i := range qs.Workers {
+	for i := range qs.Shard.buyers(qs.Workers) { // a shard runs its share of the workers
 		if i%4096 == 0 && ctx.Err() != nil { // many workers take a while to start
 			break
 		}
@@ -141,13 +155,23 @@ func (qs *queueRun) run(ctx context.Context, t *tally) {
 // connection sends them (see feed), so a buyer costs no goroutine before its order goes
 // out. Orders never sent because the sale was stopped are not accepted.
 func (qs *queueRun) sendBuyers(ctx context.Context) {
-	feed(ctx, qs.Buyers, qs.Conns, qs.pacer, qs.t0,
+	feed(ctx, len(qs.enqueued), qs.Conns, qs.Sale.pacer(), qs.t0,
 		func(_, i int, _ time.Time) { qs.enqueue(ctx, i) }, func(int) {})
+	if qs.Shard.Sharded() { // what the shards wait for together: see settledAll
+		bg := context.WithoutCancel(ctx)
+		pipe := qs.r.StockAdmin.TxPipeline()
+		pipe.IncrBy(bg, qs.k.accepted, int64(qs.accepted()))
+		pipe.SAdd(bg, qs.k.sent, qs.Shard.Index)
+		if _, err := pipe.Exec(bg); err != nil && !ended(ctx) {
+			qs.t.failed(err)
+		}
+	}
 }
 
 // enqueue is buyer i's order. Its latency counts from when it was due (see settle).
 func (qs *queueRun) enqueue(ctx context.Context, i int) {
-	o := queueimpl.Order{ID: strconv.Itoa(i), Seq: int64(i)}
+	g := qs.Shard.Global(i)
+	o := queueimpl.Order{ID: strconv.Itoa(g), Seq: int64(g)}
 	err := qs.q.Enqueue(ctx, o)
 	done := time.Since(qs.t0)
 	qs.ledger.Orders[i] = oracle.Enqueued{ID: o.ID, Accepted: err == nil, InDoubt: inDoubt(err), Done: done}
@@ -174,14 +198,14 @@ func (qs *queueRun) awaitSettled(ctx context.Context) {
 	if p, ok := qs.q.(pooled); ok {
 		quiet = max(quiet, 2*time.Duration(p.Procs())*dequeueWait/time.Duration(max(qs.Workers, 1)))
 	}
-	last, lastChange := qs.taken.Load(), time.Now()
+	last, lastChange := qs.takes(ctx), time.Now()
 	wait.Every(ctx, 20*time.Millisecond, func() bool {
-		if qs.settled.Load() >= int64(qs.accepted()) && qs.busy.Load() == 0 {
+		if qs.settledAll(ctx) && qs.busy.Load() == 0 {
 			if n, err := qs.admin.Len(ctx); err == nil && n == 0 {
 				return false
 			}
 		}
-		if n := qs.taken.Load(); n != last {
+		if n := qs.takes(ctx); n != last {
 			last, lastChange = n, time.Now()
 		}
 		if settled := qs.inj.ServersSettled(); settled.After(lastChange) {
@@ -189,6 +213,32 @@ func (qs *queueRun) awaitSettled(ctx context.Context) {
 		}
 		return time.Since(lastChange) <= quiet
 	})
+}
+
+// settledAll reports whether every accepted order is settled: of this sale, or, in a
+// shard, of every shard's, counted together in Redis once every shard's buyers have sent
+// theirs.
+func (qs *queueRun) settledAll(ctx context.Context) bool {
+	if !qs.Shard.Sharded() {
+		return qs.settled.Load() >= int64(qs.accepted())
+	}
+	pipe := qs.r.StockAdmin.Pipeline()
+	sent, accepted, settled := pipe.SCard(ctx, qs.k.sent), pipe.Get(ctx, qs.k.accepted), pipe.SCard(ctx, qs.k.settled)
+	if _, err := pipe.Exec(ctx); err != nil {
+		return false
+	}
+	n, _ := accepted.Int64()
+	return sent.Val() >= int64(qs.Shard.Count) && settled.Val() >= n
+}
+
+// takes is how many tasks were taken: by this sale's workers, or, in a shard, by every
+// shard's, so that a shard whose workers are idle waits while another's still work.
+func (qs *queueRun) takes(ctx context.Context) int64 {
+	if !qs.Shard.Sharded() {
+		return qs.taken.Load()
+	}
+	n, _ := qs.r.StockAdmin.Get(ctx, qs.k.taken).Int64()
+	return n
 }
 
 // pooled is a queue design served by a pool of processes: Procs is its size.
@@ -238,6 +288,9 @@ func (qs *queueRun) reap(ctx context.Context, r queueimpl.Reaper, n int) {
 
 // readFinal reads the stock and the logs of effects and refusals.
 func (qs *queueRun) readFinal(ctx context.Context) error {
+	if !qs.Shard.lead() {
+		return nil // the first shard reads it, once every shard is done
+	}
 	c := qs.r.StockAdmin
 	stock, err := c.Get(ctx, qs.k.stock.Key).Int64()
 	if err != nil {
@@ -255,10 +308,6 @@ func (qs *queueRun) readFinal(ctx context.Context) error {
 // conclude runs the queue oracles and fills run. The lock-sale figures the table shows
 // (sold, final stock, sales/s) are filled from the queue's.
 func (qs *queueRun) conclude(run *results.Run, unfired []string) {
-	q := oracle.CheckQueue(qs.ledger, qs.final, qs.impl.Ordered)
-	run.Kind, run.Impl, run.Queue, run.Backlog = results.QueueSale, qs.impl.Name, &q, qs.backlog
-	run.Oracle = oracle.Report{Buyers: qs.Buyers, Bought: q.Fulfilled, InitialStock: qs.Stock,
-		FinalStock: q.FinalStock, FinalUnknown: q.FinalUnknown}
 	run.Params = results.Params{
 		Buyers: qs.Buyers, Stock: qs.Stock, Critical: "queue", Think: qs.Work.String(), Conns: qs.Conns,
 		Seed: qs.Seed, Faults: qs.Faults.String(), Workers: qs.Workers, Fulfil: string(qs.Fulfil),
@@ -271,12 +320,25 @@ func (qs *queueRun) conclude(run *results.Run, unfired []string) {
 	if d, ok := qs.q.(queueimpl.Documenter); ok {
 		documented = d.Documented()
 	}
-	want, _ := documented.For(qs.Fulfil == Idempotent).For(qs.Faults)
+	run.Backlog, run.Log = qs.backlog, qs.log
+	run.Latency = qs.t.latencies(results.Queue)
+	judgeQueue(run, qs.ledger, qs.final, qs.impl, documented.For(qs.Fulfil == Idempotent), qs.Faults, unfired)
+}
+
+// judgeQueue runs the queue oracles on l and f and fills run: its verdict against what
+// the design documents under plan, the figures the table shows (sold, final stock,
+// sales/s, filled from the queue's) and the recoveries. run.Params and run.Latency are
+// the caller's.
+func judgeQueue(run *results.Run, l *oracle.QueueLedger, f *oracle.QueueFinal, impl queueimpl.Impl, documented faults.Verdicts, plan faults.Plan, unfired []string) {
+	q := oracle.CheckQueue(l, f, impl.Ordered)
+	run.Kind, run.Impl, run.Queue = results.QueueSale, impl.Name, &q
+	run.Oracle = oracle.Report{Buyers: len(l.Orders), Bought: q.Fulfilled, InitialStock: l.InitialStock,
+		FinalStock: q.FinalStock, FinalUnknown: q.FinalUnknown}
+	want, _ := documented.For(plan)
 	run.Judge(q.Outcome(), unfired, want)
-	run.Log = qs.log
 	var last time.Duration
 	var sold []time.Duration
-	for _, t := range qs.ledger.Takes {
+	for _, t := range l.Takes {
 		if t.Result == oracle.TakeFulfilled {
 			last = max(last, t.Fulfilled)
 			sold = append(sold, t.Fulfilled)
@@ -286,11 +348,13 @@ func (qs *queueRun) conclude(run *results.Run, unfired []string) {
 	if last > 0 {
 		run.SalesPerSec = float64(q.Fulfilled) / last.Seconds()
 	}
-	run.Latency = qs.t.latencies(results.Queue)
-	if after, lost := oracle.Recoveries(qs.ledger); len(after)+lost > 0 {
+	if after, lost := oracle.Recoveries(l); len(after)+lost > 0 {
 		run.Recovery = &results.Recoveries{Deaths: len(after) + lost, Redelivered: len(after), Never: lost}
-		if l, ok := results.Durations(after); ok {
-			run.Latency[results.Recovery.String()] = l
+		if d, ok := results.Durations(after); ok {
+			if run.Latency == nil {
+				run.Latency = map[string]results.Latency{}
+			}
+			run.Latency[results.Recovery.String()] = d
 		}
 	}
 }

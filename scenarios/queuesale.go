@@ -71,7 +71,6 @@ func (s QueueSale) Validate() error {
 	check(s.Fulfil != "" && s.Fulfil != Naive && s.Fulfil != Idempotent, "unknown fulfil %q (known: %s, %s)", s.Fulfil, Naive, Idempotent)
 	check(s.Visibility < 0, "visibility timeout must be positive, got %s", s.Visibility)
 	check(s.Work < 0, "work must not be negative, got %s", s.Work)
-	check(s.Shard.Sharded(), "a queue sale cannot be sharded yet: its workers would have to be shared out too (shard a flash sale)")
 	return errors.Join(errs...)
 }
 
@@ -91,24 +90,61 @@ func (s QueueSale) Run(ctx context.Context, r Redis, impl queueimpl.Impl) (resul
 	if err := r.check(1, impl.Name); err != nil {
 		return results.Run{}, err
 	}
-	return runSale(ctx, s.Sale, r, s.Visibility, func(inj *faults.Injector) kind { return newQueueRun(s, r, impl, inj) })
+	run, _, err := s.run(ctx, r, impl)
+	return run, err
 }
 
-// queueKeys are the sale's keys: the stock store's and the queue's.
+// RunPart runs s, one shard of a sharded queue sale (s.Shard), and returns its partial
+// record for Merge: its orders, its workers' takes (of any shard's orders) and, from the
+// first shard, what Redis held once every shard was done.
+func (s QueueSale) RunPart(ctx context.Context, r Redis, impl queueimpl.Impl) (results.Part, error) {
+	if err := s.Validate(); err != nil {
+		return results.Part{}, err
+	}
+	if err := admit(impl.Name, impl.Validate(), impl.Outside, s.Faults); err != nil {
+		return results.Part{}, err
+	}
+	s, r = s.WithDefaults(), r.withDefaults()
+	if err := r.check(1, impl.Name); err != nil {
+		return results.Part{}, err
+	}
+	run, qs, err := s.run(ctx, r, impl)
+	p := results.Part{Run: run}
+	if qs != nil {
+		p.Queue, p.QueueFinal = qs.ledger, qs.final
+	}
+	return p, err
+}
+
+func (s QueueSale) run(ctx context.Context, r Redis, impl queueimpl.Impl) (run results.Run, qs *queueRun, err error) {
+	run, err = runSale(ctx, s.Sale, r, s.Visibility, func(inj *faults.Injector) kind {
+		qs = newQueueRun(s, r, impl, inj)
+		return qs
+	})
+	return run, qs, err
+}
+
+// queueKeys are the sale's keys: the stock store's and the queue's, and those in which
+// the shards of a sharded sale count together: the orders accepted, the shards whose
+// buyers have all sent theirs, the orders settled and the tasks taken.
 type queueKeys struct {
 	stock                  lockimpl.Stock
 	effects, refused, done string
 	queue                  queueimpl.Keys
+	accepted, sent         string
+	settled, taken         string
 }
 
 func (s QueueSale) keys() queueKeys {
 	return queueKeys{
 		stock:   lockimpl.NewStock(s.Prefix),
 		effects: s.Prefix + ":effects", refused: s.Prefix + ":refused", done: s.Prefix + ":done",
-		queue: queueimpl.NewKeys(s.Prefix),
+		queue:    queueimpl.NewKeys(s.Prefix),
+		accepted: s.Prefix + ":shards:accepted", sent: s.Prefix + ":shards:sent",
+		settled: s.Prefix + ":shards:settled", taken: s.Prefix + ":shards:taken",
 	}
 }
 
 func (k queueKeys) stockKeys() []string {
-	return append(k.stock.Keys(), k.effects, k.refused, k.done)
+	return append(k.stock.Keys(), k.effects, k.refused, k.done, k.accepted, k.sent, k.settled, k.taken)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -13,6 +14,7 @@ import (
 	"github.com/stockbench/stockbench/internal/servers/redistest"
 	"github.com/stockbench/stockbench/lockimpl"
 	"github.com/stockbench/stockbench/oracle"
+	"github.com/stockbench/stockbench/queueimpl"
 	"github.com/stockbench/stockbench/results"
 )
 
@@ -368,5 +370,92 @@ func TestLostShardKeepsTheEvidence(t *testing.T) {
 	t.Logf("shard 1 left out: %s, bought %d of %d, %s", run.Verdict, run.Oracle.Bought, sale.Stock, run.Error)
 	if run.Complete || run.Verdict.Class != oracle.ClassOversold || run.Oracle.Bought <= 10 || !slices.Equal(run.Shard.Lost, []int{1}) {
 		t.Errorf("complete %v, %s, bought %d, lost %v; want incomplete, OVERSOLD on the survivors' purchases, shard 1 lost", run.Complete, run.Verdict, run.Oracle.Bought, run.Shard.Lost)
+	}
+}
+
+// runQueueShards runs s as n shards side by side on the package's Redis, each as its own
+// process would, and returns their parts.
+func runQueueShards(t *testing.T, s QueueSale, queue string, n int) []results.Part {
+	t.Helper()
+	impl, err := queueimpl.Lookup(queue)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Name, s.Prefix = t.Name(), "{test:"+t.Name()+"}"
+	parts := make([]results.Part, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			s := s
+			s.Shard = Shard{Index: i, Count: n, Join: 30 * time.Second}
+			c := redistest.Shared(t).Client(s.WithDefaults().Conns)
+			defer c.Close()
+			parts[i], errs[i] = s.RunPart(context.Background(), Single(c), impl)
+			parts[i].ID, parts[i].Run.Source = "test", "shard "+s.Shard.String()
+		})
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("shard %d: %v", i, err)
+		}
+	}
+	return parts
+}
+
+// TestQueueShardsMerge runs queue sales as three shards, each enqueueing its share of
+// the orders and running its share of the workers on the one queue, and merges them: the
+// union earns what the sale earns in one process, an order enqueued by one shard and
+// fulfilled by another's worker is no loss, and a worker fault at a rate strikes in
+// shards as in one process (list loses the tasks of the workers it kills; stream hands
+// them out again).
+func TestQueueShardsMerge(t *testing.T) {
+	crash, err := faults.Parse("worker-crash:p=0.05")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		queue string
+		plan  faults.Plan
+		want  oracle.Class
+	}{
+		{"stream", nil, oracle.ClassSafe}, {"list", nil, oracle.ClassSafe}, {"zpopmin", nil, oracle.ClassSafe},
+		{"list", crash, oracle.ClassLost}, {"stream", crash, oracle.ClassSafe},
+	} {
+		t.Run(tc.queue+"/"+tc.plan.String(), func(t *testing.T) {
+			sale := QueueSale{Sale: Sale{Buyers: 300, Stock: 200, Conns: 4, Seed: 3, Faults: tc.plan}, Workers: 6, Work: time.Millisecond, Visibility: 300 * time.Millisecond}
+			parts := runQueueShards(t, sale, tc.queue, 3)
+			var crossed int
+			for _, p := range parts {
+				for _, take := range p.Queue.Takes {
+					if g, _ := strconv.Atoi(take.ID); g%3 != p.Run.Shard.Index {
+						crossed++
+					}
+				}
+			}
+			run, err := Merge(parts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			q := run.Queue
+			t.Logf("merged: %s; %d accepted, %d fulfilled, %d refused, %d lost, %d deliveries (%d of another shard's orders)", run.Verdict, q.Accepted, q.Fulfilled, q.Refused, q.Lost, q.Deliveries, crossed)
+			if run.Verdict.Class != tc.want || !run.Complete || run.Shard.Count != 3 || q.Accepted != 300 {
+				t.Errorf("merged %s (complete %v, %d accepted), want %s of all 300", run.Verdict, run.Complete, q.Accepted, tc.want)
+			}
+			if tc.want == oracle.ClassSafe && (q.Fulfilled != 200 || q.Refused != 100) {
+				t.Errorf("fulfilled %d, refused %d; want the stock's 200 and the other 100", q.Fulfilled, q.Refused)
+			}
+			if crossed == 0 {
+				t.Error("no worker took another shard's order: the shards did not share one queue")
+			}
+			if run.AsExpected != nil && !*run.AsExpected {
+				t.Errorf("merged %s, documented %v", run.Verdict, run.Expected)
+			}
+			// A shard lost: its orders are unknown, never taken to be none.
+			if part, err := Merge(parts[1:]); err != nil || part.Complete || part.Verdict.Class == oracle.ClassSafe || !slices.Equal(part.Shard.Lost, []int{0}) {
+				t.Errorf("shard 0 lost: %v, complete %v, %s, lost %v; want an incomplete record, not SAFE", err, part.Complete, part.Verdict, part.Shard.Lost)
+			}
+		})
 	}
 }

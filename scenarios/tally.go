@@ -21,6 +21,9 @@ import (
 type tally struct {
 	rec    *results.Recorder
 	warmup time.Duration
+	// start is, in a shard, the sale's one start on this host's clock (every shard's
+	// buyers count their schedule from it); zero in a sale run whole here.
+	start time.Time
 	// tolerant is set when faults act on servers or the network: errors are then the
 	// fault's doing, and buyers carry on as a robust client would instead of ending the
 	// run.

@@ -53,6 +53,9 @@ func (qs *queueRun) work(ctx context.Context, name string) []oracle.Take {
 			continue
 		}
 		qs.taken.Add(1)
+		if qs.Shard.Sharded() {
+			qs.r.StockAdmin.Incr(ctx, qs.k.taken) // a miss delays the quiet end by a tick
+		}
 		qs.busy.Add(1)
 		takes = qs.handle(ctx, name, task, begin, takes)
 		qs.busy.Add(-1)
@@ -257,7 +260,20 @@ func (qs *queueRun) settle(id string, at time.Duration, fulfilled bool) {
 	qs.settled.Add(1)
 	qs.t.finished(fulfilled)
 	i, err := strconv.Atoi(id)
-	if err != nil || i >= len(qs.enqueued) || qs.enqueued[i].Load() == 0 {
+	if err != nil {
+		return
+	}
+	if qs.Shard.Sharded() {
+		// Any shard's order: counted settled where every shard sees it, its latency
+		// from when the sale's one schedule had it due (every shard starts at one moment).
+		qs.r.StockAdmin.SAdd(context.Background(), qs.k.settled, id)
+		if i < qs.Buyers {
+			due := qs.pacer.Due(i)
+			qs.t.measure(i, due, results.Queue, at-due)
+		}
+		return
+	}
+	if i >= len(qs.enqueued) || qs.enqueued[i].Load() == 0 {
 		return
 	}
 	due := qs.pacer.Due(i)

@@ -4,7 +4,8 @@
 # already in is kept). For each design in LOCKS: an overlay network, a stack of Redis (a
 # service) and SHARDS shards (a replicated job, deploy/swarm/stack.yml), the merge as a
 # second job (deploy/swarm/merge.yml), and the same sale by one process on the same Redis,
-# side by side, as bench-distributed does. The shard count and run id come from
+# side by side, as bench-distributed does; then the same for each queue design in QUEUES,
+# whose shards each enqueue their share of the orders and run their share of the workers. The shard count and run id come from
 # deploy/sale/sale.env, which the Kubernetes manifests read too. Exits 1 when a merged
 # verdict's class is not the one-process run's.
 #
@@ -15,7 +16,8 @@
 #
 # Everything it made (stacks, containers, the network, the swarm) goes on exit, error or
 # Ctrl-C. Settings (environment): SHARDS and RUN_ID (sale.env's), BUYERS (20000), STOCK
-# (500), RATE (0: every buyer at once), THINK (1ms), LOCKS (lua,seed-setnx), OUT
+# (500), RATE (0: every buyer at once), THINK (1ms), FAULT (none; a sharded sale takes
+# faults at a rate, as worker-crash:p=0.05), LOCKS (lua,seed-setnx), QUEUES (stream), OUT
 # (results/swarm), KILL_SHARD, KILL_AFTER (2), WAIT (600: seconds a job may take).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -27,9 +29,10 @@ set -a
 STOCKBENCH_SHARDS=${SHARDS:-$STOCKBENCH_SHARDS}
 base_id=${RUN_ID:-$STOCKBENCH_RUN_ID}
 STOCKBENCH_BUYERS=${BUYERS:-20000} STOCKBENCH_STOCK=${STOCK:-500} STOCKBENCH_RATE=${RATE:-0} STOCKBENCH_THINK=${THINK:-1ms}
+STOCKBENCH_FAULT=${FAULT:-none}
 STOCKBENCH_USER=$(id -u):$(id -g)
 set +a
-locks=${LOCKS:-lua,seed-setnx} out=${OUT:-results/swarm} kill=${KILL_SHARD:-} kill_after=${KILL_AFTER:-2} wait_s=${WAIT:-600}
+locks=${LOCKS-lua,seed-setnx} queues=${QUEUES-stream} out=${OUT:-results/swarm} kill=${KILL_SHARD:-} kill_after=${KILL_AFTER:-2} wait_s=${WAIT:-600}
 shards=$STOCKBENCH_SHARDS
 case $shards in ''|*[!0-9]*) say "SHARDS must be a number, got '$shards'"; exit 2 ;; esac
 if [ "$shards" -lt 2 ] || [ "$shards" -gt 64 ]; then say "SHARDS must be from 2 to 64, got $shards"; exit 2; fi
@@ -175,8 +178,12 @@ sale() {
 field() { grep -m1 -o "\"$2\": \"[^\"]*\"" "$1/results.json" | cut -d'"' -f4; }
 
 status=0
-for lock in ${locks//,/ }; do
-  export STOCKBENCH_LOCK=$lock STOCKBENCH_RUN_ID=$base_id-$lock
+designs=()
+for l in ${locks//,/ }; do designs+=("--lock $l"); done
+for q in ${queues//,/ }; do designs+=("--queue $q"); done
+for design in "${designs[@]}"; do
+  lock=${design#* } # the design's name, in what the script says
+  export STOCKBENCH_KIND=${design% *} STOCKBENCH_DESIGN=$lock STOCKBENCH_RUN_ID=$base_id-$lock
   stack=sb-${id#swarm-}-$lock
   say "$lock: $shards shards of $STOCKBENCH_BUYERS buyers, stock $STOCKBENCH_STOCK, run $STOCKBENCH_RUN_ID (swarm stack $stack)"
   if [ -n "$kill" ]; then
@@ -205,8 +212,8 @@ for lock in ${locks//,/ }; do
   # both sales poll Redis through the same connections.
   docker run --name "$id-$lock-one" --network "$STOCKBENCH_NETWORK" --label org.stockbench=true --label "org.stockbench.run=$id" \
     --user "$STOCKBENCH_USER" -v "$STOCKBENCH_RESULTS:/results" "$STOCKBENCH_IMAGE" \
-    run --lock "$lock" --buyers "$STOCKBENCH_BUYERS" --stock "$STOCKBENCH_STOCK" --think "$STOCKBENCH_THINK" --rate "$STOCKBENCH_RATE" \
-    --apps "$shards" --redis-url "redis://${stack}_redis:6379" --out /results/one >"$STOCKBENCH_RESULTS/$id-$lock-one.log" 2>"$STOCKBENCH_RESULTS/$id-$lock-one.err" ||
+    run "$STOCKBENCH_KIND" "$lock" --buyers "$STOCKBENCH_BUYERS" --stock "$STOCKBENCH_STOCK" --think "$STOCKBENCH_THINK" --rate "$STOCKBENCH_RATE" \
+    --fault "$STOCKBENCH_FAULT" --apps "$shards" --redis-url "redis://${stack}_redis:6379" --out /results/one >"$STOCKBENCH_RESULTS/$id-$lock-one.log" 2>"$STOCKBENCH_RESULTS/$id-$lock-one.err" ||
     { cat "$STOCKBENCH_RESULTS/$id-$lock-one.log" "$STOCKBENCH_RESULTS/$id-$lock-one.err" >&2; status=1; continue; }
   one=$STOCKBENCH_RESULTS/one/$(sed -n 's#^results: /results/one/##p' "$STOCKBENCH_RESULTS/$id-$lock-one.log")
   docker stack rm "$stack" "$stack-merge" >/dev/null

@@ -120,7 +120,7 @@ func TestBadInput(t *testing.T) {
 		{"sweep unknown lock", []string{"sweep", "--lock", "nope", "--vary", "ttl=1s,2s"}, `unknown lock "nope"`},
 		{"perf bad counts", []string{"perf", "--rss-buyers", "lots"}, `"lots" is not a number of buyers`},
 		{"shard on its own redis", []string{"run", "--lock", "lua", "--shard", "0/2"}, "--shard needs --redis-url"},
-		{"shard of a queue", []string{"run", "--queue", "list", "--shard", "0/2", "--redis-url", "redis://127.0.0.1:1"}, "not a queue sale"},
+		{"shard of a queue under a one-victim fault", []string{"run", "--queue", "list", "--fault", "worker-crash", "--shard", "0/2", "--redis-url", "redis://127.0.0.1:1"}, "a sharded sale takes only faults at a rate"},
 		{"shard out of range", []string{"run", "--lock", "lua", "--shard", "2/2", "--redis-url", "redis://127.0.0.1:1"}, "shard index must be from 0 to 1"},
 		{"shard not i/n", []string{"run", "--lock", "lua", "--shard", "half"}, "shard must be i/n"},
 		{"more shards than buyers", []string{"run", "--lock", "lua", "--shard", "0/4", "--buyers", "3", "--redis-url", "redis://127.0.0.1:1"}, "4 shards need at least 4 buyers"},

@@ -80,31 +80,40 @@ var shardRunID = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 // shardJob makes the one job of run a shard: a flash sale through a lock design, on the
 // user's Redis, which every shard must share, under the run's name.
 func (c *common) shardJob(jobs []bench.Job, args []string) error {
-	j, ok := jobs[0].(bench.LockJob)
-	switch {
-	case !ok:
-		return bench.UsageError(errors.New("run: --shard shards a flash sale through a lock design (--lock), not a queue sale"))
-	case !c.external():
+	if !c.external() {
 		return bench.UsageError(errors.New("run: --shard needs --redis-url: every shard must reach the same Redis"))
-	case c.redis.Cluster && j.Impl.LockNodes() > 1:
-		return bench.UsageError(fmt.Errorf("run: --shard: %s needs %d lock servers; a sharded sale has one Redis", j.Impl.Name, j.Impl.LockNodes()))
+	}
+	// An orchestrator starts the shards beside their Redis: each may wait for it to
+	// answer as long as it waits for the others.
+	c.redis.Patience = c.shard.Join
+	var validate func() error
+	var sale string
+	switch j := jobs[0].(type) {
+	case bench.LockJob:
+		if c.redis.Cluster && j.Impl.LockNodes() > 1 {
+			return bench.UsageError(fmt.Errorf("run: --shard: %s needs %d lock servers; a sharded sale has one Redis", j.Impl.Name, j.Impl.LockNodes()))
+		}
+		sale = fmt.Sprintf("%s|%+v", j.Impl.Name, j.Sale) // before the shard: the same in every shard
+		j.Sale.Shard = c.shard
+		validate, jobs[0] = j.Sale.Validate, j
+	case bench.QueueJob:
+		sale = fmt.Sprintf("%s|%+v", j.Impl.Name, j.Sale)
+		j.Sale.Shard = c.shard
+		validate, jobs[0] = j.Sale.Validate, j
+	default:
+		return bench.UsageError(fmt.Errorf("run: --shard shards a flash sale or a queue sale, not %T", j))
 	}
 	if c.runID == "" {
 		// Every shard is given the same flags, so the same sale names the same run.
-		sum := sha256.Sum256(fmt.Appendf(nil, "%s|%+v", j.Impl.Name, j.Sale))
+		sum := sha256.Sum256([]byte(sale))
 		c.runID = "sale-" + hex.EncodeToString(sum[:6])
 	}
 	if !shardRunID.MatchString(c.runID) {
 		return bench.UsageError(fmt.Errorf("run: --run-id must be 1 to 64 letters, digits, '.', '_' or '-', got %q", c.runID))
 	}
-	j.Sale.Shard = c.shard
-	// An orchestrator starts the shards beside their Redis: each may wait for it to
-	// answer as long as it waits for the others.
-	c.redis.Patience = c.shard.Join
-	if err := j.Sale.Validate(); err != nil {
+	if err := validate(); err != nil {
 		return bench.UsageError(fmt.Errorf("run: %w", err))
 	}
-	jobs[0] = j
 	// A shard's directory from an earlier attempt of the same command is replaced once
 	// this attempt has run (a rerun under the same run id); one of another sale is not.
 	if f, err := results.Read(filepath.Join(c.shardDir(), "results.json")); err == nil && !slices.Equal(f.Args, redact.Strings(args)) {
@@ -125,7 +134,7 @@ func (c *common) shardDir() string {
 // runShard is `stockbench run --shard i/n`: this process's share of the sale, met with
 // the other shards in Redis, written as a partial record for stockbench merge.
 func (c *common) runShard(ctx context.Context, j bench.Job, args []string, stdout, stderr io.Writer) int {
-	return bench.RunShard(ctx, c.options(args, nil), j.(bench.LockJob), c.runID, c.shardDir(), stdout, stderr)
+	return bench.RunShard(ctx, c.options(args, nil), j, c.runID, c.shardDir(), stdout, stderr)
 }
 
 // mergeCommand is `stockbench merge DIR...`: the shards' partial records of one sale

@@ -15,7 +15,8 @@ import (
 // TestSwarm runs make bench-swarm's script at a small size on a real orchestrator, a
 // single-node Docker Swarm: four shard tasks of a replicated job per design against a
 // Redis service on an overlay network, merged by a second job, beside the one-process
-// run (lua SAFE, seed-setnx OVERSOLD, as in one process). Then the lost shard: shard 2's
+// run (lua SAFE, seed-setnx OVERSOLD, as in one process; a stream queue sale whose
+// shards enqueue their share of the orders and run their share of the workers, SAFE). Then the lost shard: shard 2's
 // container killed mid-sale, the merge incomplete with shard 2 lost and UNKNOWN, and the
 // sale run again under the same run id merged complete. Nothing it made is left, the
 // swarm included, and an engine already in a swarm stays in it.
@@ -49,15 +50,18 @@ func TestSwarm(t *testing.T) {
 		return f.Runs[0]
 	}
 
-	run("RUN_ID=sale", "BUYERS=400", "STOCK=40", "LOCKS=lua,seed-setnx")
-	for lock, want := range map[string]oracle.Class{"lua": oracle.ClassSafe, "seed-setnx": oracle.ClassOversold} {
-		r := merged("sb-*-" + lock + "-sale")
+	run("RUN_ID=sale", "BUYERS=400", "STOCK=40", "LOCKS=lua,seed-setnx", "QUEUES=stream")
+	for design, want := range map[string]oracle.Class{"lua": oracle.ClassSafe, "seed-setnx": oracle.ClassOversold, "stream": oracle.ClassSafe} {
+		r := merged("sb-*-" + design + "-sale")
 		if r.Verdict.Class != want || r.Shard == nil || r.Shard.Count != 4 || r.Oracle.Buyers != 400 || !r.Complete {
-			t.Errorf("%s merged: %s over %d buyers (%+v, complete %v), want %s over 400 from 4 shards", lock, r.Verdict, r.Oracle.Buyers, r.Shard, r.Complete, want)
+			t.Errorf("%s merged: %s over %d buyers (%+v, complete %v), want %s over 400 from 4 shards", design, r.Verdict, r.Oracle.Buyers, r.Shard, r.Complete, want)
+		}
+		if design == "stream" && (r.Queue == nil || r.Queue.Accepted != 400 || r.Queue.Fulfilled != 40 || r.Queue.Refused != 360) {
+			t.Errorf("stream merged: %+v; want all 400 orders accepted, 40 fulfilled and 360 refused across the shards", r.Queue)
 		}
 	}
 
-	says := run("RUN_ID=lost", "BUYERS=2000", "STOCK=1500", "RATE=200", "LOCKS=lua", "KILL_SHARD=2")
+	says := run("RUN_ID=lost", "BUYERS=2000", "STOCK=1500", "RATE=200", "LOCKS=lua", "QUEUES=", "KILL_SHARD=2")
 	lost := merged("sb-*-lua-lost")
 	if lost.Complete || lost.Shard == nil || !slices.Equal(lost.Shard.Lost, []int{2}) || lost.Verdict.Class != oracle.ClassUnknown || lost.Oracle.Pending != 500 {
 		t.Errorf("lost shard: complete %v, %+v, %s, %d pending; want incomplete, shard 2 lost, UNKNOWN, 500 pending", lost.Complete, lost.Shard, lost.Verdict, lost.Oracle.Pending)
