@@ -80,22 +80,12 @@ func (s QueueSale) Validate() error {
 // or refused, or when no task has been taken for a little over twice the visibility
 // timeout (what is left then is lost); when ctx ends early, as FlashSale.Run does.
 func (s QueueSale) Run(ctx context.Context, r Redis, impl queueimpl.Impl) (results.Run, error) {
-	if err := s.Validate(); err != nil {
-		return results.Run{}, err
-	}
-	if err := admit(impl.Name, impl.Validate(), impl.Outside, s.Faults); err != nil {
-		return results.Run{}, err
-	}
-	s, r = s.WithDefaults(), r.withDefaults()
-	if err := r.check(1, impl.Name); err != nil {
-		return results.Run{}, err
-	}
-	run, _, err := s.run(ctx, r, impl)
-	return run, err
+	p, err := s.RunPart(ctx, r, impl)
+	return p.Run, err
 }
 
-// RunPart runs s, one shard of a sharded queue sale (s.Shard), and returns its partial
-// record for Merge: its orders, its workers' takes (of any shard's orders) and, from the
+// RunPart runs s as Run does and returns its record; for one shard of a sharded queue
+// sale (s.Shard), its partial record for Merge: its orders, its workers' takes (of any shard's orders) and, from the
 // first shard, what Redis held once every shard was done.
 func (s QueueSale) RunPart(ctx context.Context, r Redis, impl queueimpl.Impl) (results.Part, error) {
 	if err := s.Validate(); err != nil {

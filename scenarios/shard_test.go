@@ -27,17 +27,27 @@ func runShards(t *testing.T, s FlashSale, lock string, n int) []results.Part {
 		t.Fatal(err)
 	}
 	s.Name, s.Prefix = t.Name(), "{test:"+t.Name()+"}"
+	return runParts(t, n, s.WithDefaults().Conns, func(sh Shard, r Redis) (results.Part, error) {
+		s := s
+		s.Shard = sh
+		return s.RunPart(context.Background(), r, impl)
+	})
+}
+
+// runParts runs n shards side by side, each with clients of its own, and returns their
+// parts, failing t on any shard's error.
+func runParts(t *testing.T, n, conns int, run func(Shard, Redis) (results.Part, error)) []results.Part {
+	t.Helper()
 	parts := make([]results.Part, n)
 	errs := make([]error, n)
 	var wg sync.WaitGroup
 	for i := range n {
 		wg.Go(func() {
-			s := s
-			s.Shard = Shard{Index: i, Count: n, Join: 30 * time.Second}
-			c := redistest.Shared(t).Client(s.WithDefaults().Conns)
+			sh := Shard{Index: i, Count: n, Join: 30 * time.Second}
+			c := redistest.Shared(t).Client(conns)
 			defer c.Close()
-			parts[i], errs[i] = s.RunPart(context.Background(), Single(c), impl)
-			parts[i].ID, parts[i].Run.Source = "test", "shard "+s.Shard.String()
+			parts[i], errs[i] = run(sh, Single(c))
+			parts[i].ID, parts[i].Run.Source = "test", "shard "+sh.String()
 		})
 	}
 	wg.Wait()
@@ -373,8 +383,7 @@ func TestLostShardKeepsTheEvidence(t *testing.T) {
 	}
 }
 
-// runQueueShards runs s as n shards side by side on the package's Redis, each as its own
-// process would, and returns their parts.
+// runQueueShards runs s as n shards side by side, as runShards does.
 func runQueueShards(t *testing.T, s QueueSale, queue string, n int) []results.Part {
 	t.Helper()
 	impl, err := queueimpl.Lookup(queue)
@@ -382,26 +391,11 @@ func runQueueShards(t *testing.T, s QueueSale, queue string, n int) []results.Pa
 		t.Fatal(err)
 	}
 	s.Name, s.Prefix = t.Name(), "{test:"+t.Name()+"}"
-	parts := make([]results.Part, n)
-	errs := make([]error, n)
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Go(func() {
-			s := s
-			s.Shard = Shard{Index: i, Count: n, Join: 30 * time.Second}
-			c := redistest.Shared(t).Client(s.WithDefaults().Conns)
-			defer c.Close()
-			parts[i], errs[i] = s.RunPart(context.Background(), Single(c), impl)
-			parts[i].ID, parts[i].Run.Source = "test", "shard "+s.Shard.String()
-		})
-	}
-	wg.Wait()
-	for i, err := range errs {
-		if err != nil {
-			t.Fatalf("shard %d: %v", i, err)
-		}
-	}
-	return parts
+	return runParts(t, n, s.WithDefaults().Conns, func(sh Shard, r Redis) (results.Part, error) {
+		s := s
+		s.Shard = sh
+		return s.RunPart(context.Background(), r, impl)
+	})
 }
 
 // TestQueueShardsMerge runs queue sales as three shards, each enqueueing its share of
