@@ -101,16 +101,22 @@ type Board struct {
 	// prev is each running sale's last latency histogram, to take the next interval's
 	// quantiles from.
 	prev map[int]*hdrhistogram.Histogram
-	// scraped is set once /metrics was read; final closes when it was read after Finish.
-	scraped   bool
-	final     chan struct{}
-	finalOnce sync.Once
+	// scraper and watcher are /metrics's readers and the live page's (its /state).
+	scraper, watcher reader
+}
+
+// reader is one kind of client of a run's server: whether it read during the run, and a
+// channel closed once it read after the run ended, so that the server waits for it.
+type reader struct {
+	read  bool
+	after chan struct{}
+	once  sync.Once
 }
 
 // NewBoard returns the board of a run with id and flags args, of sales in order.
 func NewBoard(id, args string, sales []Sale) *Board {
-	b := &Board{state: State{Run: id, Args: args, Started: time.Now().UTC()}, prev: map[int]*hdrhistogram.Histogram{},
-		final: make(chan struct{})}
+	b := &Board{state: State{Run: id, Args: args, Started: time.Now().UTC()}, prev: map[int]*hdrhistogram.Histogram{}}
+	b.scraper.after, b.watcher.after = make(chan struct{}), make(chan struct{})
 	for _, s := range sales {
 		b.state.Sales = append(b.state.Sales, SaleState{Sale: s, State: Waiting, Points: []Point{}, Windows: []Window{}})
 	}

@@ -1,6 +1,7 @@
 package live
 
 import (
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -187,5 +188,67 @@ func TestBoardSideBySide(t *testing.T) {
 		if s.State != Done || len(s.Points) != 20 || s.Sold != 19 {
 			t.Errorf("sale %d: %s, %d points, sold %d", i, s.State, len(s.Points), s.Sold)
 		}
+	}
+}
+
+// TestServerWaitsForItsReaders: once the run is over, the server stays up until each
+// kind of reader that read during the run (the live page, a scraper) has read the ended
+// run, so that the page shows the verdicts; a reader that never comes back holds it
+// lastScrape at most, and a run nobody read stops at once.
+func TestServerWaitsForItsReaders(t *testing.T) {
+	get := func(url string) (bool, error) {
+		resp, err := http.Get(url)
+		if err != nil {
+			return false, err
+		}
+		defer resp.Body.Close()
+		var s State
+		err = json.NewDecoder(resp.Body).Decode(&s)
+		return s.Ended, err
+	}
+	for _, tc := range []struct {
+		name       string
+		read, back bool
+		atLeast    time.Duration
+		atMost     time.Duration
+	}{
+		{"the page reads the end", true, true, 400 * time.Millisecond, lastScrape},
+		{"the page never comes back", true, false, lastScrape, lastScrape + time.Second},
+		{"nobody read", false, false, 0, 500 * time.Millisecond},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := NewBoard("r1", "", []Sale{{"flash-sale", "lua", "none"}})
+			l, err := Listen("127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			url := "http://" + l.Addr().String() + "/state"
+			stop := b.Serve(l)
+			if tc.read {
+				if _, err := get(url); err != nil {
+					t.Fatal(err)
+				}
+			}
+			b.Finish("")
+			var ended bool
+			var readErr error
+			var wg sync.WaitGroup
+			if tc.back {
+				wg.Go(func() {
+					time.Sleep(400 * time.Millisecond) // the page's next poll
+					ended, readErr = get(url)
+				})
+			}
+			began := time.Now()
+			stop()
+			took := time.Since(began)
+			wg.Wait()
+			if tc.back && (readErr != nil || !ended) {
+				t.Errorf("the page's read after the end: ended %v, %v", ended, readErr)
+			}
+			if took < tc.atLeast || took > tc.atMost {
+				t.Errorf("stopped after %s, want from %s to %s", took.Round(time.Millisecond), tc.atLeast, tc.atMost)
+			}
+		})
 	}
 }

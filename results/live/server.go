@@ -44,16 +44,16 @@ func (b *Board) Handler() http.Handler {
 	mux := http.NewServeMux()
 	metrics := promhttp.HandlerFor(reg, promhttp.HandlerOpts{EnableOpenMetrics: true})
 	mux.HandleFunc("GET /metrics", func(w http.ResponseWriter, r *http.Request) {
-		ended := b.scrape()
+		ended := b.reading(&b.scraper)
 		metrics.ServeHTTP(w, r)
-		if ended {
-			b.finalOnce.Do(func() { close(b.final) })
-		}
+		b.readAfter(&b.scraper, ended)
 	})
 	mux.HandleFunc("GET /state", func(w http.ResponseWriter, r *http.Request) {
+		ended := b.reading(&b.watcher)
 		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("Cache-Control", "no-store")
 		json.NewEncoder(w).Encode(b.State())
+		b.readAfter(&b.watcher, ended)
 	})
 	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
@@ -62,21 +62,30 @@ func (b *Board) Handler() http.Handler {
 	return mux
 }
 
-// lastScrape is how long a run that was scraped waits, once over, for the scraper to
-// read the final figures: a scraper every second, as deploy/prometheus.yml's, gets them.
+// lastScrape is how long a run that was watched waits, once over, for its readers to
+// read the final figures: a scraper every second, as deploy/prometheus.yml's, and the
+// live page, which asks every second, get them.
 const lastScrape = 3 * time.Second
 
-// scrape notes a read of /metrics and reports whether the run is over.
-func (b *Board) scrape() (ended bool) {
+// reading notes a read by one of r's kind and reports whether the run is over.
+func (b *Board) reading(r *reader) (ended bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.scraped = true
+	r.read = true
 	return b.state.Ended
 }
 
-// Serve serves the board on l until the returned func is called. Then, when /metrics
-// was read during the run, it waits up to lastScrape for one more read after Finish, so
-// that Prometheus keeps the sale's last second; then a second at most for the requests
+// readAfter closes r's channel once a reader of its kind has read the ended run.
+func (b *Board) readAfter(r *reader, ended bool) {
+	if ended {
+		r.once.Do(func() { close(r.after) })
+	}
+}
+
+// Serve serves the board on l until the returned func is called. Then, for each kind of
+// reader that read during the run (a scraper of /metrics, the live page), it waits up to
+// lastScrape in all for one more read after Finish, so that Prometheus keeps the sale's
+// last second and the page shows the verdicts; then a second at most for the requests
 // under way.
 func (b *Board) Serve(l net.Listener) (stop func()) {
 	srv := &http.Server{Handler: b.Handler(), ReadHeaderTimeout: 5 * time.Second}
@@ -89,12 +98,21 @@ func (b *Board) Serve(l net.Listener) (stop func()) {
 	}()
 	return func() {
 		b.mu.Lock()
-		wait := b.scraped && b.state.Ended
+		var waits []chan struct{}
+		for _, r := range []*reader{&b.scraper, &b.watcher} {
+			if r.read && b.state.Ended {
+				waits = append(waits, r.after)
+			}
+		}
 		b.mu.Unlock()
-		if wait {
+		timer := time.NewTimer(lastScrape)
+		defer timer.Stop()
+	wait:
+		for _, w := range waits {
 			select {
-			case <-b.final:
-			case <-time.After(lastScrape):
+			case <-w:
+			case <-timer.C:
+				break wait
 			}
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
