@@ -25,8 +25,9 @@ import (
 // Exit codes a run ends with.
 const (
 	ExitOK          = 0
-	ExitFailed      = 1 // a run failed (Redis died, say), or the Afterword found harm
+	ExitFailed      = 1 // a sale did worse than documented or found damage; a gate or check failed
 	ExitUsage       = 2 // bad input, or no Redis: nothing ran
+	ExitUnfinished  = 3 // a sale could not finish or be judged (Redis died, say): see ExitRule
 	ExitInterrupted = 130
 )
 
@@ -54,7 +55,15 @@ type Options struct {
 	// Rerun is the command line, after "stockbench", that reruns a job alone; it is
 	// recorded with the job's run. Nil: none is recorded.
 	Rerun func(Job) []string
-	// After, when set, reads the finished run for a verdict of its own.
+	// Policy is what counts as a failing sale over what the designs document (--fail-on,
+	// --expect); the zero value holds each sale to its design's documentation.
+	Policy results.Policy
+	// Judge reads the finished run for its exit status. Default: Judge(Policy), the
+	// rule of every command that runs sales (ExitRule).
+	Judge Afterword
+	// After, when set, reads the finished run for a verdict of its own (check's
+	// thresholds, replay's tally), which adds to Judge's: its lines come first, and the
+	// worse of the two codes is the run's.
 	After Afterword
 	// Repeat, above 1, runs each sale with no fault (the ones the gate's soft rules
 	// compare) that many times in all, back to back: the first is the record, and every
@@ -92,7 +101,8 @@ var ErrUsage = errors.New("usage")
 func UsageError(err error) error { return fmt.Errorf("%w: %w", ErrUsage, err) }
 
 // Complain prints err on one line of stderr and returns its exit code: ExitOK for nil,
-// ExitUsage for a UsageError, ExitFailed for the others.
+// ExitUsage for a UsageError, ExitUnfinished for the others (the command could not
+// finish: see ExitRule).
 func Complain(stderr io.Writer, err error) int {
 	if err == nil {
 		return ExitOK
@@ -102,7 +112,7 @@ func Complain(stderr io.Writer, err error) int {
 	if errors.Is(err, ErrUsage) {
 		return ExitUsage
 	}
-	return ExitFailed
+	return ExitUnfinished
 }
 
 // OneLine folds a joined error onto one line.

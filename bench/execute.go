@@ -74,26 +74,29 @@ func Execute(ctx context.Context, o Options, jobs []Job, stdout, stderr io.Write
 	}
 	file.Complete = file.Incomplete == "" && len(file.Runs) == len(jobs)
 	file.FinishedAt = time.Now().UTC()
-	var verdict []string
-	if o.After != nil {
-		var jcode int
-		verdict, jcode = o.After(file)
-		code = max(code, jcode)
+	judge := o.Judge
+	if judge == nil {
+		judge = Judge(o.Policy)
 	}
+	if o.After != nil {
+		judge = Also(o.After, judge)
+	}
+	verdict, jcode := judge(file)
+	code = Worst(code, jcode)
 	if err := out.Progress(file); err != nil {
 		fmt.Fprintln(stderr, "stockbench: write results:", OneLine(err.Error()))
-		return max(code, ExitFailed)
+		return Worst(code, ExitUnfinished)
 	}
 	if board != nil {
 		board.Finish(file.Incomplete)
 		if err := board.Save(filepath.Join(out.Dir, "dashboard.html")); err != nil {
 			fmt.Fprintln(stderr, "stockbench:", OneLine(err.Error()))
-			code = max(code, ExitFailed)
+			code = Worst(code, ExitUnfinished)
 		}
 	}
 	fmt.Fprintln(stdout)
 	report.WriteReport(stdout, file.Runs)
-	if lines := RerunLines(file); len(lines) > 0 {
+	if lines := RerunLines(file, o.Policy); len(lines) > 0 {
 		fmt.Fprintln(stdout)
 		for _, l := range lines {
 			fmt.Fprintln(stdout, l)
@@ -154,7 +157,7 @@ func WriteReport(ctx context.Context, out *results.Output, file *results.File, c
 		return ExitInterrupted
 	}
 	fmt.Fprintf(stderr, "stockbench: report: %s; results.json is whole\n", OneLine(err.Error()))
-	return max(code, ExitFailed)
+	return Worst(code, ExitUnfinished)
 }
 
 // Env is the servers a run uses: the shared server and a pool for the servers some sales
@@ -382,7 +385,7 @@ func (sc *schedule) record(ctx context.Context, i int, j Job, step string, run r
 		if ctx.Err() != nil {
 			sc.fail(ExitInterrupted, fmt.Sprintf("interrupted while %s was starting", j.design()))
 		} else {
-			sc.fail(ExitFailed, fmt.Sprintf("%s could not start: %s", j.design(), OneLine(err.Error())))
+			sc.fail(ExitUnfinished, fmt.Sprintf("%s could not start: %s", j.design(), OneLine(err.Error())))
 		}
 		return
 	}
@@ -401,7 +404,7 @@ func (sc *schedule) record(ctx context.Context, i int, j Job, step string, run r
 	case err != nil:
 		why := fmt.Sprintf("%s with %s under %s failed: %s", run.Subject(), j.design(), run.FaultPlan(), OneLine(err.Error()))
 		if !goOn {
-			sc.fail(ExitFailed, why)
+			sc.fail(ExitUnfinished, why)
 			break
 		}
 		sc.unfinished = append(sc.unfinished, why)
@@ -421,7 +424,7 @@ func (sc *schedule) finish(ctx context.Context, jobs int) int {
 		slices.Sort(sc.unfinished) // side by side, they end in no particular order
 		why := fmt.Sprintf("%d of %d sales did not finish: %s", len(sc.unfinished), jobs, strings.Join(sc.unfinished, "; "))
 		if sc.code == ExitOK {
-			sc.code, sc.file.Incomplete = ExitFailed, why
+			sc.code, sc.file.Incomplete = ExitUnfinished, why
 		} else {
 			sc.file.Incomplete += "; " + why
 		}

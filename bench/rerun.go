@@ -8,13 +8,14 @@ import (
 )
 
 // RerunLines is the command that reruns each sale a person has to act on: a lone sale
-// that did harm, or of many, those not as their design documents and those that did not
-// finish. Redis's version is the one the record's target ran.
-func RerunLines(f *results.File) []string {
+// that did harm, or of many, those that failed by p or did not finish and those not as
+// their design documents. Redis's version is the one the record's target ran.
+func RerunLines(f *results.File, p results.Policy) []string {
 	var lines []string
 	for _, r := range f.Runs {
 		rank, _ := r.Verdict.Class.Rank()
-		act := !r.Complete || (r.AsExpected != nil && !*r.AsExpected) || (len(f.Runs) == 1 && rank > 0)
+		s, _ := p.Stand(&r)
+		act := s != results.Held || (r.AsExpected != nil && !*r.AsExpected) || (len(f.Runs) == 1 && rank > 0)
 		if !act || len(r.Rerun) == 0 {
 			continue
 		}

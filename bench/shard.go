@@ -90,7 +90,7 @@ func RunShard(ctx context.Context, o Options, j Job, runID, dir string, stdout, 
 		return ExitInterrupted
 	case !part.Run.Complete:
 		fmt.Fprintln(stderr, "stockbench: incomplete:", part.Run.Error)
-		return ExitFailed
+		return ExitUnfinished
 	}
 	return ExitOK
 }

@@ -65,6 +65,10 @@ type runFile struct {
 	// regress from, by GateRules (a gate file) or the gate's defaults.
 	Baseline  string `json:"baseline"`
 	GateRules string `json:"gate_rules"`
+	// FailOn and Expect are what fails a sale over what its design documents, as
+	// --fail-on and --expect (flags on the command line override them).
+	FailOn []string `json:"fail_on"`
+	Expect []string `json:"expect"`
 }
 
 // checkCommand is `stockbench check [FILE]`: run what a run file names and judge it by
@@ -83,6 +87,7 @@ func checkFlags() (*flag.FlagSet, *common, *saleFlags) {
 	fs := newFlagSet("check", "check [FILE] [flags]   (FILE default "+DefaultRunFile+")")
 	c, sf := new(common), new(saleFlags)
 	c.bind(fs)
+	c.bindPolicy(fs)
 	sf.bind(fs)
 	return fs, c, sf
 }
@@ -165,6 +170,14 @@ func (rf *runFile) apply(fs *flag.FlagSet) error {
 		names = append(names, n)
 	}
 	sort.Strings(names)
+	for flag, classes := range map[string][]string{"fail-on": rf.FailOn, "expect": rf.Expect} {
+		if classes == nil {
+			continue
+		}
+		if err := fs.Set(flag, strings.Join(classes, ",")); err != nil {
+			return fmt.Errorf("%s: %w", strings.ReplaceAll(flag, "-", "_"), err)
+		}
+	}
 	for _, n := range names {
 		if !slices.Contains(saleSettings, n) {
 			return fmt.Errorf("settings.%s: unknown setting (settings: %s)", n, strings.Join(saleSettings, ", "))
@@ -320,7 +333,7 @@ func checkRun(f *results.File, th gate.Thresholds, base *results.File, rules gat
 		return lines, bench.ExitFailed
 	case !f.Complete:
 		lines = append(lines, "check: FAIL, the run did not finish: "+f.Incomplete)
-		return lines, bench.ExitFailed
+		return lines, bench.ExitUnfinished
 	}
 	return append(lines, fmt.Sprintf("check: PASS, %d thresholds held on %d runs%s", held, len(f.Runs), against(base))), bench.ExitOK
 }

@@ -258,8 +258,8 @@ func TestInterrupt(t *testing.T) {
 	}{
 		{"process", "ctrl-c", bench.ExitInterrupted, "interrupted"},
 		{"container", "ctrl-c", bench.ExitInterrupted, "interrupted"},
-		{"process", "redis crash", bench.ExitFailed, "failed"},
-		{"container", "redis crash", bench.ExitFailed, "failed"},
+		{"process", "redis crash", bench.ExitUnfinished, "failed"},
+		{"container", "redis crash", bench.ExitUnfinished, "failed"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.mode+" "+tt.cause, func(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/stockbench/stockbench/bench"
 	"github.com/stockbench/stockbench/internal/servers"
+	"github.com/stockbench/stockbench/results"
 	"github.com/stockbench/stockbench/scenarios"
 )
 
@@ -35,6 +36,17 @@ type common struct {
 	dashboard string
 	// repeat is how many times each sale with no fault runs (bench.Options.Repeat).
 	repeat int
+	// policy is what fails a sale over what its design documents (bench.Options.Policy).
+	policy results.Policy
+}
+
+// bindPolicy binds --fail-on and --expect, what counts as a failing sale for the exit
+// status (bench.ExitRule).
+func (c *common) bindPolicy(fs *flag.FlagSet) {
+	fs.Func("fail-on", "fail (exit 1) on a sale that earns one of these `classes`, comma-separated, whatever its design documents (as OVERSOLD,LOST)",
+		func(s string) (err error) { c.policy.FailOn, err = results.ParseClasses(s); return err })
+	fs.Func("expect", "the only `classes` a sale may earn, comma-separated, in place of what its design documents: any other, worse or better, fails it (exit 1), as --expect SAFE",
+		func(s string) (err error) { c.policy.Expect, err = results.ParseClasses(s); return err })
 }
 
 func (c *common) bind(fs *flag.FlagSet) {
@@ -68,6 +80,7 @@ func (c *common) bind(fs *flag.FlagSet) {
 // designs' and the sale's own; it returns the sale's, for the command to apply.
 func (c *common) bindSales(fs *flag.FlagSet) *saleFlags {
 	c.bind(fs)
+	c.bindPolicy(fs)
 	c.designs.bind(fs)
 	sf := new(saleFlags)
 	sf.bind(fs)
@@ -78,7 +91,7 @@ func (c *common) bindSales(fs *flag.FlagSet) *saleFlags {
 // judges the run when it ends.
 func (c *common) options(args []string, after bench.Afterword) bench.Options {
 	return bench.Options{Redis: c.redis, Out: c.out, Procs: c.procs, Parallel: c.parallel, Args: args,
-		Notes: c.notes, Prepare: c.designs.check, Rerun: c.rerun, After: after, Dashboard: c.dashboard, Repeat: c.repeat}
+		Notes: c.notes, Prepare: c.designs.check, Rerun: c.rerun, After: after, Dashboard: c.dashboard, Repeat: c.repeat, Policy: c.policy}
 }
 
 // external reports whether the run is on the user's own Redis: nothing is started, and
@@ -276,6 +289,9 @@ func newFlagSet(name, synopsis string) *flag.FlagSet {
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: stockbench %s\n\nFlags:\n", synopsis)
 		fs.PrintDefaults()
+		if fs.Lookup("fail-on") != nil {
+			fmt.Fprintf(fs.Output(), "\n%s\n", bench.ExitRule)
+		}
 	}
 	return fs
 }

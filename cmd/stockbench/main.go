@@ -15,9 +15,12 @@
 //	stockbench guarantees DIR                a run's queue guarantee sheet, as Markdown
 //	stockbench repro [NAME]                  the track record: real libraries' bugs, each reproduced
 //
-// Exit codes: 0 done; 1 a run failed (Redis died, say), a gate found a regression or a
-// check a broken threshold; 2 bad input or no Redis; 130 interrupted. Interrupted and
-// failed runs still write what they measured.
+// Exit codes: every command that runs sales (run, matrix, sweep, check, replay, merge,
+// repro) follows bench.ExitRule: 0 every sale earned what its design documents, 1 one
+// did worse or found undocumented damage (or --fail-on, --expect say it failed), 2 bad
+// input, 3 a sale could not finish or be judged, 130 interrupted. gate and check also
+// exit 1 for a regression or a broken threshold; shrink exits 1 when the sale did not
+// earn its class again. Interrupted and unfinished runs still write what they measured.
 package main
 
 import (
@@ -73,7 +76,8 @@ Usage:
   stockbench version
 
 Run 'stockbench COMMAND -h' for a command's flags.
-`
+
+` + bench.ExitRule + "\n"
 
 // quietRedis drops go-redis's own log lines: every failure it logs reaches the user as
 // an error, once, on one line.

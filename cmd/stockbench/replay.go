@@ -25,6 +25,7 @@ func replayCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 	fs := newFlagSet("replay", "replay RUN_DIR [--times N] [--only TEXT]")
 	c := &common{sideBySide: true, parallel: defaultParallel}
 	c.bind(fs)
+	c.bindPolicy(fs)
 	times := fs.Int("times", 1, "how many times to rerun each sale")
 	only := fs.String("only", "", "rerun only the sales whose scenario/design/fault contains this `text`, as fault-sale/token/failover")
 	dirs, help, err := parseWithArgs(fs, args, stdout)
@@ -77,7 +78,7 @@ func replayCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	if err := report.Write(context.WithoutCancel(ctx), out, orig); err != nil {
 		fmt.Fprintf(stderr, "stockbench: replay: report: %s\n", bench.OneLine(err.Error()))
-		return max(code, bench.ExitFailed)
+		return bench.Worst(code, bench.ExitUnfinished)
 	}
 	fmt.Fprintf(stdout, "replay: repeats written into %s\n", filepath.Join(dir, "results.json"))
 	return code

@@ -21,7 +21,8 @@ import (
 // names (or --all), each bug's sale on the release that has it and, where one can be
 // had here, on a fixed one, each in a run directory of its own, and whether each showed
 // what the record says. Exit 0 when all did, 1 when one did not, 2 for a name not in
-// the record.
+// the record, 3 when a sale that showed it did not finish (bench.ExitRule, with the
+// record's case as the sale's documented verdict).
 func reproCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("repro", "repro [NAME...] [--all [--quick]] [--out DIR] [--redis MODE]")
 	all := fs.Bool("all", false, "every bug of the record")
@@ -61,8 +62,11 @@ func reproCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		}
 		lines = append(lines, fmt.Sprintf("%s on %s: %s", s.entry.Name, s.c.Version, line))
 		rec.add(s, f, line, ok)
-		if !ok || (got != bench.ExitOK && !s.crashes()) {
-			code = bench.ExitFailed
+		switch {
+		case !ok:
+			code = bench.Worst(code, bench.ExitFailed)
+		case got != bench.ExitOK && !s.crashes():
+			code = bench.Worst(code, got) // it showed the bug, but the sale did not finish
 		}
 	}
 	for _, l := range lines {
@@ -72,7 +76,7 @@ func reproCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		dir, err := rec.write(ctx, *out, append([]string{"repro"}, args...))
 		if err != nil {
 			fmt.Fprintln(stderr, "stockbench: repro: write the record's matrix:", bench.OneLine(err.Error()))
-			return max(code, bench.ExitFailed)
+			return bench.Worst(code, bench.ExitUnfinished)
 		}
 		fmt.Fprintf(stdout, "\nthe record as one matrix, a row per sale: %s\n", dir)
 	}
@@ -140,7 +144,10 @@ func (s reproSale) run(ctx context.Context, stderr io.Writer) (line string, ok b
 		}
 		return []string{line}, bench.ExitOK
 	}
-	code = bench.Execute(ctx, c.options(append([]string{"run"}, s.args...), after), jobs, io.Discard, stderr)
+	// The record, not the library's documentation, says what the sale must show.
+	o := c.options(append([]string{"run"}, s.args...), nil)
+	o.Judge = after
+	code = bench.Execute(ctx, o, jobs, io.Discard, stderr)
 	return line, ok, code, file
 }
 

@@ -142,6 +142,8 @@ func (c *common) runShard(ctx context.Context, j bench.Job, args []string, stdou
 func mergeCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fset := newFlagSet("merge", "merge [--out DIR] SHARD_DIR... (or the run's directory, which holds them all)")
 	out := fset.String("out", "results/runs", "directory that receives the merged run directory")
+	var c common
+	c.bindPolicy(fset)
 	dirs, help, err := parseWithArgs(fset, args, stdout)
 	if help || err != nil {
 		return bench.Complain(stderr, err)
@@ -184,9 +186,13 @@ func mergeCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	code := bench.WriteReport(ctx, o, file, bench.ExitOK, stderr)
 	if !run.Complete {
 		fmt.Fprintln(stderr, "stockbench: incomplete:", run.Error)
-		code = max(code, bench.ExitFailed)
 	}
-	return code
+	lines, judged := bench.Judge(c.policy)(file)
+	fmt.Fprintln(stdout)
+	for _, l := range lines {
+		fmt.Fprintln(stdout, l)
+	}
+	return bench.Worst(code, judged)
 }
 
 // shardDirs expands each directory that holds no results.json but shards' directories

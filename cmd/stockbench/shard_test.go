@@ -58,6 +58,11 @@ func TestShardRerun(t *testing.T) {
 		if r := f.Runs[0]; !r.Complete || r.Verdict.Class != "SAFE" || r.Shard.Count != 2 {
 			t.Fatalf("merged: complete %v, %s, %+v", r.Complete, r.Verdict, r.Shard)
 		}
+		// The merged sale is held to the exit rule as any: SAFE is not what --expect names.
+		if code, stdout, _ := stockbench(t, "merge", filepath.Join(out, "r1"), "--out", t.TempDir(), "--expect", "OVERSOLD"); code != bench.ExitFailed ||
+			!strings.Contains(stdout, "not what --expect names") {
+			t.Errorf("merge --expect OVERSOLD of a SAFE sale: exit %d, want 1:\n%s", code, stdout)
+		}
 		return f.Runs[0].Shard.Attempt
 	}
 	first := shards()

@@ -1,0 +1,99 @@
+package bench
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/stockbench/stockbench/oracle"
+	"github.com/stockbench/stockbench/results"
+)
+
+// ExitRule is the exit status rule of every command that runs sales, as --help and
+// docs/running.md state it.
+const ExitRule = `Exit status, the same for every command that runs sales:
+  0    every sale earned a class its design documents for its fault plan, or, for a
+       design that documents none, found nothing (SAFE or NOT-EXERCISED)
+  1    a sale did worse than its design documents, found damage its design documents
+       nothing of, or earned a class --fail-on names (or one --expect does not)
+  2    bad input, an unreachable or wrong server, a misbehaving adapter: nothing ran
+  3    a sale could not finish (a "?" cell) or its final state could not be read
+       (UNKNOWN); what it measured is written, marked incomplete
+  130  interrupted; what ran is written, marked incomplete
+When sales differ, 130 outranks 1, and 1 outranks 3.`
+
+// worstFirst ranks exit codes: the code of two outcomes taken together is the one that
+// comes first here.
+var worstFirst = []int{ExitInterrupted, ExitUsage, ExitFailed, ExitUnfinished, ExitOK}
+
+// Worst is the exit code of two outcomes taken together (see ExitRule): interrupted
+// before bad input before a failed sale before an unfinished one before success.
+func Worst(a, b int) int {
+	ia, ib := slices.Index(worstFirst, a), slices.Index(worstFirst, b)
+	switch {
+	case ia < 0:
+		return a // an unranked code is a failure of its own kind: keep it
+	case ib < 0 || ib < ia:
+		return b
+	}
+	return a
+}
+
+// Judge is the Afterword that sets a run's exit status by ExitRule: it holds each sale
+// to p (by default, to what its design documents) and returns a line for each sale that
+// failed or could not finish, then the exit status with its reason.
+func Judge(p results.Policy) Afterword {
+	return func(f *results.File) ([]string, int) {
+		var lines []string
+		worse, unfinished := 0, 0
+		passed := map[oracle.Class]int{} // damage that held because it is documented
+		for i := range f.Runs {
+			r := &f.Runs[i]
+			s, why := p.Stand(r)
+			switch s {
+			case results.Worse:
+				worse++
+				lines = append(lines, fmt.Sprintf("FAIL %s: %s", r.Key(), why))
+			case results.Unfinished:
+				unfinished++
+				lines = append(lines, fmt.Sprintf("UNFINISHED %s: %s", r.Key(), why))
+			default:
+				if rank, _ := r.Verdict.Class.Rank(); rank > 0 {
+					passed[r.Verdict.Class]++
+				}
+			}
+		}
+		n := len(f.Runs)
+		switch {
+		case worse > 0:
+			return append(lines, fmt.Sprintf("exit %d: %d of %d sales failed (see above)", ExitFailed, worse, n)), ExitFailed
+		case !f.Complete && f.Incomplete != "":
+			return append(lines, fmt.Sprintf("exit %d: the run is incomplete: %s", ExitUnfinished, f.Incomplete)), ExitUnfinished
+		case unfinished > 0:
+			return append(lines, fmt.Sprintf("exit %d: %d of %d sales could not finish or be judged", ExitUnfinished, unfinished, n)), ExitUnfinished
+		}
+		why := "every sale earned a class its design documents, or found nothing"
+		if len(p.Expect) > 0 {
+			why = "every sale earned a class --expect names"
+		}
+		if len(passed) > 0 && len(p.Expect) == 0 {
+			var cs []string
+			for _, c := range slices.Sorted(maps.Keys(passed)) {
+				cs = append(cs, fmt.Sprintf("%s %d", c, passed[c]))
+			}
+			why += fmt.Sprintf(" (documented findings held: %s; --fail-on CLASS or --expect SAFE fails on them)", strings.Join(cs, ", "))
+		}
+		return append(lines, fmt.Sprintf("exit %d: %s", ExitOK, why)), ExitOK
+	}
+}
+
+// Also is an Afterword that runs a, then b: their lines in that order, and the worse of
+// their codes.
+func Also(a, b Afterword) Afterword {
+	return func(f *results.File) ([]string, int) {
+		la, ca := a(f)
+		lb, cb := b(f)
+		return append(la, lb...), Worst(ca, cb)
+	}
+}
