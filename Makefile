@@ -100,9 +100,10 @@ guarantees: build adapters
 		--queues $(GUARANTEE_QUEUES) --queue-faults $(GUARANTEE_FAULTS) $(ARGS) && \
 	run=$$(ls -d results/runs/2*/ | sort | tail -1) && ./$(BIN) guarantees --out docs/guarantees.md "$$run"
 
-## perf: the driver's sales/s beside redis-benchmark running the same script, and the
-## peak RSS of 200,000 and of 1,000,000 buyers waiting on a lock, measured in one run
-perf: build redis-server
+## perf: the driver's sales/s beside redis-benchmark running the same script, each shipped
+## lock adapter beside its Go counterpart (their runtimes installed as make test does), and
+## the peak RSS of 200,000 and of 1,000,000 buyers waiting on a lock, measured in one run
+perf: build redis-server adapters
 	@$(REDIS_ENV) && ./$(BIN) perf $(ARGS)
 
 ## report: rebuild a run's report, or compare runs: make report ARGS="results/runs/A results/runs/B"

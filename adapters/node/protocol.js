@@ -9,7 +9,13 @@ const readline = require('readline');
 const Module = require('module');
 process.env.NODE_PATH = [process.env.NODE_PATH, '/usr/share/nodejs'].filter(Boolean).join(':');
 Module._initPaths();
-const { createClient, createCluster } = require('redis');
+let createClient, createCluster, missing;
+try {
+  ({ createClient, createCluster } = require('redis'));
+} catch (e) {
+  // Refused at hello, in one line, rather than a stack trace.
+  missing = `node-redis is not installed for ${process.execPath} (${e.code || e.message}): apt-get install node-redis (make adapters installs every adapter's), or npm install in adapters/node`;
+}
 
 // A reply waits 2 s at most, a connect 1 s: inside the protocol's 15 s, with room for the
 // reconnect that follows a timeout. node-redis 4 has no command timeout of its own, and
@@ -61,6 +67,10 @@ async function serve(supports, documented, handle) {
   if (!hello || hello.op !== 'hello' || !(hello.versions || []).includes(2)) {
     say({ ok: false, error: 'want hello, protocol 2' });
     process.exit(1);
+  }
+  if (missing) {
+    say({ ok: false, error: missing });
+    process.exit(2);
   }
   let client;
   const redis = async () => (client = client || (await connect(hello.redis)));

@@ -13,6 +13,11 @@ function hello(array $supports, array $documented, ?array $idempotent = null): a
         say(['ok' => false, 'error' => 'want hello, protocol 2']);
         exit(1);
     }
+    if (!extension_loaded('redis')) {
+        // Refused in one line, not a fatal error at the first `new Redis()`.
+        say(['ok' => false, 'error' => 'phpredis is not loaded in ' . PHP_BINARY . ' ' . PHP_VERSION . ': apt-get install php-redis (make adapters installs every adapter\'s)']);
+        exit(2);
+    }
     $GLOBALS['stockbench_where'] = $hello['redis'];
     try {
         redis()->exists(reset($hello['keys']));           // a cluster's PING needs a node

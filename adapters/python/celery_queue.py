@@ -4,6 +4,11 @@
 stockbench-celery-queue)."""
 import sys
 
-from stockbench_adapters.celery_queue import main
+try:
+    from stockbench_adapters.celery_queue import main
+except ImportError as err:  # its library is not installed for this interpreter
+    from stockbench_adapters.missing import refuse
+
+    sys.exit(refuse(err))
 
 sys.exit(main())

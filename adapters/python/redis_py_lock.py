@@ -4,6 +4,11 @@
 stockbench-redis-py-lock)."""
 import sys
 
-from stockbench_adapters.redis_py_lock import main
+try:
+    from stockbench_adapters.redis_py_lock import main
+except ImportError as err:  # its library is not installed for this interpreter
+    from stockbench_adapters.missing import refuse
+
+    sys.exit(refuse(err))
 
 sys.exit(main())

@@ -151,3 +151,47 @@ func TestMatrixGoesOnPastAnUnfinishedSale(t *testing.T) {
 		t.Errorf("adapter processes left behind: %v", left)
 	}
 }
+
+// TestAdapterWithoutItsLibrary: each shipped adapter run by an interpreter that lacks the
+// library it drives is refused at its hello with one line saying what to install, exit 2,
+// no traceback and no run directory. Each interpreter is made to miss it as a machine
+// without the package would: Python without its site packages (-S), PHP without its ini
+// files (-n, so no phpredis), Node and Ruby with a preload that hides the module.
+func TestAdapterWithoutItsLibrary(t *testing.T) {
+	t.Parallel() // a whole command of its own: see TestMain
+	abs := func(p string) string { a, _ := filepath.Abs(p); return a }
+	tests := []struct {
+		runtime, flag, command, design, want string
+	}{
+		{"/usr/bin/python3", "--lock-exec", "/usr/bin/python3 -S " + abs("../../adapters/python/redis_py_lock.py"), "--lock",
+			"the Python module redis is not installed for /usr/bin/python3: apt-get install python3-redis"},
+		{"/usr/bin/python3", "--queue-exec", "/usr/bin/python3 -S " + abs("../../adapters/python/celery_queue.py"), "--queue",
+			"the Python module celery is not installed for /usr/bin/python3: apt-get install python3-celery"},
+		{"php", "--lock-exec", "php -n " + abs("../../adapters/php/seed-lock.php"), "--lock", "phpredis is not loaded in "},
+		{"node", "--lock-exec", "node -r " + abs("testdata/hide-redis.js") + " " + abs("../../adapters/node/set-nx-px-lock.js"), "--lock",
+			"node-redis is not installed for "},
+		{"ruby", "--queue-exec", "ruby -r" + abs("testdata/hide_sidekiq.rb") + " " + abs("../../adapters/ruby/bin/stockbench-sidekiq-queue"), "--queue",
+			"the gem sidekiq is not installed for "},
+	}
+	for _, tt := range tests {
+		t.Run(filepath.Base(strings.Fields(tt.command)[2]), func(t *testing.T) {
+			if _, err := exec.LookPath(tt.runtime); err != nil {
+				if os.Getenv("STOCKBENCH_REQUIRE_ADAPTERS") != "" {
+					t.Fatalf("%s is missing", tt.runtime)
+				}
+				t.Skipf("%s is missing; scripts/ensure-adapters.sh installs it", tt.runtime)
+			}
+			out := filepath.Join(t.TempDir(), "runs")
+			code, stdout, stderr := stockbench(t, "run", tt.flag, "mine="+tt.command, tt.design, "mine", "--buyers", "4", "--stock", "2", "--out", out)
+			lines := strings.Split(strings.TrimSpace(stderr), "\n")
+			last := lines[len(lines)-1]
+			if code != bench.ExitUsage || !strings.HasPrefix(last, "stockbench: adapter mine: refused hello: ") || !strings.Contains(last, tt.want) ||
+				strings.Contains(stderr, "Traceback") || strings.Contains(stderr, "Error:") || stdout != "" {
+				t.Errorf("exit %d, want 2 and a last line with %q:\n%s%s", code, tt.want, stdout, stderr)
+			}
+			if _, err := os.Stat(out); err == nil {
+				t.Errorf("%s was created", out)
+			}
+		})
+	}
+}

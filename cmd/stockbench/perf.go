@@ -116,7 +116,8 @@ var adapterPairs = []struct{ name, command, counterpart string }{
 // preset, rounds times alternately, and prints their median sales/s, their ratio against
 // the target of 0.5 and their verdict classes, which must be the same; and the Go design
 // served as the adapter's pool serves, for the like-for-like ratio. An adapter whose
-// interpreter is not installed is said to be skipped.
+// interpreter is not installed, or lacks the adapter's library, is said to be skipped,
+// with what to install.
 func perfAdapters(ctx context.Context, e *bench.Env, rounds int, stdout, stderr io.Writer) error {
 	preset, err := scenarios.Lookup("flash-sale")
 	if err != nil {
@@ -134,6 +135,11 @@ func perfAdapters(ctx context.Context, e *bench.Env, rounds int, stdout, stderr 
 		}
 		argv[1] = filepath.Join(root, argv[1])
 		pair.command = strings.Join(argv, " ")
+		// An interpreter without the adapter's library refuses hello, saying what to install.
+		if err := probeAdapter(ctx, e, pair.name, pair.command); err != nil {
+			fmt.Fprintf(stdout, "adapter %-10s skipped: %s\n", pair.name, bench.OneLine(err.Error()))
+			continue
+		}
 		ours, err := lockimpl.Lookup(pair.counterpart)
 		if err != nil {
 			return err
@@ -173,6 +179,15 @@ func perfAdapters(ctx context.Context, e *bench.Env, rounds int, stdout, stderr 
 			a/g, met(a/g >= 0.5 && slices.Equal(classes[0], classes[1])), a/gs)
 	}
 	return nil
+}
+
+// probeAdapter starts one process of the lock adapter and says hello to it on the shared
+// server, as a run does before its first sale.
+func probeAdapter(ctx context.Context, e *bench.Env, name, command string) error {
+	c := e.Shared.Client(1)
+	defer c.Close()
+	_, err := adapter.Probe(ctx, adapter.Config{Name: name, Command: command}, c)
+	return err
 }
 
 func joinClasses(cs []oracle.Class) string {
