@@ -69,6 +69,9 @@ type Options struct {
 	// compare) that many times in all, back to back: the first is the record, and every
 	// run's speed goes into its Spread. Default: once.
 	Repeat int
+	// Width is the columns of the terminal stdout is, so that tables wider print as
+	// records that fit it (report.Table); 0, for a pipe or a file: as wide as they are.
+	Width int
 	// Dashboard, when set, is the address (host:port, or :port on the loopback
 	// interface) where the run's live page and its /metrics are served while it goes;
 	// the page is saved as dashboard.html in the run's directory at the end. Default:

@@ -95,7 +95,7 @@ func Execute(ctx context.Context, o Options, jobs []Job, stdout, stderr io.Write
 		}
 	}
 	fmt.Fprintln(stdout)
-	report.WriteReport(stdout, file.Runs)
+	report.WriteReport(stdout, file.Runs, o.Width)
 	if lines := RerunLines(file, o.Policy); len(lines) > 0 {
 		fmt.Fprintln(stdout)
 		for _, l := range lines {

@@ -38,7 +38,8 @@ func FuzzDecode(f *testing.F) {
 		for i := range file.Runs {
 			file.Runs[i].FillFairness()
 		}
-		report.WriteReport(io.Discard, file.Runs)
+		report.WriteReport(io.Discard, file.Runs, 0)
+		report.WriteReport(io.Discard, file.Runs, 60)
 		report.Summary(file, nil)
 		var buf bytes.Buffer
 		if err := json.NewEncoder(&buf).Encode(file); err != nil {

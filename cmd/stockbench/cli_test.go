@@ -8,11 +8,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/moby/moby/client"
 	"github.com/redis/go-redis/v9"
@@ -194,10 +196,18 @@ func TestList(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d", code)
 	}
+	lines := strings.Split(stdout, "\n")
 	for _, name := range []string{"seed-setnx", "setnx-expire", "set-nx-ex", "lua", "flash-sale", "slow-holder", "rush",
 		"stream", "reliable-list", "worker-crash", "queue-sale"} {
-		if !strings.Contains(stdout, name) {
-			t.Errorf("list does not name %s", name)
+		// The name on a line of its own, its description wrapped under it.
+		i := slices.Index(lines, name)
+		if i < 0 || i+1 == len(lines) || !strings.HasPrefix(lines[i+1], "    ") {
+			t.Errorf("list does not name %s on a line of its own, its description under it", name)
+		}
+	}
+	for _, l := range lines {
+		if n := utf8.RuneCountInString(l); n > listWidth {
+			t.Errorf("a line of %d columns, more than %d: %q", n, listWidth, l)
 		}
 	}
 }

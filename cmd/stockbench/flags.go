@@ -91,7 +91,7 @@ func (c *common) bindSales(fs *flag.FlagSet) *saleFlags {
 // judges the run when it ends.
 func (c *common) options(args []string, after bench.Afterword) bench.Options {
 	return bench.Options{Redis: c.redis, Out: c.out, Procs: c.procs, Parallel: c.parallel, Args: args,
-		Notes: c.notes, Prepare: c.designs.check, Rerun: c.rerun, After: after, Dashboard: c.dashboard, Repeat: c.repeat, Policy: c.policy}
+		Notes: c.notes, Prepare: c.designs.check, Rerun: c.rerun, After: after, Dashboard: c.dashboard, Repeat: c.repeat, Policy: c.policy, Width: columns}
 }
 
 // external reports whether the run is on the user's own Redis: nothing is started, and

@@ -5,7 +5,6 @@ import (
 	"io"
 	"slices"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/stockbench/stockbench/bench"
 	"github.com/stockbench/stockbench/faults"
@@ -13,6 +12,7 @@ import (
 	"github.com/stockbench/stockbench/lockimpl"
 	"github.com/stockbench/stockbench/oracle"
 	"github.com/stockbench/stockbench/queueimpl"
+	"github.com/stockbench/stockbench/results/report"
 	"github.com/stockbench/stockbench/scenarios"
 )
 
@@ -25,13 +25,27 @@ func listCommand(args []string, stdout, stderr io.Writer) int {
 	if help, err := parse(fs, args, stdout); help || err != nil {
 		return bench.Complain(stderr, err)
 	}
-	return bench.Complain(stderr, list(stdout, &designs))
+	width := listWidth
+	if columns > 0 {
+		width = min(width, columns)
+	}
+	return bench.Complain(stderr, list(stdout, &designs, width))
 }
 
-// list prints the designs, the faults and the scenario presets.
-func list(w io.Writer, designs *catalogue) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "LOCK\tHOW\tDOCUMENTED TO OVERSELL UNDER")
+// listWidth is the most columns list prints: each name, then its description wrapped
+// under it, when a row would be wider (a terminal narrower gets its own width).
+const listWidth = 100
+
+// list prints the designs, the faults and the scenario presets, each section a table
+// that fits width columns.
+func list(w io.Writer, designs *catalogue, width int) error {
+	sections := []report.Table{
+		{Heads: []string{"LOCK", "HOW", "DOCUMENTED TO OVERSELL UNDER"}, Caption: "LOCK DESIGNS"},
+		{Heads: []string{"QUEUE", "HOW", "GUARANTEE"}, Caption: "QUEUE DESIGNS"},
+		{Heads: []string{"FAULT", "WHAT", "FOR"}, Caption: "FAULTS"},
+		{Heads: []string{"SCENARIO", "WHAT", "DEFAULT MATRIX"}, Caption: "SCENARIOS"},
+		{Heads: []string{"BUG (stockbench repro)", "WHAT THE SALE SHOWS", "ISSUES"}, Caption: "THE TRACK RECORD (stockbench repro NAME)"},
+	}
 	for _, impl := range append(lockimpl.All(), designs.locks()...) {
 		under := oversellsUnder(impl)
 		switch {
@@ -40,32 +54,33 @@ func list(w io.Writer, designs *catalogue) error {
 		case !impl.Documented.Documented():
 			under = "not documented: " + or(bench.ShellLine(designs.source(impl.Name)), "built in")
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", impl.Name, impl.Summary, under)
+		sections[0].Rows = append(sections[0].Rows, []string{impl.Name, impl.Summary, under})
 	}
-	fmt.Fprintln(tw, "\t\t")
-	fmt.Fprintln(tw, "QUEUE\tHOW\tGUARANTEE")
 	for _, impl := range append(queueimpl.All(), designs.queues()...) {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", impl.Name, impl.Summary, or(impl.Guarantee, "-"))
+		sections[1].Rows = append(sections[1].Rows, []string{impl.Name, impl.Summary, or(impl.Guarantee, "-")})
 	}
-	fmt.Fprintln(tw, "\t\t")
-	fmt.Fprintln(tw, "FAULT\tWHAT\tFOR")
-	for _, s := range faults.Specs() {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", s.Kind, s.Summary, s.Applies)
+	for _, f := range faults.Specs() {
+		sections[2].Rows = append(sections[2].Rows, []string{string(f.Kind), f.Summary, fmt.Sprint(f.Applies)})
 	}
-	fmt.Fprintln(tw, "\t\t")
-	fmt.Fprintln(tw, "SCENARIO\tWHAT\tDEFAULT MATRIX")
 	for _, p := range scenarios.Presets() {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", p.Name, p.Summary, yes(slices.Contains(scenarios.DefaultMatrix, p.Name)))
+		sections[3].Rows = append(sections[3].Rows, []string{p.Name, p.Summary, yes(slices.Contains(scenarios.DefaultMatrix, p.Name))})
 	}
 	for _, p := range scenarios.QueuePresets() {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", p.Name, p.Summary, yes(slices.Contains(scenarios.DefaultQueueMatrix, p.Name)))
+		sections[3].Rows = append(sections[3].Rows, []string{p.Name, p.Summary, yes(slices.Contains(scenarios.DefaultQueueMatrix, p.Name))})
 	}
-	fmt.Fprintln(tw, "\t\t")
-	fmt.Fprintln(tw, "BUG (stockbench repro)\tWHAT THE SALE SHOWS\tISSUES")
 	for _, e := range trackrecord.All() {
-		fmt.Fprintf(tw, "%s\t%s: %s\t%s\n", e.Name, e.Library, e.Shows, issueList(e))
+		sections[4].Rows = append(sections[4].Rows, []string{e.Name, e.Library + ": " + e.Shows, issueList(e)})
 	}
-	return tw.Flush()
+	for i := range sections {
+		sections[i].Title, sections[i].Plain = 1, 1
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		if err := sections[i].Fit(w, width); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func yes(b bool) string {

@@ -34,6 +34,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/stockbench/stockbench/bench"
+	"github.com/stockbench/stockbench/internal/host"
 	"github.com/stockbench/stockbench/internal/redact"
 	"github.com/stockbench/stockbench/internal/servers"
 	// Library designs with heavy dependencies register themselves here, not in the
@@ -79,6 +80,10 @@ Run 'stockbench COMMAND -h' for a command's flags.
 
 ` + bench.ExitRule + "\n"
 
+// columns is the width of the terminal stdout is (0 for a pipe or a file): tables wider
+// are printed as records that fit it.
+var columns int
+
 // quietRedis drops go-redis's own log lines: every failure it logs reaches the user as
 // an error, once, on one line.
 type quietRedis struct{}
@@ -89,6 +94,7 @@ func (quietRedis) Printf(context.Context, string, ...any) {}
 // from every output, and Ctrl-C or SIGTERM stops the run (a second one kills at once).
 func main() {
 	redis.SetLogger(quietRedis{})
+	columns = host.Columns(os.Stdout)
 	// Passwords are known before anything can print them: every output hides them.
 	for _, a := range append(os.Args[1:], servers.FromEnv().URL) {
 		redact.URL(a)

@@ -181,7 +181,7 @@ func mergeCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return bench.Complain(stderr, err)
 	}
 	fmt.Fprintf(stdout, "merged %d shards of run %s\n\n", len(parts), first.ID)
-	report.WriteReport(stdout, file.Runs)
+	report.WriteReport(stdout, file.Runs, columns)
 	fmt.Fprintf(stdout, "\nresults: %s\n", o.Dir)
 	code := bench.WriteReport(ctx, o, file, bench.ExitOK, stderr)
 	if !run.Complete {

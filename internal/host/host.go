@@ -1,5 +1,5 @@
-// Package host reads what this machine can give a run: the memory it can still take and
-// the files a process may open.
+// Package host reads what this machine can give a run: the memory it can still take, the
+// files a process may open, and the width of the terminal it prints to.
 package host
 
 import (

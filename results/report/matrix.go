@@ -4,23 +4,22 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/stockbench/stockbench/results"
 )
 
-// WriteMatrix writes m as an aligned text grid.
-func WriteMatrix(w io.Writer, m results.Matrix) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "%s: DESIGN \\ FAULT\t%s\n", m.Scenario, strings.Join(m.Faults, "\t"))
+// WriteMatrix writes m as an aligned text grid, or, when that is wider than width
+// columns (0: no limit), a record per design with its cells by fault (Table.Fit).
+func WriteMatrix(w io.Writer, m results.Matrix, width int) error {
+	t := Table{Heads: append([]string{m.Scenario + ": DESIGN \\ FAULT"}, m.Faults...), Caption: m.Scenario + ", by design and fault:"}
 	for _, l := range m.Locks {
-		cells := make([]string, len(m.Faults))
-		for i, f := range m.Faults {
-			cells[i] = m.Cell(l, f)
+		row := []string{l}
+		for _, f := range m.Faults {
+			row = append(row, m.Cell(l, f))
 		}
-		fmt.Fprintf(tw, "%s\t%s\n", l, strings.Join(cells, "\t"))
+		t.Rows = append(t.Rows, row)
 	}
-	return tw.Flush()
+	return t.Fit(w, width)
 }
 
 // WriteMatrixMarkdown writes m as a Markdown table.

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/stockbench/stockbench/results"
 )
@@ -76,20 +75,21 @@ const Legend = "OVERLAPS = holds that began while another was open; (n broken) =
 	"DMG/10K = units oversold or updates lost (for a queue: orders lost or applied twice) per 10,000 sales, with its 95% interval. " +
 	"CMDS/SALE = commands Redis ran (INFO commandstats delta) per confirmed order."
 
-// WriteTable writes runs as an aligned text table.
-func WriteTable(w io.Writer, runs []results.Run) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	for i, c := range columns {
-		fmt.Fprint(tw, sep(i, "\t"), c.head)
+// WriteTable writes runs as an aligned text table, or, when that is wider than width
+// columns (0: no limit), a record per run (Table.Fit).
+func WriteTable(w io.Writer, runs []results.Run, width int) error {
+	t := Table{Title: 3}
+	for _, c := range columns {
+		t.Heads = append(t.Heads, c.head)
 	}
-	fmt.Fprintln(tw)
 	for i := range runs {
+		row := make([]string, len(columns))
 		for j, c := range columns {
-			fmt.Fprint(tw, sep(j, "\t"), c.cell(&runs[i]))
+			row[j] = c.cell(&runs[i])
 		}
-		fmt.Fprintln(tw)
+		t.Rows = append(t.Rows, row)
 	}
-	return tw.Flush()
+	return t.Fit(w, width)
 }
 
 // WriteMarkdownTable writes runs as a Markdown table.
@@ -109,11 +109,12 @@ func WriteMarkdownTable(w io.Writer, runs []results.Run) {
 	}
 }
 
-func sep(i int, s string) string {
-	if i == 0 {
-		return ""
+// wrapped is s in lines of at most width runes, or s as it is for no limit.
+func wrapped(s string, width int) string {
+	if width <= 0 {
+		return s
 	}
-	return s
+	return strings.Join(Wrap(s, width), "\n")
 }
 
 // mainQuantile prints a quantile of the run's main latency, or "-" when nothing was
@@ -127,12 +128,13 @@ func mainQuantile(r *results.Run, q func(results.Latency) int64) string {
 
 // WriteReport writes what a terminal shows at the end of a run: a verdict grid for every
 // scenario run under several fault plans, the table of figures otherwise, and the
-// verdicts that differ from what their implementations document.
-func WriteReport(w io.Writer, runs []results.Run) {
+// verdicts that differ from what their implementations document; a grid or table wider
+// than width columns (0: no limit) as records, and the legends wrapped to it.
+func WriteReport(w io.Writer, runs []results.Run, width int) {
 	var rows []results.Run
 	for _, m := range results.Matrices(runs) {
 		if len(m.Faults) > 1 {
-			WriteMatrix(w, m)
+			WriteMatrix(w, m, width)
 			fmt.Fprintln(w)
 			continue
 		}
@@ -143,11 +145,11 @@ func WriteReport(w io.Writer, runs []results.Run) {
 		}
 	}
 	if len(rows) > 0 {
-		WriteTable(w, rows)
-		fmt.Fprintf(w, "\n%s\n", Legend)
+		WriteTable(w, rows, width)
+		fmt.Fprintf(w, "\n%s\n", wrapped(Legend, width))
 	}
 	if len(rows) < len(runs) {
-		fmt.Fprintf(w, "%s\n", results.MatrixLegend)
+		fmt.Fprintf(w, "%s\n", wrapped(results.MatrixLegend, width))
 	}
 	if s := results.Surprises(runs); len(s) > 0 {
 		fmt.Fprintf(w, "\nNot as documented:\n  %s\n", strings.Join(s, "\n  "))
