@@ -69,6 +69,9 @@ type Options struct {
 	// compare) that many times in all, back to back: the first is the record, and every
 	// run's speed goes into its Spread. Default: once.
 	Repeat int
+	// Plots is which files of its plots the run's report writes under plots/ (see
+	// report.Plots); empty: report.DefaultPlots. The record keeps it.
+	Plots string
 	// Width is the columns of the terminal stdout is, so that tables wider print as
 	// records that fit it (report.Table); 0, for a pipe or a file: as wide as they are.
 	Width int

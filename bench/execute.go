@@ -67,6 +67,7 @@ func Execute(ctx context.Context, o Options, jobs []Job, stdout, stderr io.Write
 
 	out := results.NewOutput(o.out(), id)
 	file := NewFile(o.Args, id, e.Shared.Info.Record())
+	file.Plots = o.Plots
 	code = e.runAll(ctx, jobs, o, board, out, file, stderr)
 	if len(file.Runs) == 0 && code == ExitInterrupted {
 		fmt.Fprintln(stderr, "stockbench: interrupted before the first sale ended; nothing was written")

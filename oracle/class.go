@@ -97,3 +97,25 @@ func AtMost(c Class) []Class {
 
 // Classes lists every class of finding, least severe first, for messages.
 func Classes() []Class { return slices.Clone(severity) }
+
+// meanings say what each class means for the sale, in words for a reader who acts on it.
+var meanings = map[Class]string{
+	ClassOversold:     "oversold: orders confirmed beyond the stock",
+	ClassLost:         "lost: updates to the stock, or orders, lost",
+	ClassDuplicated:   "applied twice: an order's effect (or a drop's wave) applied more than once",
+	ClassReordered:    "out of order: a task handed out ahead of one that waited longer",
+	ClassBroken:       "lock broken: two holders at once, both inside their leases; the stock intact",
+	ClassOverlap:      "overlap: two holders at once, one past its lease; the stock intact",
+	ClassStuck:        "left unsold or stuck: stock left on the shelf while buyers gave up, or a lock left with no live holder",
+	ClassNotExercised: "not exercised: a fault never struck, so the sale says nothing of the design under it",
+	ClassSafe:         "safe: nothing found",
+	ClassUnknown:      "unknown: Redis could not be read after the sale",
+}
+
+// Meaning is what c means for the sale, in words: its name, then what happened.
+func (c Class) Meaning() string {
+	if m, ok := meanings[c]; ok {
+		return m
+	}
+	return string(c)
+}

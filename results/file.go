@@ -38,6 +38,10 @@ type File struct {
 	// Checks are the thresholds of a run file (stockbench check), each applied to a run,
 	// and the regressions against its baseline; empty for other runs.
 	Checks []Check `json:"checks,omitempty"`
+	// Plots is which files of its plots the run's report writes under plots/ (--plots:
+	// png, svg, both or none); empty: png, what report.html embeds. stockbench report
+	// writes the same again.
+	Plots string `json:"plots,omitempty"`
 }
 
 // NewFile starts a run record: its schema, the tool that writes it and how it was called

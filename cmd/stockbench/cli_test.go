@@ -357,6 +357,9 @@ func readRun(t *testing.T, out, plot string) *results.File {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if ext := filepath.Ext(plot); ext == ".png" || ext == ".svg" {
+		plot = filepath.Join("plots", plot) // the plots stand apart from the three files a reader opens
+	}
 	for _, name := range []string{"summary.md", plot} {
 		if _, err := os.Stat(filepath.Join(filepath.Dir(dirs[0]), name)); err != nil {
 			t.Errorf("run directory lacks %s", name)

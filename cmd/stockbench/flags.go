@@ -12,6 +12,7 @@ import (
 	"github.com/stockbench/stockbench/bench"
 	"github.com/stockbench/stockbench/internal/servers"
 	"github.com/stockbench/stockbench/results"
+	"github.com/stockbench/stockbench/results/report"
 	"github.com/stockbench/stockbench/scenarios"
 )
 
@@ -38,6 +39,21 @@ type common struct {
 	repeat int
 	// policy is what fails a sale over what its design documents (bench.Options.Policy).
 	policy results.Policy
+	// plots is which plot files the report writes (bench.Options.Plots).
+	plots *report.Plots
+}
+
+// plotsFlag binds --plots: which files of its plots a report writes under plots/; empty
+// when not given, for def.
+func plotsFlag(fs *flag.FlagSet, def string) *report.Plots {
+	p := new(report.Plots)
+	fs.Func("plots", "which plot files the report writes under plots/ beside report.html (which embeds every plot): png, svg, both or none (default "+def+")",
+		func(s string) error {
+			v, err := report.ParsePlots(s)
+			*p = v
+			return err
+		})
+	return p
 }
 
 // bindPolicy binds --fail-on and --expect, what counts as a failing sale for the exit
@@ -73,6 +89,7 @@ func (c *common) bind(fs *flag.FlagSet) {
 			return nil
 		})
 	fs.StringVar(&c.dashboard, "dashboard", "", "serve a live page of the run and its figures as OpenMetrics on /metrics at `host:port` (:port for this machine only, :0 for a free port); the page is saved as dashboard.html in the run directory")
+	c.plots = plotsFlag(fs, string(report.DefaultPlots))
 	fs.IntVar(&c.procs, "procs", 0, "CPUs the buyers' goroutines run on (GOMAXPROCS); default: all but one when Redis runs on this machine, all for --redis-url, or GOMAXPROCS from the environment")
 }
 
@@ -90,8 +107,12 @@ func (c *common) bindSales(fs *flag.FlagSet) *saleFlags {
 // options are the harness's options for a run of command line args; after, when set,
 // judges the run when it ends.
 func (c *common) options(args []string, after bench.Afterword) bench.Options {
+	var plots string
+	if c.plots != nil { // unbound by the commands that write no report
+		plots = string(*c.plots)
+	}
 	return bench.Options{Redis: c.redis, Out: c.out, Procs: c.procs, Parallel: c.parallel, Args: args,
-		Notes: c.notes, Prepare: c.designs.check, Rerun: c.rerun, After: after, Dashboard: c.dashboard, Repeat: c.repeat, Policy: c.policy, Width: columns}
+		Notes: c.notes, Prepare: c.designs.check, Rerun: c.rerun, After: after, Dashboard: c.dashboard, Repeat: c.repeat, Policy: c.policy, Width: columns, Plots: plots}
 }
 
 // external reports whether the run is on the user's own Redis: nothing is started, and

@@ -132,7 +132,7 @@ func TestReportCommand(t *testing.T) {
 	if ia < 0 || ib < 0 || ib < ia || strings.Contains(page[ia:ib], "lua @") {
 		t.Errorf("want set-nx-ex @A and @B adjacent in the matrix")
 	}
-	for _, want := range []string{"A vs B", "OVERSOLD 2", "latency-flash-sale.svg"} {
+	for _, want := range []string{"A vs B", "OVERSOLD 2", `href="plots/latency-flash-sale.png"`} {
 		if !strings.Contains(page, want) {
 			t.Errorf("report.html lacks %q", want)
 		}

@@ -38,9 +38,10 @@ func tool(t *testing.T, require, pkg string, names ...string) string {
 }
 
 // TestReportInBrowser builds a report from a real run (a small matrix: two locks, a lock
-// fault, a queue and a queue fault) and opens it in headless Chromium: no console error
-// or exception, every plot decoded, the verdict matrix coloured. The screenshot is kept
-// in bin/artefacts/report.jpg.
+// fault, a queue and a queue fault) and opens it in headless Chromium at 1280x800: no
+// console error or exception, every plot decoded, the verdict matrix coloured, the first
+// screen holding the verdicts; then make bench's report, from the baseline's record. The
+// screenshots are kept in bin/artefacts (report.jpg, the whole page; *-first-screen.png).
 func TestReportInBrowser(t *testing.T) {
 	t.Parallel() // a whole command of its own: see TestMain
 	exe := browser(t)
@@ -81,6 +82,21 @@ func TestReportInBrowser(t *testing.T) {
 	if err := os.MkdirAll(art, 0o755); err == nil {
 		os.WriteFile(filepath.Join(art, "report.jpg"), shot, 0o644)
 	}
+	// make bench's own report, rebuilt from the committed baseline (every design of the
+	// default matrix, the queues and the headline): its first screen still holds the
+	// verdicts.
+	bench := t.TempDir()
+	if code, stdout, stderr := stockbench(t, "report", filepath.Join("..", "..", "baseline", "results.json"), "--out", bench); code != 0 {
+		t.Fatalf("report of the baseline: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	page := filepath.Join(bench, "make-bench.html")
+	if err := os.Rename(filepath.Join(bench, "report.html"), page); err != nil {
+		t.Fatal(err)
+	}
+	bproblems, _ := checkInBrowser(t, exe, page)
+	for _, p := range bproblems {
+		t.Error("make bench's report:", p)
+	}
 }
 
 // checkInBrowser opens page in headless Chromium and returns what is wrong with it (each
@@ -93,7 +109,7 @@ func checkInBrowser(t *testing.T, exe, page string) (problems []string, shot []b
 		t.Fatal(err)
 	}
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(exe), chromedp.NoSandbox,
-		chromedp.DisableGPU, chromedp.WindowSize(1280, 900))
+		chromedp.DisableGPU, chromedp.WindowSize(1280, 800))
 	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
 	defer cancel()
 	ctx, cancel := chromedp.NewContext(actx)
@@ -149,6 +165,15 @@ func checkInBrowser(t *testing.T, exe, page string) (problems []string, shot []b
 		const r = s.getBoundingClientRect();
 		return r.width < 600 || r.height < 60 || r.right > window.innerWidth || s.querySelectorAll("rect").length == 0;
 	}).length`)
+	// The first screen, 1280x800, holds the verdicts: the whole opening, which names every
+	// class earned, and no plot above it.
+	opening := eval(`(() => { const g = document.getElementById("glance"); if (!g) return -1;
+		const list = g.nextElementSibling; return Math.ceil(list.getBoundingClientRect().bottom); })()`)
+	plotAbove := eval(`(() => { const g = document.getElementById("glance"), img = document.querySelector("figure img");
+		return g && img && img.getBoundingClientRect().top < g.getBoundingClientRect().top ? 1 : 0; })()`)
+	if first, err := chromedp.Run(ctx, chromedp.CaptureScreenshot()); err == nil {
+		keep(t, strings.TrimSuffix(filepath.Base(page), ".html")+"-first-screen.png", first)
+	}
 	shot, err = chromedp.Run(ctx, chromedp.FullScreenshot(80))
 	if err != nil {
 		t.Fatalf("chromium: screenshot: %v", err)
@@ -177,6 +202,9 @@ func checkInBrowser(t *testing.T, exe, page string) (problems []string, shot []b
 	}
 	if illegible > 0 {
 		problems = append(problems, fmt.Sprintf("%d of %d timelines are not drawn legibly within the window", illegible, timelines))
+	}
+	if opening < 0 || opening > 800 || plotAbove > 0 {
+		problems = append(problems, fmt.Sprintf("the first screen (1280x800) does not hold the verdicts: the opening ends at %d px (-1: none), a plot above it: %v", opening, plotAbove > 0))
 	}
 	if unreachable > 0 {
 		problems = append(problems, fmt.Sprintf("%d matrices clip their last columns at 1280 px", unreachable))
@@ -226,4 +254,56 @@ func widen(t *testing.T, dir string) string {
 		t.Fatal(err)
 	}
 	return wide
+}
+
+// TestOldRunDirectory: a run directory of the layout before plots/ (every plot at its
+// top, a record without "plots") is still read by report, gate, compare and replay; the
+// report rebuilt keeps one copy of each plot, under plots/, and --plots svg writes SVG.
+func TestOldRunDirectory(t *testing.T) {
+	t.Parallel() // a whole command of its own: see TestMain
+	out := t.TempDir()
+	if code, _, stderr := stockbench(t, "run", "--lock", "lua", "--buyers", "40", "--stock", "10", "--plots", "both", "--out", out); code != 0 {
+		t.Fatalf("run: exit %d:\n%s", code, stderr)
+	}
+	dirs, _ := filepath.Glob(filepath.Join(out, "*"))
+	if len(dirs) != 1 {
+		t.Fatalf("want one run directory, got %v", dirs)
+	}
+	old := dirs[0]
+	plots, _ := filepath.Glob(filepath.Join(old, "plots", "*"))
+	if len(plots) < 4 {
+		t.Fatalf("--plots both wrote %v", plots)
+	}
+	for _, p := range plots { // the older layout: every plot at the top
+		if err := os.Rename(p, filepath.Join(old, filepath.Base(p))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.Remove(filepath.Join(old, "plots"))
+	f, err := results.Read(filepath.Join(old, "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Plots = ""
+	if err := results.WriteFile(filepath.Join(old, "results.json"), f); err != nil {
+		t.Fatal(err)
+	}
+
+	for _, args := range [][]string{
+		{"report", old},
+		{"gate", "--baseline", old, "--current", old},
+		{"compare", old, old},
+		{"replay", old, "--out", t.TempDir()},
+		{"report", old, "--plots", "svg"},
+	} {
+		if code, stdout, stderr := stockbench(t, args...); code != 0 {
+			t.Errorf("%v: exit %d:\n%s\n%s", args, code, stdout, stderr)
+		}
+	}
+	top, _ := filepath.Glob(filepath.Join(old, "*.png"))
+	svgs, _ := filepath.Glob(filepath.Join(old, "plots", "*.svg"))
+	pngs, _ := filepath.Glob(filepath.Join(old, "plots", "*.png"))
+	if len(top) > 0 || len(svgs) == 0 || len(pngs) > 0 {
+		t.Errorf("after the rebuilds: %d plots left at the top, %d SVG and %d PNG under plots/ (want 0, some, 0)", len(top), len(svgs), len(pngs))
+	}
 }

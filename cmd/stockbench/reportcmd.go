@@ -22,6 +22,7 @@ import (
 func reportCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fset := newFlagSet("report", "report [--out DIR] RUN_DIR [RUN_DIR...]")
 	out := fset.String("out", "", "where the report goes (default: the run directory itself for one, a new compare-* directory beside the first for several)")
+	plots := plotsFlag(fset, "the run's own (png for a run before --plots)")
 	dirs, help, err := parseWithArgs(fset, args, stdout)
 	if help || err != nil {
 		return bench.Complain(stderr, err)
@@ -38,6 +39,9 @@ func reportCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 		name := filepath.Base(filepath.Clean(strings.TrimSuffix(d, "results.json")))
 		if slices.ContainsFunc(sources, func(s report.Source) bool { return s.Name == name }) {
 			name = fmt.Sprintf("%s#%d", name, i+1)
+		}
+		if *plots != "" {
+			f.Plots = string(*plots)
 		}
 		sources = append(sources, report.Source{Name: name, File: f})
 	}

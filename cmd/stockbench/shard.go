@@ -144,6 +144,7 @@ func mergeCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	out := fset.String("out", "results/runs", "directory that receives the merged run directory")
 	var c common
 	c.bindPolicy(fset)
+	plots := plotsFlag(fset, string(report.DefaultPlots))
 	dirs, help, err := parseWithArgs(fset, args, stdout)
 	if help || err != nil {
 		return bench.Complain(stderr, err)
@@ -170,6 +171,7 @@ func mergeCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	file := bench.NewFile(append([]string{"merge"}, args...), first.ID+"-merged", results.Target{})
 	file.StartedAt, file.FinishedAt = run.Started.UTC(), run.Started.Add(run.Duration).UTC()
 	file.Complete, file.Incomplete, file.Runs = run.Complete, run.Error, []results.Run{run}
+	file.Plots = string(*plots)
 	if f, err := results.Read(filepath.Join(first.Run.Source, "results.json")); err == nil {
 		file.Target, file.Host = f.Target, f.Host // the load generator's host, not the merge's
 	}

@@ -81,6 +81,7 @@ func shrinkCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 	id := results.NewID()
 	out := results.NewOutput(c.out, id)
 	file := bench.NewFile(append([]string{"shrink"}, args...), id, e.Shared.Info.Record())
+	file.Plots = string(*c.plots)
 	file.StartedAt, file.FinishedAt, file.Complete, file.Runs = run.Started, time.Now().UTC(), true, []results.Run{run}
 	if err := out.Progress(file); err != nil {
 		return bench.Complain(stderr, fmt.Errorf("shrink: %w", err))

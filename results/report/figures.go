@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -18,10 +19,15 @@ import (
 	"github.com/stockbench/stockbench/results"
 )
 
-// Figure is one plot of a report, saved as Name.png and Name.svg.
+// Figure is one plot of a report: embedded in report.html, and saved under PlotsDir as
+// Name.png, Name.svg or both, as --plots says.
 type Figure struct {
 	Name  string
 	Title string
+	// PNG is the plot drawn as PNG, which report.html embeds; Files are the plot's files
+	// as the report links them, relative to the run directory. Both are set by SaveAll.
+	PNG   []byte
+	Files []string
 	// Section is the heading the report shows the figure under.
 	Section string
 	// Reading, when set, is a line that reads the figure, shown under it.
@@ -127,12 +133,19 @@ func kindOr(kind results.SaleKind) results.SaleKind {
 	return kind
 }
 
-// SaveAll writes every figure that has a plot as PNG and SVG into dir, on all CPUs:
-// rendering is most of the time a report takes. A figure that cannot be written, even
-// one whose drawing panics inside the plotting library, gets a Note saying so and no
-// files; the others are written all the same. It stops early, with ctx's error, when
-// ctx ends.
-func SaveAll(ctx context.Context, dir string, figs []Figure) error {
+// SaveAll draws every figure that has a plot, on all CPUs (rendering is most of the time
+// a report takes): as PNG in memory for report.html, and into dir's PlotsDir in the
+// formats plots names. A figure that cannot be drawn or written, even one whose drawing
+// panics inside the plotting library, gets a Note saying so and no files; the others are
+// written all the same. The same plots at the top of dir, where reports before PlotsDir
+// wrote them, are removed: a report rebuilt keeps one copy of each. It stops early, with
+// ctx's error, when ctx ends.
+func SaveAll(ctx context.Context, dir string, figs []Figure, plots Plots) error {
+	if len(plots.Formats()) > 0 {
+		if err := os.MkdirAll(filepath.Join(dir, PlotsDir), 0o755); err != nil {
+			return fmt.Errorf("report: plots: %w", err)
+		}
+	}
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
 	var wg sync.WaitGroup
 	for i := range figs {
@@ -148,7 +161,7 @@ func SaveAll(ctx context.Context, dir string, figs []Figure) error {
 		}
 		wg.Go(func() {
 			defer func() { <-sem }()
-			if err := figs[i].save(dir); err != nil {
+			if err := figs[i].save(dir, plots.Formats()); err != nil {
 				figs[i].Note, figs[i].plot = "could not be drawn: "+err.Error(), nil
 			}
 		})
@@ -160,32 +173,57 @@ func SaveAll(ctx context.Context, dir string, figs []Figure) error {
 	return nil
 }
 
-// save writes f in both formats; a panic in the plotting library is an error of f's.
-func (f Figure) save(dir string) (err error) {
+// save draws f as PNG, keeps it, and writes it in each of formats under dir's PlotsDir;
+// a panic in the plotting library is an error of f's, and leaves none of its files.
+func (f *Figure) save(dir string, formats []string) (err error) {
+	for _, format := range []string{"png", "svg"} {
+		os.Remove(filepath.Join(dir, f.Name+"."+format)) // an older report's, at the top
+		if !slices.Contains(formats, format) {
+			os.Remove(filepath.Join(dir, PlotsDir, f.Name+"."+format)) // one built with other --plots
+		}
+	}
+	var written []string
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("report: save %s: %v", f.Name, p)
 		}
 		if err != nil {
-			for _, format := range []string{"png", "svg"} {
-				os.Remove(filepath.Join(dir, f.Name+"."+format))
+			for _, w := range written {
+				os.Remove(filepath.Join(dir, w))
 			}
+			f.PNG, f.Files = nil, nil
 		}
 	}()
 	for _, format := range []string{"png", "svg"} {
-		path := filepath.Join(dir, f.Name+"."+format)
-		if err := f.write(path, format); err != nil {
-			return fmt.Errorf("report: save %s: %w", path, err)
+		keep := slices.Contains(formats, format)
+		if format != "png" && !keep {
+			continue
 		}
+		b, err := f.render(format)
+		if err != nil {
+			return fmt.Errorf("report: save %s.%s: %w", f.Name, format, err)
+		}
+		if format == "png" {
+			f.PNG = b
+		}
+		if !keep {
+			continue
+		}
+		rel := filepath.Join(PlotsDir, f.Name+"."+format)
+		written = append(written, rel)
+		if err := os.WriteFile(filepath.Join(dir, rel), b, 0o644); err != nil {
+			return fmt.Errorf("report: save %s: %w", rel, err)
+		}
+		f.Files = append(f.Files, rel)
 	}
 	return nil
 }
 
-// write draws the figure in format into path, its own legend to the right of the plot.
-func (f Figure) write(path, format string) error {
+// render draws the figure in format, its own legend to the right of the plot.
+func (f *Figure) render(format string) ([]byte, error) {
 	c, err := draw.NewFormattedCanvas(f.w, f.h, format)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	dc := draw.New(c)
 	if f.legend == nil {
@@ -196,15 +234,11 @@ func (f Figure) write(path, format string) error {
 		f.plot.Draw(draw.Crop(dc, 0, -w, 0, 0))
 		f.legend.Draw(draw.Crop(dc, f.w-w+pad, 0, 0, -3*pad)) // below the title's line
 	}
-	file, err := os.Create(path)
-	if err != nil {
-		return err
+	var b bytes.Buffer
+	if _, err := c.WriteTo(&b); err != nil {
+		return nil, err
 	}
-	if _, err := c.WriteTo(file); err != nil {
-		file.Close()
-		return err
-	}
-	return file.Close()
+	return b.Bytes(), nil
 }
 
 // paretoFigures is the Pareto view of the runs, when they have a sale to compare.

@@ -54,9 +54,13 @@ type htmlDesign struct {
 type htmlFigure struct {
 	Name, Title, Reading string
 	PNG                  string // base64
+	// Files are the plot's files under plots/, each linked under the image.
+	Files []htmlLink
 	// Note, when set, stands in for the image: why there is none.
 	Note string
 }
+
+type htmlLink struct{ Text, Href string }
 
 type htmlSection struct {
 	Name    string
@@ -84,8 +88,16 @@ type htmlPage struct {
 	Sections    []htmlSection
 	// Violations are the timelines of each run's worst violations.
 	Violations []htmlViolations
-	// Pareto is the Pareto view, shown on top.
+	// Glance is the opening: every class earned, what it means and who earned it where.
+	Glance []htmlGlance
+	// Pareto is the Pareto view, shown after the verdicts.
 	Pareto *htmlFigure
+}
+
+type htmlGlance struct {
+	GlanceLine
+	// CSS is the class's cell colour, as the matrices use it.
+	CSS string
 }
 
 // designColumns are the per-design tables' columns: the terminal table's, less the
@@ -120,7 +132,7 @@ var designColumns = append(slices.DeleteFunc(slices.Clone(columns), func(c colum
 )
 
 // WriteHTML writes report.html into dir: one self-contained page, every plot embedded,
-// readable offline. figs must already be saved in dir.
+// readable offline. figs must already be drawn (SaveAll).
 func WriteHTML(dir string, sources []Source, runs []results.Run, figs []Figure) error {
 	page := htmlPage{MatrixLegend: results.MatrixLegend, Legend: Legend + " JAIN = Jain's fairness index of the waits (1 = all alike)." +
 		" TRIES = tries for the lock (or to buy) per buyer that tried: mean / most." +
@@ -146,15 +158,17 @@ func WriteHTML(dir string, sources []Source, runs []results.Run, figs []Figure) 
 		page.Columns = append(page.Columns, c.head)
 	}
 	page.Designs = designsOf(runs)
+	for _, g := range Glance(runs) {
+		page.Glance = append(page.Glance, htmlGlance{g, strings.ReplaceAll(string(g.Class), "-", "")})
+	}
 	page.Violations = violationsOf(runs)
 	for _, f := range figs {
 		hf := htmlFigure{Name: f.Name, Title: f.Title, Note: f.Note, Reading: f.Reading}
 		if f.Note == "" {
-			b, err := os.ReadFile(filepath.Join(dir, f.Name+".png"))
-			if err != nil {
-				return fmt.Errorf("report: report: %w", err)
-			}
-			hf.PNG = base64.StdEncoding.EncodeToString(b)
+			hf.PNG = base64.StdEncoding.EncodeToString(f.PNG)
+		}
+		for _, file := range f.Files {
+			hf.Files = append(hf.Files, htmlLink{strings.ToUpper(strings.TrimPrefix(filepath.Ext(file), ".")), filepath.ToSlash(file)})
 		}
 		if f.Section == ParetoSection {
 			page.Pareto = &hf

@@ -99,41 +99,78 @@ func (ps paretoPoints) YError(i int) (float64, float64) {
 	return ps[i].per10k - ps[i].lo, ps[i].hi - ps[i].per10k
 }
 
-// ParetoReading reads the view in a line: the designs that did no damage at this traffic
-// and the fastest of them, then the others' damage.
+// ParetoReading reads the view in a line, from the same verdicts as the matrix cells:
+// the designs that found nothing at this traffic and the fastest of them; those a fault
+// never struck; those whose findings left the stock intact, and those that did damage,
+// each with what its verdict meant for the sale.
 func ParetoReading(runs []results.Run) string {
-	var safe, damaged, none []*results.Run
+	var safe, idle, intact, damaged, unknown, none []*results.Run
 	for i := range runs {
 		r := &runs[i]
-		switch {
-		case r.DamageRate == nil:
+		switch rank, known := r.Verdict.Class.Rank(); {
+		case !known:
+			unknown = append(unknown, r)
+		case rank == 0 && r.Oracle.Bought == 0:
 			none = append(none, r)
-		case r.DamageRate.Damaged == 0 && !harmful(r.Verdict.Class):
-			safe = append(safe, r)
-		default:
+		case harmful(r.Verdict.Class):
 			damaged = append(damaged, r)
+		case rank > 0:
+			intact = append(intact, r)
+		case r.Verdict.Class == oracle.ClassNotExercised:
+			idle = append(idle, r)
+		default:
+			safe = append(safe, r)
 		}
+	}
+	fastest := func(rs []*results.Run) {
+		slices.SortStableFunc(rs, func(a, b *results.Run) int { return cmp.Compare(b.SalesPerSec, a.SalesPerSec) })
 	}
 	var parts []string
 	if len(safe) > 0 {
-		slices.SortFunc(safe, func(a, b *results.Run) int { return cmp.Compare(b.SalesPerSec, a.SalesPerSec) })
-		parts = append(parts, fmt.Sprintf("No damage at this traffic: %s; the fastest of them is %s at %.0f sales/s.",
+		fastest(safe)
+		parts = append(parts, fmt.Sprintf("Nothing found at this traffic: %s; the fastest of them is %s at %.0f sales/s.",
 			labels(safe), safe[0].Label(), safe[0].SalesPerSec))
 	} else {
-		parts = append(parts, "Every design that sold did damage at this traffic.")
+		parts = append(parts, "Every design found something at this traffic, or was not exercised.")
+	}
+	if len(idle) > 0 {
+		fastest(idle)
+		var ds []string
+		for _, r := range idle {
+			ds = append(ds, fmt.Sprintf("%s (%.0f sales/s)", r.Label(), r.SalesPerSec))
+		}
+		parts = append(parts, "Not exercised, the fault never struck: "+strings.Join(ds, ", ")+".")
+	}
+	if len(intact) > 0 {
+		var ds []string
+		for _, r := range intact {
+			ds = append(ds, fmt.Sprintf("%s %s: %s (%.0f sales/s)", r.Label(), r.Verdict.Cell(), r.Consequence(), r.SalesPerSec))
+		}
+		parts = append(parts, "Stock intact, but: "+strings.Join(ds, "; ")+".")
 	}
 	if len(damaged) > 0 {
-		slices.SortFunc(damaged, func(a, b *results.Run) int { return cmp.Compare(a.DamageRate.Per10k, b.DamageRate.Per10k) })
+		slices.SortStableFunc(damaged, func(a, b *results.Run) int { return cmp.Compare(rate(a), rate(b)) })
 		var ds []string
 		for _, r := range damaged {
-			ds = append(ds, fmt.Sprintf("%s %s per 10,000 sales (%.0f sales/s)", r.Label(), r.DamageRate, r.SalesPerSec))
+			ds = append(ds, fmt.Sprintf("%s %s: %s, %s per 10,000 sales (%.0f sales/s)", r.Label(), r.Verdict.Cell(), r.Consequence(), r.DamageRate, r.SalesPerSec))
 		}
 		parts = append(parts, "Damage: "+strings.Join(ds, "; ")+".")
 	}
 	if len(none) > 0 {
 		parts = append(parts, fmt.Sprintf("Sold nothing: %s.", labels(none)))
 	}
+	if len(unknown) > 0 {
+		parts = append(parts, fmt.Sprintf("No verdict (Redis could not be read): %s.", labels(unknown)))
+	}
 	return strings.Join(parts, " ")
+}
+
+// rate is r's damage per 10,000 sales, 0 when it has none.
+func rate(r *results.Run) float64 {
+	if r.DamageRate == nil {
+		return 0
+	}
+	return r.DamageRate.Per10k
 }
 
 // harmful reports whether a verdict class is damage to the stock or the orders.

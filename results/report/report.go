@@ -47,21 +47,19 @@ func Report(ctx context.Context, dir string, sources []Source) (err error) {
 	for i := range runs {
 		runs[i].FillFairness()
 	}
-	figs := Figures(runs)
-	if err := SaveAll(ctx, dir, figs); err != nil {
-		return err
+	plots, err := ParsePlots(f.Plots)
+	if err != nil {
+		plots = DefaultPlots // a record from a newer stockbench: its default
 	}
-	var pngs []string
-	for _, fig := range figs {
-		if fig.Note == "" {
-			pngs = append(pngs, fig.Name+".png")
-		}
+	figs := Figures(runs)
+	if err := SaveAll(ctx, dir, figs, plots); err != nil {
+		return err
 	}
 	summary := *f
 	summary.Runs = runs
 	return errors.Join(
 		writeViolations(dir, runs),
-		os.WriteFile(filepath.Join(dir, "summary.md"), Summary(&summary, pngs), 0o644),
+		os.WriteFile(filepath.Join(dir, "summary.md"), Summary(&summary, figs), 0o644),
 		WriteHTML(dir, sources, runs, figs))
 }
 
@@ -137,7 +135,7 @@ func fileSafe(s string) string {
 
 // Summary renders summary.md: the verdict table, the target, and where the plots are. It
 // names them rather than embedding them: a CI job summary shows no local images.
-func Summary(f *results.File, plots []string) []byte {
+func Summary(f *results.File, figs []Figure) []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "# stockbench run %s\n\n", f.ID)
 	if !f.Complete {
@@ -145,8 +143,17 @@ func Summary(f *results.File, plots []string) []byte {
 	}
 	fmt.Fprintf(&b, "Redis: %s  \nLoad: %d CPUs, %s/%s, %s%s\n\n", f.Target, f.Host.CPUs, f.Host.OS, f.Host.Arch, f.Host.GoVersion, shards(f)+served(f))
 	writeChecks(&b, f.Checks)
+	if g := Glance(f.Runs); len(g) > 0 {
+		fmt.Fprintf(&b, "**Verdicts at a glance:**\n\n")
+		WriteGlanceMarkdown(&b, g)
+		fmt.Fprintln(&b)
+	}
 	if g, ok := paretoGroup(f.Runs); ok {
-		fmt.Fprintf(&b, "**%s** (damage against speed, `pareto-%s.png`): %s\n\n", g.Scenario, fileSafe(g.Scenario), ParetoReading(g.Runs))
+		where := "report.html"
+		if i := slices.IndexFunc(figs, func(fig Figure) bool { return fig.Section == ParetoSection }); i >= 0 && len(figs[i].Files) > 0 {
+			where = figs[i].Files[0]
+		}
+		fmt.Fprintf(&b, "**%s** (damage against speed, `%s`): %s\n\n", g.Scenario, where, ParetoReading(g.Runs))
 	}
 	for _, m := range results.Matrices(f.Runs) {
 		if len(m.Faults) > 1 {
@@ -166,8 +173,18 @@ func Summary(f *results.File, plots []string) []byte {
 	fmt.Fprintf(&b, "\n%s\n", Legend)
 	writeLostLocks(&b, f.Runs)
 	writeFiredTwice(&b, f.Runs)
-	if len(plots) > 0 {
-		fmt.Fprintf(&b, "\nPlots (%d, each as PNG and SVG, e.g. `%s`) and a table per design: `report.html` in the run directory.\n", len(plots), plots[0])
+	drawn, files := 0, []string(nil)
+	for _, fig := range figs {
+		if fig.Note == "" {
+			drawn++
+			files = append(files, fig.Files...)
+		}
+	}
+	switch {
+	case len(files) > 0:
+		fmt.Fprintf(&b, "\nPlots (%d, in `%s/`, e.g. `%s`) and a table per design: `report.html` in the run directory.\n", drawn, PlotsDir, files[0])
+	case drawn > 0:
+		fmt.Fprintf(&b, "\nPlots (%d) and a table per design: `report.html` in the run directory.\n", drawn)
 	}
 	return b.Bytes()
 }

@@ -6,6 +6,7 @@ import (
 	"image/png"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -65,18 +66,18 @@ func TestOutputWrite(t *testing.T) {
 			t.Errorf("summary.md lacks %q:\n%s", want, summary)
 		}
 	}
-	for _, name := range []string{"report.html", "latency-flash-sale.svg", "fairness-flash-sale.png", "fairness-flash-sale.svg"} {
+	for _, name := range []string{"report.html", "plots/latency-flash-sale.png", "plots/fairness-flash-sale.png"} {
 		if st, err := os.Stat(filepath.Join(out.Dir, name)); err != nil || st.Size() < 1000 {
 			t.Errorf("%s: missing or empty (%v)", name, err)
 		}
 	}
 	html, _ := os.ReadFile(filepath.Join(out.Dir, "report.html"))
-	for _, want := range []string{"<b>Incomplete</b>", `class="v-SAFE`, "data:image/png;base64,", `href="latency-flash-sale.svg"`} {
+	for _, want := range []string{"<b>Incomplete</b>", `class="v-SAFE`, "data:image/png;base64,", `href="plots/latency-flash-sale.png"`} {
 		if !bytes.Contains(html, []byte(want)) {
 			t.Errorf("report.html lacks %q", want)
 		}
 	}
-	pf, err := os.Open(filepath.Join(out.Dir, "latency-flash-sale.png"))
+	pf, err := os.Open(filepath.Join(out.Dir, "plots", "latency-flash-sale.png"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +133,6 @@ func TestDesignColumns(t *testing.T) {
 // plot, not inside it over the curves, and the SVG shows every design's name.
 func TestLegendsBeside(t *testing.T) {
 	figs := Figures(sampleFile(t).Runs)
-	dir := t.TempDir()
 	for _, f := range figs {
 		if !strings.HasPrefix(f.Name, "latency-") && !strings.HasPrefix(f.Name, "fairness-") {
 			continue
@@ -141,14 +141,73 @@ func TestLegendsBeside(t *testing.T) {
 			t.Errorf("%s: the legend is not beside the plot", f.Name)
 			continue
 		}
-		if err := f.save(dir); err != nil {
+		svg, err := f.render("svg")
+		if err != nil {
 			t.Fatal(err)
 		}
-		svg, _ := os.ReadFile(filepath.Join(dir, f.Name+".svg"))
 		for _, name := range []string{"lua", "set-nx-ex"} {
 			if !bytes.Contains(svg, []byte(">"+name)) {
 				t.Errorf("%s.svg does not name %s", f.Name, name)
 			}
 		}
+	}
+}
+
+// TestPlotsLayout: a run directory holds report.html, summary.md and results.json at its
+// top and the plot files under plots/, as --plots asks; every link of report.html and
+// every file summary.md names resolves; report.html embeds every plot whatever --plots
+// says; and a report rebuilt in a directory of the older layout (plots at the top)
+// leaves one copy of each, under plots/.
+func TestPlotsLayout(t *testing.T) {
+	for _, tt := range []struct {
+		plots Plots
+		want  []string // files of the latency plot
+	}{
+		{"", []string{"latency-flash-sale.png"}},
+		{PlotsSVG, []string{"latency-flash-sale.svg"}},
+		{PlotsBoth, []string{"latency-flash-sale.png", "latency-flash-sale.svg"}},
+		{PlotsNone, nil},
+	} {
+		t.Run(string(tt.plots), func(t *testing.T) {
+			dir := t.TempDir()
+			os.WriteFile(filepath.Join(dir, "latency-flash-sale.png"), []byte("an older report's"), 0o644)
+			os.WriteFile(filepath.Join(dir, "latency-flash-sale.svg"), []byte("an older report's"), 0o644)
+			f := sampleFile(t)
+			f.Plots = string(tt.plots)
+			if err := results.WriteFile(filepath.Join(dir, "results.json"), f); err != nil {
+				t.Fatal(err)
+			}
+			if err := Report(context.Background(), dir, []Source{{File: f}}); err != nil {
+				t.Fatal(err)
+			}
+			top, _ := filepath.Glob(filepath.Join(dir, "*"))
+			for _, p := range top {
+				if b := filepath.Base(p); b != "report.html" && b != "summary.md" && b != "results.json" && b != PlotsDir {
+					t.Errorf("%s at the top of the run directory", b)
+				}
+			}
+			got, _ := filepath.Glob(filepath.Join(dir, PlotsDir, "latency-flash-sale.*"))
+			if len(got) != len(tt.want) {
+				t.Errorf("latency plot files %v, want %v", got, tt.want)
+			}
+			html, _ := os.ReadFile(filepath.Join(dir, "report.html"))
+			if n, want := bytes.Count(html, []byte("data:image/png;base64,")), bytes.Count(html, []byte("<figure><img")); n == 0 || n != want {
+				t.Errorf("%d plots embedded of %d figures", n, want)
+			}
+			summary, _ := os.ReadFile(filepath.Join(dir, "summary.md"))
+			links := regexp.MustCompile(`href="([^"#][^"]*)"`).FindAllSubmatch(html, -1)
+			links = append(links, regexp.MustCompile("`((?:plots/)?[a-z0-9.-]+\\.(?:png|svg|html|json|md))`").FindAllSubmatch(summary, -1)...)
+			if len(links) < 2 {
+				t.Errorf("only %d links found in report.html and summary.md", len(links))
+			}
+			for _, l := range links {
+				if _, err := os.Stat(filepath.Join(dir, string(l[1]))); err != nil {
+					t.Errorf("a link to %s, which is not there", l[1])
+				}
+			}
+			if tt.plots != PlotsNone && !bytes.Contains(summary, []byte("in `plots/`")) {
+				t.Errorf("summary.md does not say where the plots are:\n%s", summary)
+			}
+		})
 	}
 }

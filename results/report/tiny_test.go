@@ -97,16 +97,16 @@ func TestPlotFailureIsNoted(t *testing.T) {
 		Figures([]results.Run{tinyRun(t, "lua", "", 10, time.Millisecond)})[0],
 	}
 	dir := t.TempDir()
-	if err := SaveAll(context.Background(), dir, figs); err != nil {
+	if err := SaveAll(context.Background(), dir, figs, PlotsBoth); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.HasPrefix(figs[0].Note, "could not be drawn") {
 		t.Errorf("want the failed plot noted, got %q", figs[0].Note)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "bad.png")); err == nil {
+	if _, err := os.Stat(filepath.Join(dir, PlotsDir, "bad.png")); err == nil {
 		t.Error("a half-written bad.png was left")
 	}
-	if _, err := os.Stat(filepath.Join(dir, figs[1].Name+".png")); err != nil || figs[1].Note != "" {
+	if _, err := os.Stat(filepath.Join(dir, PlotsDir, figs[1].Name+".svg")); err != nil || figs[1].Note != "" {
 		t.Errorf("the good plot was not written: %v %q", err, figs[1].Note)
 	}
 }

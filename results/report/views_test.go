@@ -25,24 +25,89 @@ func headlineRuns() []results.Run {
 	return []results.Run{mk("lua", 100, 0, 30000), mk("fencing", 100, 0, 250), mk("set-nx-ex", 104, 4, 300), mk("stuck", 0, 0, 0)}
 }
 
-// TestParetoReading: the line under the Pareto plot names the designs that did no
-// damage and the fastest of them, then each other's damage, then those that sold nothing.
-func TestParetoReading(t *testing.T) {
-	got := ParetoReading(headlineRuns())
+// verdictRuns is a headline sale whose designs earned every kind of verdict: safe,
+// not exercised, stuck, overlapping behind a fence, a broken lock with the stock intact,
+// and damage.
+func verdictRuns() []results.Run {
+	mk := func(design string, rep oracle.Report, perSec float64, unfired ...string) results.Run {
+		rep.InitialStock = 1000
+		r := results.Run{Scenario: "headline", Impl: design, Complete: true, Oracle: rep, SalesPerSec: perSec,
+			Params: results.Params{Buyers: 200000, Faults: "client-pause:p=0.01:dist=exp"}}
+		r.Judge(rep.Outcome(), unfired, nil)
+		r.DamageRate = r.NewRate()
+		return r
+	}
+	return []results.Run{
+		mk("lua", oracle.Report{Bought: 1000}, 57848, "client-pause"),
+		mk("watch", oracle.Report{Bought: 1000}, 759),
+		mk("set-nx-ex", oracle.Report{Bought: 314, Unsold: 686, GaveUpWithStock: 199686}, 128),
+		mk("fencing", oracle.Report{Bought: 446, Overlaps: 192, StaleRejected: 190, Unsold: 554, GaveUpWithStock: 199553}, 213),
+		mk("token", oracle.Report{Bought: 1000, Overlaps: 3, LockBroken: 3}, 400),
+		mk("redislock", oracle.Report{Bought: 420, LostUpdates: 1, Overlaps: 138}, 205),
+	}
+}
+
+// TestVerdictSentences: the sentences the report writes (its opening and the reading of
+// the Pareto view) are made from the verdicts the matrix cells show: no design that
+// earned STUCK, OVERLAP or LOCK-BROKEN, nor one a fault never struck, is called safe.
+func TestVerdictSentences(t *testing.T) {
+	runs := verdictRuns()
+	reading := ParetoReading(runs)
 	for _, want := range []string{
-		"No damage at this traffic: lua, fencing; the fastest of them is lua at 30000 sales/s.",
-		"Damage: set-nx-ex 385 (151-947) per 10,000 sales (300 sales/s).",
-		"Sold nothing: stuck.",
+		"Nothing found at this traffic: watch; the fastest of them is watch at 759 sales/s.",
+		"Not exercised, the fault never struck: lua (57848 sales/s).",
+		"Stock intact, but: set-nx-ex STUCK: 686 of 1000 units left unsold while 199686 buyers gave up (128 sales/s); " +
+			"fencing OVERLAP 192: 192 holds overlapped a holder past its lease; the fence refused 190 stale reads or writes (213 sales/s); " +
+			"token LOCK-BROKEN 3: 3 holds began while another holder was surely inside its lease (400 sales/s).",
+		"Damage: redislock LOST 1: 1 update to the stock lost, ",
 	} {
-		if !strings.Contains(got, want) {
-			t.Errorf("reading %q\nlacks %q", got, want)
+		if !strings.Contains(reading, want) {
+			t.Errorf("reading %q\nlacks %q", reading, want)
+		}
+	}
+	var glance strings.Builder
+	WriteGlanceMarkdown(&glance, Glance(runs))
+	want := `- **LOST** (lost: updates to the stock, or orders, lost): headline: redislock: 1 update to the stock lost
+- **LOCK-BROKEN** (lock broken: two holders at once, both inside their leases; the stock intact): headline: token: 3 holds began while another holder was surely inside its lease
+- **OVERLAP** (overlap: two holders at once, one past its lease; the stock intact): headline: fencing: 192 holds overlapped a holder past its lease; the fence refused 190 stale reads or writes
+- **STUCK** (left unsold or stuck: stock left on the shelf while buyers gave up, or a lock left with no live holder): headline: set-nx-ex: 686 of 1000 units left unsold while 199686 buyers gave up
+- **NOT-EXERCISED** (not exercised: a fault never struck, so the sale says nothing of the design under it): headline: lua: the fault never struck (client-pause)
+- **SAFE** (safe: nothing found): headline: watch: 1000 of 1000 sold, nothing found
+`
+	if glance.String() != want {
+		t.Errorf("the opening:\n%s\nwant:\n%s", glance.String(), want)
+	}
+	// Every design is named once, under the class its cell shows.
+	for _, r := range runs {
+		if n := strings.Count(glance.String(), " "+r.Impl+": "); n != 1 {
+			t.Errorf("%s named %d times in the opening", r.Impl, n)
 		}
 	}
 }
 
+// TestGlanceOfAMatrix: a design that earned a class under several faults of a matrix is
+// named once per class, with how many of its fault plans (the matrix says which), or the
+// one.
+func TestGlanceOfAMatrix(t *testing.T) {
+	var runs []results.Run
+	for _, f := range []string{"none", "slow-work", "client-pause", "redis-pause", "failover"} {
+		c := oracle.ClassOversold
+		if f == "none" {
+			c = oracle.ClassSafe
+		}
+		runs = append(runs, results.Run{Scenario: "fault-sale", Impl: "token", Complete: true, Params: results.Params{Faults: f},
+			Verdict: oracle.Verdict{Class: c, Count: 1}})
+	}
+	lines := Glance(runs)
+	if len(lines) != 2 || lines[0].Where[0] != "fault-sale (of 5 fault plans): token ×4" ||
+		lines[1].Where[0] != "fault-sale (of 5 fault plans): token (none)" {
+		t.Errorf("glance %+v", lines)
+	}
+}
+
 // TestViewsOnTop: the report draws the Pareto view of the headline sale first and a
-// sweep's plots against its setting, and report.html shows the Pareto view above the
-// verdicts.
+// sweep's plots against its setting, and report.html shows them after its opening and
+// the verdicts.
 func TestViewsOnTop(t *testing.T) {
 	runs := headlineRuns()
 	for i, ttl := range []string{"250ms", "1s"} {
@@ -77,9 +142,9 @@ func TestViewsOnTop(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pareto, verdicts := strings.Index(string(page), `id="pareto"`), strings.Index(string(page), `id="verdicts"`)
-	if pareto < 0 || pareto > verdicts || !strings.Contains(string(page), "the fastest of them is lua") {
-		t.Errorf("report.html: the Pareto view and its reading must come before the verdicts")
+	glance, verdicts, pareto := strings.Index(string(page), `id="glance"`), strings.Index(string(page), `id="verdicts"`), strings.Index(string(page), `id="pareto"`)
+	if glance < 0 || verdicts < glance || pareto < verdicts || !strings.Contains(string(page), "the fastest of them is lua") {
+		t.Errorf("report.html: want the opening, then the verdicts, then the Pareto view and its reading (at %d, %d, %d)", glance, verdicts, pareto)
 	}
 }
 
