@@ -43,6 +43,8 @@ func TestStand(t *testing.T) {
 		{"--expect met", expect, run(oracle.ClassSafe, oracle.ClassOversold), Held, ""},
 		{"--expect, better than claimed", Policy{Expect: []oracle.Class{oracle.ClassOversold}}, run(oracle.ClassSafe), Worse, "not what --expect names (OVERSOLD)"},
 		{"--expect SAFE, not exercised", expect, run(oracle.ClassNotExercised), Worse, "NOT-EXERCISED, not what --expect names"},
+		{"stated: documentation not read", Policy{Stated: true}, run(oracle.ClassLost, oracle.ClassSafe), Held, ""},
+		{"stated: --fail-on still", Policy{Stated: true, FailOn: []oracle.Class{oracle.ClassLost}}, run(oracle.ClassLost), Worse, "which --fail-on names"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
