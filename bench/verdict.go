@@ -13,10 +13,12 @@ import (
 // ExitRule is the exit status rule of every command that runs sales, as --help and
 // docs/running.md state it.
 const ExitRule = `Exit status, the same for every command that runs sales:
-  0    every sale earned a class its design documents for its fault plan, or, for a
-       design that documents none, found nothing (SAFE or NOT-EXERCISED)
-  1    a sale did worse than its design documents, found damage its design documents
-       nothing of, or earned a class --fail-on names (or one --expect does not)
+  0    every sale earned a class its design documents for its fault plan (or better), or
+       its design documents no verdict for that plan, or, for a design that documents no
+       verdict at all, found nothing (SAFE or NOT-EXERCISED)
+  1    a sale did worse than its design documents, found anything while its design
+       documents nothing at all, or earned a class --fail-on names (or one --expect
+       does not)
   2    bad input, an unreachable or wrong server, a misbehaving adapter: nothing ran
   3    a sale could not finish (a "?" cell) or its final state could not be read
        (UNKNOWN); what it measured is written, marked incomplete
@@ -46,8 +48,8 @@ func Worst(a, b int) int {
 func Judge(p results.Policy) Afterword {
 	return func(f *results.File) ([]string, int) {
 		var lines []string
-		worse, unfinished := 0, 0
-		passed := map[oracle.Class]int{} // damage that held because it is documented
+		worse, unfinished, unclaimed := 0, 0, 0
+		passed := map[oracle.Class]int{} // findings that held because they are documented
 		for i := range f.Runs {
 			r := &f.Runs[i]
 			s, why := p.Stand(r)
@@ -59,7 +61,10 @@ func Judge(p results.Policy) Afterword {
 				unfinished++
 				lines = append(lines, fmt.Sprintf("UNFINISHED %s: %s", r.Key(), why))
 			default:
-				if rank, _ := r.Verdict.Class.Rank(); rank > 0 {
+				switch rank, _ := r.Verdict.Class.Rank(); {
+				case rank > 0 && len(r.Expected) == 0 && len(p.Expect) == 0 && !p.Stated:
+					unclaimed++
+				case rank > 0:
 					passed[r.Verdict.Class]++
 				}
 			}
@@ -83,6 +88,9 @@ func Judge(p results.Policy) Afterword {
 				cs = append(cs, fmt.Sprintf("%s %d", c, passed[c]))
 			}
 			why += fmt.Sprintf(" (documented findings held: %s; --fail-on CLASS or --expect SAFE fails on them)", strings.Join(cs, ", "))
+		}
+		if unclaimed > 0 {
+			why += fmt.Sprintf("; %d with findings where their designs document no verdict (a fault at a rate, several at once, settings of its own): --fail-on or --expect judge them", unclaimed)
 		}
 		return append(lines, fmt.Sprintf("exit %d: %s", ExitOK, why)), ExitOK
 	}

@@ -47,6 +47,11 @@ type Run struct {
 	// when it documents none. AsExpected says whether Class is one of them.
 	Expected   []oracle.Class `json:"expected,omitempty"`
 	AsExpected *bool          `json:"as_expected,omitempty"`
+	// Undocumented is set when the design documents no verdict for any sale (a design of
+	// the user's that says nothing): a finding of its is damage nobody claimed, which
+	// fails the sale (Policy.Stand). A design that documents some, but not for this
+	// sale, leaves Expected empty without it.
+	Undocumented bool `json:"undocumented,omitempty"`
 	// NotExercised names the faults of the plan that never struck: the verdict says
 	// nothing about them (Class is NOT-EXERCISED where nothing else was found).
 	NotExercised []string `json:"not_exercised,omitempty"`

@@ -15,8 +15,10 @@ type Standing int
 // The standings, in the order a command's exit status ranks them: a sale that did worse
 // outranks one that could not finish, which outranks one that held.
 const (
-	// Held: the sale earned a class its design documents for its fault plan, or, for a
-	// design that documents none, found nothing (SAFE, or NOT-EXERCISED).
+	// Held: the sale earned a class its design documents for its fault plan, or did
+	// better; or its design documents no verdict for this plan (no claim to hold it to);
+	// or, for a design that documents no verdict at all, found nothing (SAFE, or
+	// NOT-EXERCISED).
 	Held Standing = iota
 	// Unfinished: the sale did not finish (its cell's "?") or its final state could not
 	// be read (UNKNOWN): no verdict to hold it to.
@@ -85,8 +87,12 @@ func (p Policy) Stand(r *Run) (Standing, string) {
 		return Worse, fmt.Sprintf("%s, not what --expect names (%s)", r.Verdict.Cell(), classList(p.Expect))
 	case len(p.Expect) > 0 || p.Stated:
 		return Held, ""
-	case len(r.Expected) == 0 && c != oracle.ClassSafe && c != oracle.ClassNotExercised:
-		return Worse, fmt.Sprintf("%s, and the design documents no verdict here", r.Verdict.Cell())
+	case r.Undocumented && c != oracle.ClassSafe && c != oracle.ClassNotExercised:
+		return Worse, fmt.Sprintf("%s, and the design documents no verdict at all", r.Verdict.Cell())
+	case len(r.Expected) == 0 && !r.Undocumented && c != oracle.ClassSafe && c != oracle.ClassNotExercised:
+		// The design documents verdicts, but none for this sale's plan (a fault at a rate,
+		// several at once, settings of their own): no claim to hold it to.
+		return Held, fmt.Sprintf("%s, where the design documents no verdict (--fail-on or --expect judge it)", r.Verdict.Cell())
 	case len(r.Expected) == 0 || slices.Contains(r.Expected, c):
 		return Held, ""
 	case worseThanAll(c, r.Expected):

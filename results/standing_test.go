@@ -13,6 +13,12 @@ func TestStand(t *testing.T) {
 	run := func(c oracle.Class, expected ...oracle.Class) *Run {
 		return &Run{Complete: true, Verdict: oracle.Verdict{Class: c, Count: 3}, Expected: expected}
 	}
+	// mine is a sale of a design that documents no verdict at all.
+	mine := func(c oracle.Class) *Run {
+		r := run(c)
+		r.Undocumented = true
+		return r
+	}
 	unfinished := run(oracle.ClassSafe)
 	unfinished.Complete, unfinished.Error = false, "redis: connection refused"
 	var none Policy
@@ -31,10 +37,12 @@ func TestStand(t *testing.T) {
 		{"less severe, not documented", none, run(oracle.ClassStuck, oracle.ClassOversold, oracle.ClassLost), Held, "better"},
 		{"worse than documented", none, run(oracle.ClassBroken, oracle.ClassSafe, oracle.ClassOverlap, oracle.ClassStuck), Worse, "worse than the SAFE, OVERLAP, STUCK it documents"},
 		{"not exercised, documented SAFE", none, run(oracle.ClassNotExercised, oracle.ClassSafe), Held, "better"},
-		{"undocumented, nothing found", none, run(oracle.ClassSafe), Held, ""},
-		{"undocumented, not exercised", none, run(oracle.ClassNotExercised), Held, ""},
-		{"undocumented STUCK", none, run(oracle.ClassStuck), Worse, "STUCK, and the design documents no verdict here"},
-		{"undocumented OVERLAP", none, run(oracle.ClassOverlap), Worse, "OVERLAP 3, and the design documents no verdict here"},
+		{"undocumented, nothing found", none, mine(oracle.ClassSafe), Held, ""},
+		{"undocumented, not exercised", none, mine(oracle.ClassNotExercised), Held, ""},
+		{"undocumented STUCK", none, mine(oracle.ClassStuck), Worse, "STUCK, and the design documents no verdict at all"},
+		{"undocumented OVERLAP", none, mine(oracle.ClassOverlap), Worse, "OVERLAP 3, and the design documents no verdict at all"},
+		{"not documented for this plan", none, run(oracle.ClassLost), Held, "LOST 3, where the design documents no verdict"},
+		{"not documented for this plan, --fail-on", failOn, run(oracle.ClassOversold), Worse, "which --fail-on names"},
 		{"UNKNOWN", none, run(oracle.ClassUnknown, oracle.ClassSafe), Unfinished, "UNKNOWN"},
 		{"did not finish", none, unfinished, Unfinished, "did not finish: redis: connection refused"},
 		{"did not finish, whatever --expect says", expect, unfinished, Unfinished, "did not finish"},
@@ -44,7 +52,8 @@ func TestStand(t *testing.T) {
 		{"--expect, better than claimed", Policy{Expect: []oracle.Class{oracle.ClassOversold}}, run(oracle.ClassSafe), Worse, "not what --expect names (OVERSOLD)"},
 		{"--expect SAFE, not exercised", expect, run(oracle.ClassNotExercised), Worse, "NOT-EXERCISED, not what --expect names"},
 		{"stated: documentation not read", Policy{Stated: true}, run(oracle.ClassLost, oracle.ClassSafe), Held, ""},
-		{"stated: --fail-on still", Policy{Stated: true, FailOn: []oracle.Class{oracle.ClassLost}}, run(oracle.ClassLost), Worse, "which --fail-on names"},
+		{"stated: --fail-on still", Policy{Stated: true, FailOn: []oracle.Class{oracle.ClassLost}}, mine(oracle.ClassLost), Worse, "which --fail-on names"},
+		{"stated: undocumented damage not read", Policy{Stated: true}, mine(oracle.ClassLost), Held, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -117,6 +117,13 @@ func (ls *lockSale) app(i int) *app { return ls.apps[i%len(ls.apps)] }
 
 func (ls *lockSale) horizon() time.Duration { return ls.Retry.Timeout }
 
+// outlasts reports whether some holder's own work (its think time) reaches the TTL: a
+// sale of slow holders with no fault, as the slow-holder preset and a sweep of the TTL
+// make.
+func (ls *lockSale) outlasts() bool {
+	return ls.apps[0].locker != nil && ls.Critical == ReadThinkWrite && ls.TTL > 0 && ls.Think.Longest() >= ls.TTL
+}
+
 // leases are the sale's keys by server, for KeyLease.
 func (ls *lockSale) leases() []leased {
 	sets := []leased{{c: ls.r.StockAdmin, data: ls.dataKeys()}}
@@ -438,8 +445,15 @@ func (ls *lockSale) judge(run *results.Run, r oracle.Report, v oracle.Verdict, u
 		// the built-in designs say; an adapter's hello speaks of its buyers.
 		documented = ls.impl.DropDocumented
 	}
-	want, _ := documented.For(ls.Faults)
+	plan := ls.Faults
+	if len(plan) == 0 && ls.outlasts() {
+		// Holders whose own work outlasts the TTL are what slow-work makes of them: the
+		// design's claim with no fault assumes quick holders.
+		plan = faults.Plan{{Kind: faults.SlowWork}}
+	}
+	want, _ := documented.For(plan)
 	run.Judge(v, unfired, want)
+	run.Undocumented = !documented.Documented()
 	run.Log = ls.log
 	if ls.apps[0].locker != nil {
 		lost := ls.holds.count()

@@ -62,6 +62,7 @@ func Merge(parts []results.Part) (results.Run, error) {
 		want, _ = impl.Documented.For(plan)
 	}
 	run.Judge(r.Outcome(), unfiredAll(parts), want)
+	run.Undocumented = first.Undocumented
 	fromLedger(&run, r, ledger.Entries)
 	if run.Latency, err = addLatencies(parts); err != nil {
 		return results.Run{}, err

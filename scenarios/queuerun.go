@@ -336,6 +336,7 @@ func judgeQueue(run *results.Run, l *oracle.QueueLedger, f *oracle.QueueFinal, i
 		FinalStock: q.FinalStock, FinalUnknown: q.FinalUnknown}
 	want, _ := documented.For(plan)
 	run.Judge(q.Outcome(), unfired, want)
+	run.Undocumented = !documented.Documented()
 	var last time.Duration
 	var sold []time.Duration
 	for _, t := range l.Takes {

@@ -127,6 +127,14 @@ func (t Think) String() string {
 	return t.base.String()
 }
 
+// Longest is the longest think time t draws.
+func (t Think) Longest() time.Duration {
+	if t.dist == longTail && t.p == 0 {
+		return t.base
+	}
+	return max(t.base, t.alt)
+}
+
 // Draw returns buyer's think time under seed.
 func (t Think) Draw(seed uint64, buyer int) time.Duration {
 	switch t.dist {

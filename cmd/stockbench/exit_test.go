@@ -36,7 +36,10 @@ func TestExitStatus(t *testing.T) {
 		{"run: documented OVERSOLD", []string{"run", "--lock", "seed-setnx"}, bench.ExitOK, "--fail-on CLASS or --expect SAFE fails on them"},
 		{"run: --fail-on", []string{"run", "--lock", "seed-setnx", "--fail-on", "oversold,lost"}, bench.ExitFailed, "which --fail-on names"},
 		{"run: --expect, better", []string{"run", "--lock", "lua", "--expect", "OVERSOLD"}, bench.ExitFailed, "not what --expect names (OVERSOLD)"},
-		{"run: undocumented damage", []string{"run", "--lock-file", nolock}, bench.ExitFailed, "and the design documents no verdict here"},
+		{"run: undocumented damage", []string{"run", "--lock-file", nolock}, bench.ExitFailed, "and the design documents no verdict at all"},
+		// none documents OVERSOLD under one client pause, nothing under a rate of them.
+		{"run: no verdict documented for the plan", []string{"run", "--lock", "none", "--fault", "client-pause:p=0.5"}, bench.ExitOK,
+			"1 with findings where their designs document no verdict"},
 		{"matrix: as documented", []string{"matrix", "--locks", "lua,seed-setnx", "--faults", "none", "--queues", ""}, bench.ExitOK, "exit 0"},
 		{"matrix: --fail-on", []string{"matrix", "--locks", "lua,seed-setnx", "--faults", "none", "--queues", "", "--fail-on", "OVERSOLD"}, bench.ExitFailed,
 			"exit 1: 1 of 2 sales failed"},

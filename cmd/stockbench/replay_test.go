@@ -18,16 +18,16 @@ import (
 func TestReplayAndShrink(t *testing.T) {
 	t.Parallel() // a whole command of its own: see TestMain
 	out := t.TempDir()
-	// Holders work 5 ms, so that a stolen lock's second holder surely reads the stock
-	// before the first writes it: at the preset's 1 ms, beside the adapters' tests, the
-	// race once broke the lock with no stale write landing (LOCK-BROKEN 17).
-	code, stdout, stderr := stockbench(t, "run", "--lock", "seed-setnx", "--scenario", "fault-sale", "--think", "5ms", "--out", out)
+	// No lock at all, so that the sale's class hangs on no race: seed-setnx's steal, at
+	// 5 ms of work, read SAFE once in make test (as it does in make bench's matrix now and
+	// then), and this test is not about its rate.
+	code, stdout, stderr := stockbench(t, "run", "--lock", "none", "--scenario", "fault-sale", "--think", "5ms", "--out", out)
 	if code != 0 {
 		t.Fatalf("exit %d:\n%s", code, stderr)
 	}
 	f := readRun(t, out, "latency-fault-sale.png")
 	r := f.Runs[0]
-	if r.Verdict.Class != oracle.ClassOversold || !strings.Contains(stdout, "rerun fault-sale/seed-setnx/none (OVERSOLD") ||
+	if r.Verdict.Class != oracle.ClassOversold || !strings.Contains(stdout, "rerun fault-sale/none/none (OVERSOLD") ||
 		!strings.Contains(stdout, "stockbench "+strings.Join(r.Rerun, " ")) || !strings.Contains(stdout, "--seed 1") {
 		t.Fatalf("want an oversold sale and the command that reruns it, got %s, %q:\n%s", r.Verdict.Cell(), r.Rerun, stdout)
 	}
@@ -41,8 +41,7 @@ func TestReplayAndShrink(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Each rerun's class is a race's (seed-setnx's steal does not always happen on a
-	// loaded machine): what must hold is the tally, every rerun counted by its class.
+	// What must hold is the tally, every rerun counted by its class.
 	rep := again.Runs[0].Repeats
 	tallied := 0
 	if rep != nil {
@@ -51,7 +50,7 @@ func TestReplayAndShrink(t *testing.T) {
 		}
 	}
 	if rep == nil || rep.Times != 2 || tallied != 2 || rep.Same != rep.Classes[oracle.ClassOversold] ||
-		!strings.Contains(stdout, "fault-sale/seed-setnx/none: recorded OVERSOLD;") {
+		!strings.Contains(stdout, "fault-sale/none/none: recorded OVERSOLD;") {
 		t.Errorf("want 2 reruns tallied into the record, got %+v:\n%s", rep, stdout)
 	}
 
