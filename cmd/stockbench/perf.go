@@ -355,7 +355,9 @@ func perfRSS(ctx context.Context, e *bench.Env, n int) (int64, time.Duration, er
 		"--procs", strconv.Itoa(runtime.GOMAXPROCS(0)),
 		"--redis-url", "redis://"+e.Shared.Addr(), "--out", out)
 	began := time.Now()
-	if msg, err := cmd.CombinedOutput(); err != nil {
+	// Its memory is what is measured, not its verdict: so many buyers polling on one
+	// CPU hold the lock past its TTL, and set-nx-ex's bare DEL breaks it (exit 1).
+	if msg, err := cmd.CombinedOutput(); err != nil && cmd.ProcessState.ExitCode() != bench.ExitFailed {
 		return 0, 0, fmt.Errorf("perf: the waiting run failed: %w: %s", err, lastLine(msg))
 	}
 	ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
