@@ -5,11 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"text/tabwriter"
 
 	"github.com/stockbench/stockbench/bench"
 	"github.com/stockbench/stockbench/results"
 	"github.com/stockbench/stockbench/results/compare"
+	"github.com/stockbench/stockbench/results/report"
 )
 
 // compareCommand is `stockbench compare OLD NEW`: per sale, what changed between two
@@ -43,8 +43,7 @@ func compareCommand(args []string, stdout, stderr io.Writer) int {
 // writeComparison writes a row per sale; "~" marks a latency shift the test does not
 // tell from noise, as benchstat does.
 func writeComparison(w io.Writer, rows []compare.Row, alpha float64) {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "SALE\tCLASS\tP50\tP99\tSHIFT (p, n)\tSALES/S\tRUNS: P50, SALES/S (p, runs)\tDMG/10K")
+	t := report.Table{Heads: []string{"SALE", "CLASS", "P50", "P99", "SHIFT (p, n)", "SALES/S", "RUNS: P50, SALES/S (p, runs)", "DMG/10K"}, Title: 1}
 	for _, r := range rows {
 		class := string(r.New)
 		switch {
@@ -65,10 +64,10 @@ func writeComparison(w io.Writer, rows []compare.Row, alpha float64) {
 			}
 			shift += fmt.Sprintf(" (%s, n=%d+%d)", pValue(s.P), s.OldN, s.NewN)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Key, class, p50, p99, shift,
-			fmt.Sprintf("%.0f -> %.0f", r.OldSalesPerSec, r.NewSalesPerSec), runs(r.Runs, alpha), damage(r))
+		t.Rows = append(t.Rows, []string{r.Key, class, p50, p99, shift,
+			fmt.Sprintf("%.0f -> %.0f", r.OldSalesPerSec, r.NewSalesPerSec), runs(r.Runs, alpha), damage(r)})
 	}
-	tw.Flush()
+	t.Fit(w, columns)
 }
 
 // pValue writes p, which the normal approximation rounds to 0 far out in its tail.

@@ -7,7 +7,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/stockbench/stockbench/bench"
@@ -277,16 +276,15 @@ func fromRoot(root string, args []string) []string {
 // listRecord writes the track record: each bug, where it was reported, the library and
 // what the sale shows.
 func listRecord(w io.Writer) {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "BUG\tISSUES\tLIBRARY\tFIXED RELEASE HERE")
+	t := report.Table{Heads: []string{"BUG", "ISSUES", "LIBRARY", "FIXED RELEASE HERE"}, Title: 1}
 	for _, e := range trackrecord.All() {
 		fixed := "none"
 		if e.Fixed != nil {
 			fixed = e.Fixed.Version
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", e.Name, issueList(e), e.Library, fixed)
+		t.Rows = append(t.Rows, []string{e.Name, issueList(e), e.Library, fixed})
 	}
-	tw.Flush()
+	t.Fit(w, columns)
 	fmt.Fprintln(w, "\nstockbench repro NAME runs one; --all every one (--quick leaves out those that take minutes).")
 }
 
