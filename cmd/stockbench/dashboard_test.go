@@ -79,8 +79,10 @@ func TestDashboardLive(t *testing.T) {
 	if err := chromedp.Do(ctx, chromedp.Navigate(page), chromedp.WaitVisible(chromedp.CSS("#sold"))); err != nil {
 		t.Fatalf("chromium: %v", err)
 	}
+	// Read in one evaluation: the page redraws its counters every poll, and a node looked
+	// up first and read after was once gone in between ("No node with given id found").
 	text := func(sel string) string {
-		s, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel)))
+		s, err := chromedp.Run(ctx, chromedp.Evaluate[string](fmt.Sprintf(`(document.querySelector(%q) || {}).textContent || ""`, sel)))
 		if err != nil {
 			t.Fatalf("chromium: %s: %v", sel, err)
 		}
