@@ -15,7 +15,7 @@ func RerunLines(f *results.File, p results.Policy) []string {
 	for _, r := range f.Runs {
 		rank, _ := r.Verdict.Class.Rank()
 		s, _ := p.Stand(&r)
-		act := s != results.Held || (r.AsExpected != nil && !*r.AsExpected) || (len(f.Runs) == 1 && rank > 0)
+		act := s.Fails() || (r.AsExpected != nil && !*r.AsExpected) || (len(f.Runs) == 1 && rank > 0)
 		if !act || len(r.Rerun) == 0 {
 			continue
 		}

@@ -60,11 +60,10 @@ func Judge(p results.Policy) Afterword {
 			case results.Unfinished:
 				unfinished++
 				lines = append(lines, fmt.Sprintf("UNFINISHED %s: %s", r.Key(), why))
+			case results.Unclaimed:
+				unclaimed++
 			default:
-				switch rank, _ := r.Verdict.Class.Rank(); {
-				case rank > 0 && len(r.Expected) == 0 && len(p.Expect) == 0 && !p.Stated:
-					unclaimed++
-				case rank > 0:
+				if rank, _ := r.Verdict.Class.Rank(); rank > 0 {
 					passed[r.Verdict.Class]++
 				}
 			}
@@ -79,10 +78,13 @@ func Judge(p results.Policy) Afterword {
 			return append(lines, fmt.Sprintf("exit %d: %d of %d sales could not finish or be judged", ExitUnfinished, unfinished, n)), ExitUnfinished
 		}
 		why := "every sale earned a class its design documents, or found nothing"
-		if len(p.Expect) > 0 {
+		switch {
+		case len(p.Expect) > 0:
 			why = "every sale earned a class --expect names"
+		case p.Stated:
+			why = "no sale earned a class fail_on names or expect leaves out"
 		}
-		if len(passed) > 0 && len(p.Expect) == 0 {
+		if len(passed) > 0 && len(p.Expect) == 0 && !p.Stated {
 			var cs []string
 			for _, c := range slices.Sorted(maps.Keys(passed)) {
 				cs = append(cs, fmt.Sprintf("%s %d", c, passed[c]))

@@ -16,10 +16,13 @@ type Standing int
 // outranks one that could not finish, which outranks one that held.
 const (
 	// Held: the sale earned a class its design documents for its fault plan, or did
-	// better; or its design documents no verdict for this plan (no claim to hold it to);
-	// or, for a design that documents no verdict at all, found nothing (SAFE, or
+	// better; or, for a design that documents no verdict at all, found nothing (SAFE, or
 	// NOT-EXERCISED).
 	Held Standing = iota
+	// Unclaimed: the sale found something where its design documents verdicts, but none
+	// for this plan (a fault at a rate, several at once): no claim to hold it to, so it
+	// passes, and the exit line counts it.
+	Unclaimed
 	// Unfinished: the sale did not finish (its cell's "?") or its final state could not
 	// be read (UNKNOWN): no verdict to hold it to.
 	Unfinished
@@ -27,6 +30,9 @@ const (
 	// documents nothing of, or earned a class the policy fails on.
 	Worse
 )
+
+// Fails reports whether s fails the command: the sale did worse or could not finish.
+func (s Standing) Fails() bool { return s >= Unfinished }
 
 // Policy is what the user says counts, over the designs' documentation; the zero value
 // holds each sale to what its design documents.
@@ -92,7 +98,7 @@ func (p Policy) Stand(r *Run) (Standing, string) {
 	case len(r.Expected) == 0 && !r.Undocumented && c != oracle.ClassSafe && c != oracle.ClassNotExercised:
 		// The design documents verdicts, but none for this sale's plan (a fault at a rate,
 		// several at once, settings of their own): no claim to hold it to.
-		return Held, fmt.Sprintf("%s, where the design documents no verdict (--fail-on or --expect judge it)", r.Verdict.Cell())
+		return Unclaimed, fmt.Sprintf("%s, where the design documents no verdict (--fail-on or --expect judge it)", r.Verdict.Cell())
 	case len(r.Expected) == 0 || slices.Contains(r.Expected, c):
 		return Held, ""
 	case worseThanAll(c, r.Expected):

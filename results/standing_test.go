@@ -41,7 +41,7 @@ func TestStand(t *testing.T) {
 		{"undocumented, not exercised", none, mine(oracle.ClassNotExercised), Held, ""},
 		{"undocumented STUCK", none, mine(oracle.ClassStuck), Worse, "STUCK, and the design documents no verdict at all"},
 		{"undocumented OVERLAP", none, mine(oracle.ClassOverlap), Worse, "OVERLAP 3, and the design documents no verdict at all"},
-		{"not documented for this plan", none, run(oracle.ClassLost), Held, "LOST 3, where the design documents no verdict"},
+		{"not documented for this plan", none, run(oracle.ClassLost), Unclaimed, "LOST 3, where the design documents no verdict"},
 		{"not documented for this plan, --fail-on", failOn, run(oracle.ClassOversold), Worse, "which --fail-on names"},
 		{"UNKNOWN", none, run(oracle.ClassUnknown, oracle.ClassSafe), Unfinished, "UNKNOWN"},
 		{"did not finish", none, unfinished, Unfinished, "did not finish: redis: connection refused"},

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/stockbench/stockbench/oracle"
 	"github.com/stockbench/stockbench/results"
 )
 
@@ -159,7 +160,7 @@ func WriteHTML(dir string, sources []Source, runs []results.Run, figs []Figure) 
 	}
 	page.Designs = designsOf(runs)
 	for _, g := range Glance(runs) {
-		page.Glance = append(page.Glance, htmlGlance{g, strings.ReplaceAll(string(g.Class), "-", "")})
+		page.Glance = append(page.Glance, htmlGlance{g, cssClass(g.Class)})
 	}
 	page.Violations = violationsOf(runs)
 	for _, f := range figs {
@@ -278,12 +279,10 @@ func evidenceOf(r *results.Run) string {
 }
 
 // classOf is the run's verdict class as a CSS class name part.
-func classOf(r *results.Run) string {
-	if r.Verdict.Class == "" {
-		return "UNKNOWN"
-	}
-	return strings.ReplaceAll(string(r.Verdict.Class), "-", "")
-}
+func classOf(r *results.Run) string { return cssClass(classOrUnknown(r)) }
+
+// cssClass is a verdict class as a CSS class name part.
+func cssClass(c oracle.Class) string { return strings.ReplaceAll(string(c), "-", "") }
 
 func designsOf(runs []results.Run) []htmlDesign {
 	var ds []htmlDesign
