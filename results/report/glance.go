@@ -22,26 +22,32 @@ type GlanceLine struct {
 	Where []string
 }
 
-// glanceOrder is the order of the opening's lines: harm first, then findings that left
-// the stock intact, then what says nothing, then nothing found.
-var glanceOrder = []oracle.Class{oracle.ClassOversold, oracle.ClassLost, oracle.ClassDuplicated, oracle.ClassReordered,
-	oracle.ClassBroken, oracle.ClassOverlap, oracle.ClassStuck, oracle.ClassUnknown, oracle.ClassNotExercised, oracle.ClassSafe}
+// glanceOrder is the order of the opening's lines: the findings most severe first (harm,
+// then those that left the stock intact), then what says nothing, then nothing found.
+var glanceOrder = func() []oracle.Class {
+	findings := oracle.Classes()[1:] // least severe first, SAFE left out
+	slices.Reverse(findings)
+	return append(findings, oracle.ClassUnknown, oracle.ClassNotExercised, oracle.ClassSafe)
+}()
 
 // Glance is the report's opening: every class the runs earned, most severe first, each
 // naming every design that earned it and where, from the same verdicts as the matrix
-// cells.
+// cells (one matrix per scenario, as results.Matrices lays them out).
 func Glance(runs []results.Run) []GlanceLine {
+	matrices := results.Matrices(runs)
 	var lines []GlanceLine
 	for _, c := range glanceOrder {
 		line := GlanceLine{Class: c, Meaning: c.Meaning()}
-		for _, g := range bySubject(runs) {
+		for _, m := range matrices {
 			var items []string
-			for _, design := range g.designs {
-				sales := g.runs[design]
-				var got []*results.Run
-				for _, r := range sales {
-					if classOrUnknown(r) == c {
-						got = append(got, r)
+			for _, design := range m.Locks {
+				var sales, got []*results.Run
+				for _, f := range m.Faults {
+					if r := m.Run(design, f); r != nil {
+						sales = append(sales, r)
+						if classOrUnknown(r) == c {
+							got = append(got, r)
+						}
 					}
 				}
 				if len(got) > 0 {
@@ -49,7 +55,7 @@ func Glance(runs []results.Run) []GlanceLine {
 				}
 			}
 			if len(items) > 0 {
-				line.Where = append(line.Where, g.title()+": "+strings.Join(items, ", "))
+				line.Where = append(line.Where, title(m)+": "+strings.Join(items, ", "))
 			}
 		}
 		if len(line.Where) > 0 {
@@ -57,6 +63,14 @@ func Glance(runs []results.Run) []GlanceLine {
 		}
 	}
 	return lines
+}
+
+// title names a matrix's scenario, and how many fault plans it has when it has several.
+func title(m results.Matrix) string {
+	if len(m.Faults) > 1 {
+		return fmt.Sprintf("%s (of %d fault plans)", m.Scenario, len(m.Faults))
+	}
+	return m.Scenario
 }
 
 // glanceItem names a design that earned a class in got of its n sales of one scenario:
@@ -78,43 +92,6 @@ func classOrUnknown(r *results.Run) oracle.Class {
 		return oracle.ClassUnknown
 	}
 	return r.Verdict.Class
-}
-
-// subjectRuns is one scenario's runs by design, in the order they first appear.
-type subjectRuns struct {
-	subject string
-	designs []string
-	runs    map[string][]*results.Run
-}
-
-// title names the scenario, and how many fault plans its matrix has when it has several.
-func (s subjectRuns) title() string {
-	plans := 0
-	for _, rs := range s.runs {
-		plans = max(plans, len(rs))
-	}
-	if plans > 1 {
-		return fmt.Sprintf("%s (of %d fault plans)", s.subject, plans)
-	}
-	return s.subject
-}
-
-func bySubject(runs []results.Run) []subjectRuns {
-	var out []subjectRuns
-	for i := range runs {
-		r := &runs[i]
-		k := slices.IndexFunc(out, func(s subjectRuns) bool { return s.subject == r.Subject() })
-		if k < 0 {
-			out = append(out, subjectRuns{subject: r.Subject(), runs: map[string][]*results.Run{}})
-			k = len(out) - 1
-		}
-		s := &out[k]
-		if _, ok := s.runs[r.Label()]; !ok {
-			s.designs = append(s.designs, r.Label())
-		}
-		s.runs[r.Label()] = append(s.runs[r.Label()], r)
-	}
-	return out
 }
 
 // WriteGlanceMarkdown writes the opening as a Markdown list.
