@@ -52,9 +52,9 @@ type Options struct {
 	// Prepare runs once on the shared server before any sale (designs read from files
 	// have it compile their scripts); an error is the user's, and nothing runs.
 	Prepare func(context.Context, redis.UniversalClient) error
-	// Rerun is the command line, after "stockbench", that reruns a job alone; it is
-	// recorded with the job's run. Nil: none is recorded.
-	Rerun func(Job) []string
+	// Sale is a job as a value (results.Sale), recorded with the job's run with the
+	// command line that reruns it alone. Nil, or a nil result: none is recorded.
+	Sale func(Job) *results.Sale
 	// Policy is what counts as a failing sale over what the designs document (--fail-on,
 	// --expect); the zero value holds each sale to its design's documentation.
 	Policy results.Policy
@@ -69,6 +69,11 @@ type Options struct {
 	// compare) that many times in all, back to back: the first is the record, and every
 	// run's speed goes into its Spread. Default: once.
 	Repeat int
+	// Runs, above 1, runs each sale that many times with seeds of their own (results.DrawSeed),
+	// for the rate of each class and finding (results.Draws): a verdict of a race is a
+	// rate, not one draw. The record is each sale's worst draw, judged as a sale is. Draws
+	// after the first may run side by side, as fault sales do. Default: once.
+	Runs int
 	// Plots is which files of its plots the run's report writes under plots/ (see
 	// report.Plots); empty: report.DefaultPlots. The record keeps it.
 	Plots string

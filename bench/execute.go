@@ -37,6 +37,9 @@ func Execute(ctx context.Context, o Options, jobs []Job, stdout, stderr io.Write
 	if err := fits(jobs, !o.External()); err != nil {
 		return Complain(stderr, UsageError(err))
 	}
+	if o.Runs < 0 || o.Runs > MaxRuns {
+		return Complain(stderr, UsageError(fmt.Errorf("--runs must be from 1 to %d, got %d", MaxRuns, o.Runs)))
+	}
 	if o.Repeat < 0 || o.Repeat > MaxRepeat {
 		return Complain(stderr, UsageError(fmt.Errorf("--repeat must be from 1 to %d, got %d", MaxRepeat, o.Repeat)))
 	}
@@ -165,8 +168,8 @@ func WriteReport(ctx context.Context, out *results.Output, file *results.File, c
 // need beside it.
 type Env struct {
 	*rig.Harness
-	// again is the command that reruns a job alone, recorded with its run.
-	again func(Job) []string
+	// again is a job as a value, recorded with its run.
+	again func(Job) *results.Sale
 }
 
 // Start starts the shared server and the pool, and runs o.Prepare on it; on failure it
@@ -197,7 +200,7 @@ func Start(ctx context.Context, o Options, stderr io.Writer) (*Env, int) {
 	if n := useProcs(o.Procs, h.Shared.Info.Owned); n < runtime.NumCPU() {
 		fmt.Fprintf(stderr, "stockbench: buyers run on %d of %d CPUs, leaving the rest to Redis (--procs to change)\n", n, runtime.NumCPU())
 	}
-	e := &Env{Harness: h, again: o.Rerun}
+	e := &Env{Harness: h, again: o.Sale}
 	if err := e.prepare(ctx, o.Prepare); err != nil {
 		e.Stop(stderr)
 		return nil, Complain(stderr, UsageError(err))
@@ -247,7 +250,10 @@ const sideBySide = 10000
 // alone reports whether j's figures are what is compared, so that it runs with nothing
 // beside it: a sale of more than sideBySide buyers, and a sale with no fault (the rows
 // the soft gates compare, by their ratios to a reference design run the same way).
-func alone(j Job) bool { return j.buyers() > sideBySide || len(j.need().Faults) == 0 }
+// A sale's draws after its first are not measured: they run side by side.
+func alone(j Job) bool {
+	return j.buyers() > sideBySide || (len(j.need().Faults) == 0 && first(j))
+}
 
 // runAll runs the jobs, recording each in file in the jobs' order, until ctx ends or the
 // shared server stops answering; it returns the exit code. Up to parallel fault sales run
@@ -266,6 +272,8 @@ func (e *Env) runAll(ctx context.Context, jobs []Job, o Options, board *live.Boa
 	// CPU. A sale alone is measured, and gets the CPUs --procs gave it (see useProcs).
 	procs := runtime.GOMAXPROCS(0)
 	defer runtime.GOMAXPROCS(procs)
+	cells := len(jobs)
+	jobs = expand(jobs, o.Runs)
 	sc := &schedule{ran: make([]*results.Run, len(jobs)), code: ExitOK, file: file, out: out, stderr: stderr}
 	tokens := make(chan struct{}, parallel)
 	var wg sync.WaitGroup
@@ -298,7 +306,7 @@ func (e *Env) runAll(ctx context.Context, jobs []Job, o Options, board *live.Boa
 			defer release()
 			prefix := fmt.Sprintf("{stockbench:%s:%d}", file.ID, i)
 			run, err := e.runJob(ctx, j, prefix, w < parallel, stderr, board, i)
-			if err == nil && o.Repeat > 1 && len(j.need().Faults) == 0 {
+			if err == nil && o.Repeat > 1 && len(j.need().Faults) == 0 && first(j) {
 				e.repeat(ctx, j, prefix, o.Repeat, &run, step, stderr)
 			}
 			goOn := err != nil && run.Scenario != "" && len(jobs) > 1 && ctx.Err() == nil && e.answers(ctx)
@@ -312,7 +320,21 @@ func (e *Env) runAll(ctx context.Context, jobs []Job, o Options, board *live.Boa
 		})
 	}
 	wg.Wait()
-	return sc.finish(ctx, len(jobs))
+	code := sc.finish(ctx, len(jobs))
+	if o.Runs > 1 {
+		file.Runs = fold(sc.ran, o.Runs)
+		if len(file.Runs) < cells && code == ExitOK {
+			code, file.Incomplete = ExitUnfinished, fmt.Sprintf("%d of %d sales did not run", cells-len(file.Runs), cells)
+		}
+	}
+	return code
+}
+
+// first reports whether j is a sale's first draw, or its only run: the one whose speed
+// is measured.
+func first(j Job) bool {
+	d, ok := j.(draw)
+	return !ok || d.k == 0
 }
 
 // MaxRepeat bounds Options.Repeat: the soft rules' test gains little past a few runs a
@@ -344,8 +366,11 @@ func (e *Env) annotate(run *results.Run, j Job) {
 	if run.Commands != nil && !e.Shared.Info.Owned {
 		run.Commands.Shared = true
 	}
-	if e.again != nil {
-		run.Rerun = e.again(j)
+	if e.again == nil {
+		return
+	}
+	if s := e.again(unwrap(j)); s != nil {
+		run.Sale, run.Rerun = s, s.Args()
 	}
 }
 
@@ -496,4 +521,15 @@ func LimitMemory(buyers int) {
 		return
 	}
 	debug.SetMemoryLimit(max(memoryFloor, int64(buyers)*memoryPerBuyer))
+}
+
+// RunApart runs one sale as a run runs one beside others: on servers of its own where
+// the harness starts them (on the user's Redis, on the shared one, under its own
+// prefix), its record given its sale value (Options.Sale).
+func (e *Env) RunApart(ctx context.Context, j Job, prefix string) (results.Run, error) {
+	run, err := e.runJob(ctx, j, prefix, e.Shared.Info.Owned, io.Discard, nil, 0)
+	if err == nil || run.Scenario != "" {
+		e.annotate(&run, j)
+	}
+	return run, err
 }

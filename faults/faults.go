@@ -245,6 +245,9 @@ type Spec struct {
 	// server acts on the lock server for d while the victim (who) works, and says what
 	// it did.
 	server func(ctx context.Context, in *Injector, d time.Duration, who string) (string, error)
+	// timeless: the fault takes as long as it takes (a crash, a restart, a failover),
+	// whatever its length says, so that its for= changes nothing.
+	timeless bool
 	// thinks: the victim's fate also stretches the think of a lock-free purchase.
 	thinks bool
 	// span: Count victims from the Nth, not one.
@@ -309,7 +312,8 @@ var specs = []Spec{
 		// What it did is recorded by the sale once it sent the signal (Injector.Strike):
 		// a holder without a process of its own is not exercised.
 		Kind: TermHolder, Applies: Locks, Fires: OnVictim, optIn: true,
-		Summary: fmt.Sprintf("the %s holder's process is sent SIGTERM after reading, as a deploy sends it, and SIGKILL %s later if still there: one that stops at once dies holding the lock, one that handles it finishes its request first", nth, TermGrace),
+		Summary:  fmt.Sprintf("the %s holder's process is sent SIGTERM after reading, as a deploy sends it, and SIGKILL %s later if still there: one that stops at once dies holding the lock, one that handles it finishes its request first", nth, TermGrace),
+		timeless: true,
 		victim: func(Fault, time.Duration, time.Duration) (Victim, string) {
 			return Victim{Term: true, Grace: TermGrace}, ""
 		},
@@ -320,7 +324,8 @@ var specs = []Spec{
 	},
 	{
 		Kind: CrashHolder, Applies: Locks, Fires: OnVictim,
-		Summary: fmt.Sprintf("the %s holder dies after reading the stock, holding the lock", nth),
+		Summary:  fmt.Sprintf("the %s holder dies after reading the stock, holding the lock", nth),
+		timeless: true,
 		victim: func(_ Fault, _, _ time.Duration) (Victim, string) {
 			return Victim{Crash: true}, "dies holding the lock"
 		},
@@ -334,7 +339,8 @@ var specs = []Spec{
 	},
 	{
 		Kind: RedisRestart, Applies: Locks | Queues, Fires: OnVictim, Needs: Needs{SeparateStock: true, Owned: true},
-		Summary: fmt.Sprintf("the lock server (or the queue's) is killed and restarts while the %s holder (or task) is being worked on: empty, or with what its persistence mode kept (persist=none|rdb|aof-everysec|aof-always)", nth),
+		Summary:  fmt.Sprintf("the lock server (or the queue's) is killed and restarts while the %s holder (or task) is being worked on: empty, or with what its persistence mode kept (persist=none|rdb|aof-everysec|aof-always)", nth),
+		timeless: true,
 		server: func(ctx context.Context, in *Injector, _ time.Duration, who string) (string, error) {
 			began := time.Now()
 			err := in.srv.Lock.Restart(ctx)
@@ -362,6 +368,7 @@ var specs = []Spec{
 		start: func(ctx context.Context, in *Injector, _ Fault) (string, error) {
 			return "replica detached from the lock server", in.srv.Replica.Detach(ctx)
 		},
+		timeless: true,
 		server: func(ctx context.Context, in *Injector, _ time.Duration, who string) (string, error) {
 			// Clients move first, as a sentinel tells them to; then the old primary dies.
 			in.srv.Lock.Redirect(in.srv.Replica.Addr())
@@ -399,8 +406,9 @@ var specs = []Spec{
 	},
 	{
 		Kind: SentinelKill, Applies: Locks, Fires: OnVictim, Needs: Needs{Sentinel: true},
-		start:   groupSynced,
-		Summary: fmt.Sprintf("the Sentinel group's master is killed while the %s holder works; the sentinels promote its replica (real Sentinel, containers)", nth),
+		start:    groupSynced,
+		Summary:  fmt.Sprintf("the Sentinel group's master is killed while the %s holder works; the sentinels promote its replica (real Sentinel, containers)", nth),
+		timeless: true,
 		server: func(ctx context.Context, in *Injector, _ time.Duration, who string) (string, error) {
 			detail, err := in.srv.Sentinel.KillMaster(ctx)
 			return fmt.Sprintf("%s, while %s holds the lock", detail, who), err
@@ -417,8 +425,9 @@ var specs = []Spec{
 	},
 	{
 		Kind: ClusterKill, Applies: Locks, Fires: OnVictim, Needs: Needs{Cluster: true},
-		start:   slotsSynced,
-		Summary: fmt.Sprintf("on a Redis Cluster of containers, the master of the sale's slot is killed while the %s holder works; its replica takes over", nth),
+		start:    slotsSynced,
+		Summary:  fmt.Sprintf("on a Redis Cluster of containers, the master of the sale's slot is killed while the %s holder works; its replica takes over", nth),
+		timeless: true,
 		server: func(ctx context.Context, in *Injector, _ time.Duration, who string) (string, error) {
 			detail, err := in.srv.Cluster.KillMaster(ctx, in.prefix)
 			return fmt.Sprintf("%s, while %s holds the lock", detail, who), err
@@ -426,8 +435,9 @@ var specs = []Spec{
 	},
 	{
 		Kind: ClusterMigrate, Applies: Locks, Fires: OnVictim, Needs: Needs{Cluster: true},
-		start:   slotsSynced,
-		Summary: fmt.Sprintf("on a Redis Cluster of containers, the sale's slot (lock and stock) migrates to another master while the %s holder works (ASK, TRYAGAIN, then MOVED)", nth),
+		start:    slotsSynced,
+		Summary:  fmt.Sprintf("on a Redis Cluster of containers, the sale's slot (lock and stock) migrates to another master while the %s holder works (ASK, TRYAGAIN, then MOVED)", nth),
+		timeless: true,
 		server: func(ctx context.Context, in *Injector, _ time.Duration, who string) (string, error) {
 			detail, err := in.srv.Cluster.Migrate(ctx, in.prefix)
 			return fmt.Sprintf("%s, while %s holds the lock", detail, who), err
@@ -435,14 +445,16 @@ var specs = []Spec{
 	},
 	{
 		Kind: WorkerCrash, Applies: Queues, Fires: OnVictim, span: true,
-		Summary: fmt.Sprintf("%d workers, from the one with the %s task, die holding their task before fulfilling it", DefaultCount, nth),
+		Summary:  fmt.Sprintf("%d workers, from the one with the %s task, die holding their task before fulfilling it", DefaultCount, nth),
+		timeless: true,
 		victim: func(_ Fault, _, _ time.Duration) (Victim, string) {
 			return Victim{Crash: true}, "dies"
 		},
 	},
 	{
 		Kind: WorkerCrashLate, Applies: Queues, Fires: OnVictim, span: true,
-		Summary: fmt.Sprintf("%d workers, from the one with the %s task, die after fulfilling, before acking", DefaultCount, nth),
+		Summary:  fmt.Sprintf("%d workers, from the one with the %s task, die after fulfilling, before acking", DefaultCount, nth),
+		timeless: true,
 		victim: func(_ Fault, _, _ time.Duration) (Victim, string) {
 			return Victim{CrashLate: true}, "dies"
 		},
@@ -458,7 +470,8 @@ var specs = []Spec{
 	{
 		// The reapers in step are the sale's (Injector.Reapers); it records what they did.
 		Kind: Reclaimers, Applies: Queues, Fires: OnVictim, optIn: true, extends: WorkerCrash,
-		Summary: fmt.Sprintf("the worker with the %s task dies holding it, and the design's reaper runs as %d reapers in step, as each instance of an app runs its own on the same schedule: one that reads what is overdue and then moves it hands a task back more than once, to live workers. A design that reclaims as it dequeues has a reclaimer in every worker already", nth, ReapersInStep),
+		Summary:  fmt.Sprintf("the worker with the %s task dies holding it, and the design's reaper runs as %d reapers in step, as each instance of an app runs its own on the same schedule: one that reads what is overdue and then moves it hands a task back more than once, to live workers. A design that reclaims as it dequeues has a reclaimer in every worker already", nth, ReapersInStep),
+		timeless: true,
 		victim: func(_ Fault, _, _ time.Duration) (Victim, string) {
 			return Victim{Crash: true}, "dies"
 		},

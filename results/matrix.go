@@ -47,6 +47,9 @@ func (m Matrix) Cell(lock, faults string) string {
 		return "-"
 	}
 	c := r.Verdict.Cell()
+	if r.Draws != nil && r.Draws.Runs > 1 {
+		c = r.Draws.Cell()
+	}
 	if r.AsExpected != nil && !*r.AsExpected {
 		c += "!"
 	}
@@ -67,7 +70,8 @@ const MatrixLegend = "Cells: SAFE, OVERLAP n (two holders at once, one past its 
 	"DUPLICATED n (an order applied more than once, or applied though nobody placed it), REORDERED n (a task handed out ahead of one waiting longer), " +
 	"OVERSOLD n (orders beyond the stock); BROKEN after a number: through a broken lock, not an outlived lease; NOT-EXERCISED (nothing found, but a fault never struck: its victim never came, " +
 	"or the design has no part it acts on), UNKNOWN (Redis could not be read after the sale). " +
-	"! = not the verdict the design documents for that fault; " +
+	"LOST 3/10 SAFE 7/10: a sale run with ten seeds (--runs 10), and what each drew. " +
+	"! = not the verdict the design documents for that fault (with several seeds: its worst draw); " +
 	"~ = not every rerun (stockbench replay) earned this class; " +
 	"? = the sale did not finish."
 

@@ -88,11 +88,17 @@ type Run struct {
 	// Log is the last of what the design's own processes wrote to stderr (a process
 	// adapter's), kept for when they misbehave.
 	Log string `json:"log,omitempty"`
+	// Sale is the sale as a value, which replay, shrink and the explorer rerun and
+	// change; nil for a shard's sale and in records older than it.
+	Sale *Sale `json:"sale,omitempty"`
 	// Rerun is the command line, after "stockbench", that runs the sale again alone as
-	// it ran (stockbench replay runs it); empty for a shard's sale.
+	// it ran, rendered from Sale (older records have it alone); empty for a shard's sale.
 	Rerun []string `json:"rerun,omitempty"`
 	// Repeats is how often reruns of the sale earned its class, once replay has rerun it.
 	Repeats *Repeats `json:"repeats,omitempty"`
+	// Draws, when the sale ran with several seeds (--runs), is what every draw earned;
+	// the record is then its worst draw.
+	Draws *Draws `json:"draws,omitempty"`
 	// Spread, when the sale was run several times for its speed, is each run's figures.
 	Spread *Spread `json:"spread,omitempty"`
 

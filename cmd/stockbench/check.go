@@ -69,6 +69,9 @@ type runFile struct {
 	// --fail-on and --expect (flags on the command line override them).
 	FailOn []string `json:"fail_on"`
 	Expect []string `json:"expect"`
+	// Runs runs each sale with that many seeds, as --runs, for thresholds on rates
+	// (broken_locks_rate <= 0).
+	Runs int `json:"runs"`
 }
 
 // checkCommand is `stockbench check [FILE]`: run what a run file names and judge it by
@@ -92,6 +95,7 @@ func checkFlags() (*flag.FlagSet, *common, *saleFlags) {
 	c, sf := new(common), new(saleFlags)
 	c.bind(fs)
 	c.bindPolicy(fs)
+	c.bindRuns(fs)
 	sf.bind(fs)
 	return fs, c, sf
 }
@@ -180,6 +184,11 @@ func (rf *runFile) apply(fs *flag.FlagSet) error {
 		}
 		if err := fs.Set(flag, strings.Join(classes, ",")); err != nil {
 			return fmt.Errorf("%s: %w", strings.ReplaceAll(flag, "-", "_"), err)
+		}
+	}
+	if rf.Runs != 0 {
+		if err := fs.Set("runs", fmt.Sprint(rf.Runs)); err != nil {
+			return fmt.Errorf("runs: %w", err)
 		}
 	}
 	for _, n := range names {

@@ -41,6 +41,22 @@ type common struct {
 	policy results.Policy
 	// plots is which plot files the report writes (bench.Options.Plots).
 	plots *report.Plots
+	// runs is how many seeds each sale runs with (bench.Options.Runs).
+	runs int
+}
+
+// bindRuns binds --runs: each sale run with that many seeds, for rates.
+func (c *common) bindRuns(fs *flag.FlagSet) {
+	c.runs = 1
+	fs.Func("runs", "run each sale `n` times with seeds drawn from --seed, for each class's and finding's rate with its 95% interval (a cell reads LOST 3/10 SAFE 7/10); the record is the worst draw, whose rerun line has its seed; draws after the first run side by side (default 1)",
+		func(s string) error {
+			n, err := strconv.Atoi(s)
+			if err != nil || n < 1 || n > bench.MaxRuns {
+				return fmt.Errorf("must be from 1 to %d", bench.MaxRuns)
+			}
+			c.runs = n
+			return nil
+		})
 }
 
 // plotsFlag binds --plots: which files of its plots a report writes under plots/; empty
@@ -98,6 +114,7 @@ func (c *common) bind(fs *flag.FlagSet) {
 func (c *common) bindSales(fs *flag.FlagSet) *saleFlags {
 	c.bind(fs)
 	c.bindPolicy(fs)
+	c.bindRuns(fs)
 	c.designs.bind(fs)
 	sf := new(saleFlags)
 	sf.bind(fs)
@@ -111,8 +128,12 @@ func (c *common) options(args []string, after bench.Afterword) bench.Options {
 	if c.plots != nil { // unbound by the commands that write no report
 		plots = string(*c.plots)
 	}
-	return bench.Options{Redis: c.redis, Out: c.out, Procs: c.procs, Parallel: c.parallel, Args: args,
-		Notes: c.notes, Prepare: c.designs.check, Rerun: c.rerun, After: after, Dashboard: c.dashboard, Repeat: c.repeat, Policy: c.policy, Width: columns, Plots: plots}
+	parallel := c.parallel
+	if c.runs > 1 && !c.sideBySide {
+		parallel = max(parallel, defaultParallel) // a sale's draws, side by side
+	}
+	return bench.Options{Redis: c.redis, Out: c.out, Procs: c.procs, Parallel: parallel, Args: args, Runs: c.runs,
+		Notes: c.notes, Prepare: c.designs.check, Sale: c.sale, After: after, Dashboard: c.dashboard, Repeat: c.repeat, Policy: c.policy, Width: columns, Plots: plots}
 }
 
 // external reports whether the run is on the user's own Redis: nothing is started, and

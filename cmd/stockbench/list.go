@@ -11,6 +11,7 @@ import (
 	"github.com/stockbench/stockbench/internal/trackrecord"
 	"github.com/stockbench/stockbench/lockimpl"
 	"github.com/stockbench/stockbench/oracle"
+	"github.com/stockbench/stockbench/results"
 	"github.com/stockbench/stockbench/queueimpl"
 	"github.com/stockbench/stockbench/results/report"
 	"github.com/stockbench/stockbench/scenarios"
@@ -52,7 +53,7 @@ func list(w io.Writer, designs *catalogue, width int) error {
 		case impl.Procs != nil: // an adapter says it in its hello, once a run starts it
 			under = "said by the adapter's hello (protocol 2), in each run's record"
 		case !impl.Documented.Documented():
-			under = "not documented: " + or(bench.ShellLine(designs.source(impl.Name)), "built in")
+			under = "not documented: " + or(bench.ShellLine(designs.source(impl.Name).Flags(results.LockSale, impl.Name)), "built in")
 		}
 		sections[0].Rows = append(sections[0].Rows, []string{impl.Name, impl.Summary, under})
 	}

@@ -10,6 +10,7 @@
 //	stockbench report DIR [DIR...]           rebuild a report, or compare runs side by side
 //	stockbench replay DIR [--times N]        rerun a run's sales: does each earn its class again?
 //	stockbench shrink DIR                    the smallest sale with a failing sale's class
+//	stockbench explore --lock A [--lock B]   search faults, timings and loads for findings; compare designs
 //	stockbench merge SHARD_DIR...            join a sharded sale's partial records
 //	stockbench gate --baseline FILE          compare a run with a baseline, for CI
 //	stockbench guarantees DIR                a run's queue guarantee sheet, as Markdown
@@ -54,6 +55,10 @@ Usage:
                                         thresholds and baseline: exit 0 held, 1 broken, 2 bad input
   stockbench run --lock NAME --shard i/n --redis-url URL
                                         one shard of a sale run by n load generators on one Redis
+  stockbench explore --lock A [--lock B] [--budget 10m]
+                                        search the faults, modes, timings and loads the designs can take for
+                                        findings nobody aimed at; shrink each, measure its rate, and compare
+                                        the designs draw for draw with an exact test
   stockbench merge SHARD_DIR... [--out DIR]
                                         join the shards' records into the sale's: verdict, latencies, report
   stockbench report RUN_DIR [RUN_DIR...]
@@ -131,6 +136,8 @@ func cli(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return replayCommand(ctx, args[1:], stdout, stderr)
 	case "shrink":
 		return shrinkCommand(ctx, args[1:], stdout, stderr)
+	case "explore":
+		return exploreCommand(ctx, args[1:], stdout, stderr)
 	case "merge":
 		return mergeCommand(ctx, args[1:], stdout, stderr)
 	case "gate":
@@ -152,7 +159,7 @@ func cli(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 	default:
-		err = bench.UsageError(fmt.Errorf("unknown command %q (commands: list, run, sweep, matrix, check, merge, report, replay, shrink, gate, compare, baseline, guarantees, repro, perf, plan, version)", args[0]))
+		err = bench.UsageError(fmt.Errorf("unknown command %q (commands: list, run, sweep, matrix, check, merge, report, replay, shrink, explore, gate, compare, baseline, guarantees, repro, perf, plan, version)", args[0]))
 	}
 	return bench.Complain(stderr, err)
 }

@@ -48,13 +48,15 @@ func replayCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 		if !strings.Contains(r.Key(), *only) {
 			continue
 		}
-		if len(r.Rerun) == 0 {
-			return bench.Complain(stderr, bench.UsageError(fmt.Errorf("replay: %s has no recorded command (a shard's sale, or a record older than replay)", r.Key())))
-		}
-		_, js, _, err := runJobs(r.Rerun[1:], io.Discard)
+		s, err := saleOf(&r)
 		if err != nil {
-			return bench.Complain(stderr, bench.UsageError(fmt.Errorf("replay: %s: its command %q: %w", r.Key(), bench.ShellLine(r.Rerun), err)))
+			return bench.Complain(stderr, bench.UsageError(fmt.Errorf("replay: %s: %w", r.Key(), err)))
 		}
+		j, err := jobOf(s)
+		if err != nil {
+			return bench.Complain(stderr, bench.UsageError(fmt.Errorf("replay: %s: its sale %q: %w", r.Key(), bench.ShellLine(s.Args()), err)))
+		}
+		js := []bench.Job{j}
 		picked = append(picked, i)
 		for range *times {
 			jobs = append(jobs, js...)

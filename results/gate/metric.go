@@ -108,6 +108,41 @@ var measures = []measure{
 	{Max, "the slowest of the same", true, false, quantile(func(l results.Latency) int64 { return l.MaxUs })},
 }
 
+// rates are the metrics read as a rate over a sale's draws (--runs): the share of its
+// draws, 0 to 1, that earned the metric's class or showed its kind of finding; for a
+// sale run once, 1 when its figure is above zero, else 0. "broken_locks_rate <= 0"
+// holds when no draw broke the lock; "oversold_rate < 0.05" admits a race in one
+// draw of twenty.
+var rates = []struct {
+	of    Metric
+	names []string // classes and kinds of finding (results.Draw.Has)
+}{
+	{Oversold, []string{"OVERSOLD"}},
+	{Lost, []string{"LOST"}},
+	{Duplicated, []string{"DUPLICATED"}},
+	{Reordered, []string{"REORDERED"}},
+	{Overlaps, []string{"OVERLAP", "LOCK-BROKEN"}},
+	{BrokenLocks, []string{"LOCK-BROKEN"}},
+	{Stuck, []string{"STUCK", "ZOMBIE-LOCK"}},
+}
+
+func init() {
+	for _, rt := range rates {
+		base, _ := lookupMetric(string(rt.of))
+		measures = append(measures, measure{name: rt.of + "_rate",
+			what:   "share of the sale's draws (--runs) with " + string(rt.of) + ", 0 to 1",
+			safety: base.safety,
+			read: func(r *results.Run) (float64, bool) {
+				if r.Draws != nil && r.Draws.Runs > 0 {
+					v, _ := r.Draws.Share(rt.names...)
+					return v, true
+				}
+				v, ok := base.read(r)
+				return b2f(v > 0), ok
+			}})
+	}
+}
+
 // quantile reads a figure of the main latency in milliseconds; none without samples.
 func quantile(q func(results.Latency) int64) func(r *results.Run) (float64, bool) {
 	return func(r *results.Run) (float64, bool) {

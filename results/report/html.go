@@ -76,9 +76,11 @@ type htmlSource struct {
 }
 
 type htmlPage struct {
-	Title                string
-	Sources              []htmlSource
-	Surprises            []string
+	Title     string
+	Sources   []htmlSource
+	Surprises []string
+	// Draws are the rates of the sales run with several seeds (DrawLines).
+	Draws                []string
 	Matrices             []htmlMatrix
 	MatrixLegend, Legend string
 	// Sheets are the queues' delivery guarantees, with their legend.
@@ -139,7 +141,7 @@ func WriteHTML(dir string, sources []Source, runs []results.Run, figs []Figure) 
 		" TRIES = tries for the lock (or to buy) per buyer that tried: mean / most." +
 		" REDIS CPU/SALE = the servers' CPU time (INFO cpu delta) per confirmed order." +
 		" LOST LOCKS = holds that had lost their lock by their release (the release found it gone, or a lease that does not renew outlasted its TTL), each put down to what took most of its time.",
-		Surprises: results.Surprises(runs)}
+		Surprises: results.Surprises(runs), Draws: DrawLines(runs)}
 	var names []string
 	for _, s := range sources {
 		names = append(names, s.File.ID)

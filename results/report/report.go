@@ -166,6 +166,9 @@ func Summary(f *results.File, figs []Figure) []byte {
 		WriteSheetsMarkdown(&b, f.Runs)
 		fmt.Fprintln(&b)
 	}
+	if d := DrawLines(f.Runs); len(d) > 0 {
+		fmt.Fprintf(&b, "**Rates over seeds** (the record is each sale's worst draw; 95%% intervals):\n\n- %s\n\n", strings.Join(d, "\n- "))
+	}
 	if s := results.Surprises(f.Runs); len(s) > 0 {
 		fmt.Fprintf(&b, "**Not as documented:**\n\n- %s\n\n", strings.Join(s, "\n- "))
 	}

@@ -1,0 +1,395 @@
+package explore
+
+import (
+	"cmp"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/stockbench/stockbench/faults"
+	"github.com/stockbench/stockbench/results"
+)
+
+// Finding is one signature found, and what settling it measured: the smallest sale
+// that shows it, and its rate for every design, with Fisher's exact test of each design
+// against the first.
+type Finding struct {
+	Signature Signature `json:"signature"`
+	// Seen is how many draws of the search showed it, per design (in Report.Designs'
+	// order).
+	Seen []int `json:"seen"`
+	// First is the first sale that showed it, of design FirstDesign.
+	First       results.Sale `json:"first"`
+	FirstRun    results.Run  `json:"-"`
+	FirstDesign int          `json:"first_design"`
+	// Smallest is what the shrink found, with the sales it ran; Shrunk is false when it
+	// was cut short. Zero when the budget ended before the finding's turn.
+	Smallest    results.Sale `json:"smallest"`
+	ShrinkSales int          `json:"shrink_sales"`
+	Shrunk      bool         `json:"shrunk"`
+	// Rates is the smallest sale rerun for every design.
+	Rates []Rate `json:"rates,omitempty"`
+	// Comparisons are each design's against the first's, when there are several.
+	Comparisons []Comparison `json:"comparisons,omitempty"`
+}
+
+// Rate is how many of a design's reruns of a smallest sale showed the finding.
+type Rate struct {
+	Design string `json:"design"`
+	Shown  int    `json:"shown"`
+	Runs   int    `json:"runs"`
+	// Example is a rerun that showed it (its worst), for its timeline; nil when none did.
+	Example *results.Run `json:"-"`
+}
+
+func (r *Rate) add(run *results.Run, finding string) {
+	r.Runs++
+	if !slices.Contains(results.FindingKinds(run.Verdict), finding) {
+		return
+	}
+	r.Shown++
+	if r.Example == nil || run.Verdict.Count > r.Example.Verdict.Count {
+		r.Example = run
+	}
+}
+
+func (r Rate) String() string {
+	if r.Runs == 0 {
+		return "not measured"
+	}
+	return results.Proportion(r.Shown, r.Runs)
+}
+
+// Comparison is design B's rate against design A's for one finding: Fisher's exact
+// two-sided p-value, and Holm's adjustment of it over every comparison of the
+// exploration; Significant when the adjusted value is below Alpha.
+type Comparison struct {
+	A           string  `json:"a"`
+	B           string  `json:"b"`
+	P           float64 `json:"p"`
+	Adjusted    float64 `json:"p_holm"`
+	Significant bool    `json:"significant"`
+	// Worse names the design with the higher rate.
+	Worse string `json:"worse,omitempty"`
+}
+
+// promise orders the findings to settle: one design's and not another's first, then
+// the most severe kind, then the most often seen.
+func (f *Finding) promise() int {
+	lo, hi := slices.Min(f.Seen), slices.Max(f.Seen)
+	p := hi
+	if lo == 0 && len(f.Seen) > 1 {
+		p += 1000
+	}
+	return p + 10*severity(f.Signature.Finding)
+}
+
+// severity ranks a kind of finding: damage to the stock or the orders first.
+func severity(kind string) int {
+	switch kind {
+	case "OVERSOLD", "NEGATIVE", "STOCK-GONE":
+		return 9
+	case "LOST-UPDATE", "ORDERS", "ORDERS-MISSING", "ORDERS-DUPLICATE", "ORDERS-PHANTOM":
+		return 8
+	case "LOCK-BROKEN":
+		return 7
+	case "OVERLAP":
+		return 5
+	case "STUCK", "ZOMBIE-LOCK":
+		return 4
+	}
+	return 2
+}
+
+// Report is what an exploration found, what it covered, and what it tried with no
+// finding.
+type Report struct {
+	Seed    uint64   `json:"seed"`
+	Budget  string   `json:"budget"`
+	Designs []string `json:"designs"`
+	Kind    string   `json:"kind"`
+	// Faults are the faults the space held.
+	Faults   []string `json:"faults"`
+	Started  time.Time
+	Elapsed  time.Duration `json:"elapsed_ns"`
+	Complete bool          `json:"complete"`
+	// Draws is how many points of the space ran on every design; Refused how many a
+	// design or the checks refused (passed over); Unfinished how many sales did not
+	// finish. Sales is every sale run, the shrinks' and the reruns' included.
+	Draws, Refused, Unfinished, Sales int
+	SalesPerMinute                    float64    `json:"sales_per_minute"`
+	Findings                          []*Finding `json:"findings"`
+	// Coverage is, per fault plan shape and timing, how many draws ran and in how many
+	// the faults struck, with the kinds of finding seen.
+	Coverage []*Cover `json:"coverage"`
+}
+
+// Cover is what the search did in one region of the space.
+type Cover struct {
+	Faults   string         `json:"faults"`
+	Timing   string         `json:"timing"`
+	Sales    int            `json:"sales"`
+	Struck   int            `json:"struck"`
+	Findings map[string]int `json:"findings,omitempty"`
+}
+
+func newReport(cfg Config) *Report {
+	r := &Report{Seed: cfg.Seed, Budget: cfg.Budget.String(), Kind: string(cfg.Designs[0].Kind), Started: time.Now().UTC()}
+	for _, d := range cfg.Designs {
+		r.Designs = append(r.Designs, d.Design)
+	}
+	for _, k := range cfg.Space.Faults {
+		r.Faults = append(r.Faults, string(k))
+	}
+	return r
+}
+
+// cover counts a sale of the search in its region.
+func (r *Report) cover(s *results.Sale, run *results.Run) {
+	shape, timing := faultShape(s.Faults), Timing(s)
+	i := slices.IndexFunc(r.Coverage, func(c *Cover) bool { return c.Faults == shape && c.Timing == timing })
+	if i < 0 {
+		r.Coverage = append(r.Coverage, &Cover{Faults: shape, Timing: timing, Findings: map[string]int{}})
+		i = len(r.Coverage) - 1
+	}
+	c := r.Coverage[i]
+	c.Sales++
+	if len(run.NotExercised) == 0 {
+		c.Struck++
+	}
+	for _, k := range results.FindingKinds(run.Verdict) {
+		c.Findings[k]++
+	}
+}
+
+// finish adds the findings in the order they were first seen, compares the designs
+// with Holm's correction over every comparison, and the figures.
+func (r *Report) finish(x *explorer, interrupted bool) {
+	r.Elapsed = time.Since(x.start)
+	r.Complete = !interrupted
+	r.Sales = x.sales
+	if m := r.Elapsed.Minutes(); m > 0 {
+		r.SalesPerMinute = float64(r.Sales) / m
+	}
+	for _, sig := range x.order {
+		r.Findings = append(r.Findings, x.found[sig])
+	}
+	var all []*Comparison
+	for _, f := range r.Findings {
+		if len(f.Rates) < 2 {
+			continue
+		}
+		a := f.Rates[0]
+		for _, b := range f.Rates[1:] {
+			if a.Runs == 0 || b.Runs == 0 {
+				continue
+			}
+			c := Comparison{A: a.Design, B: b.Design, P: results.FisherExact(a.Shown, a.Runs, b.Shown, b.Runs)}
+			switch {
+			case float64(b.Shown)/float64(b.Runs) > float64(a.Shown)/float64(a.Runs):
+				c.Worse = b.Design
+			case float64(b.Shown)/float64(b.Runs) < float64(a.Shown)/float64(a.Runs):
+				c.Worse = a.Design
+			}
+			f.Comparisons = append(f.Comparisons, c)
+		}
+		for i := range f.Comparisons {
+			all = append(all, &f.Comparisons[i])
+		}
+	}
+	holm(all)
+	slices.SortStableFunc(r.Coverage, func(a, b *Cover) int { return cmp.Or(cmp.Compare(a.Faults, b.Faults), cmp.Compare(a.Timing, b.Timing)) })
+}
+
+// holm adjusts the p-values for the number of comparisons (Holm-Bonferroni, which holds
+// the family-wise error rate at Alpha), and marks the significant ones.
+func holm(cs []*Comparison) {
+	slices.SortStableFunc(cs, func(a, b *Comparison) int { return cmp.Compare(a.P, b.P) })
+	m, running := len(cs), 0.0
+	for i, c := range cs {
+		running = max(running, min(1, c.P*float64(m-i)))
+		c.Adjusted = running
+		c.Significant = running < Alpha
+	}
+}
+
+// Differences are the significant comparisons, the smallest p first, each with its
+// finding.
+func (r *Report) Differences() []string {
+	type diff struct {
+		f *Finding
+		c Comparison
+	}
+	var ds []diff
+	for _, f := range r.Findings {
+		for _, c := range f.Comparisons {
+			if c.Significant {
+				ds = append(ds, diff{f, c})
+			}
+		}
+	}
+	slices.SortStableFunc(ds, func(a, b diff) int { return cmp.Compare(a.c.P, b.c.P) })
+	lines := make([]string, len(ds))
+	for i, d := range ds {
+		better := d.c.A
+		if d.c.Worse == d.c.A {
+			better = d.c.B
+		}
+		lines[i] = fmt.Sprintf("%s is worse than %s here: %s %s vs %s, p=%s (Holm %s); %s",
+			d.c.Worse, better, d.f.Signature.Finding, d.f.rate(d.c.Worse), d.f.rate(better), pval(d.c.P), pval(d.c.Adjusted), d.f.where())
+	}
+	return lines
+}
+
+func (f *Finding) rate(design string) string {
+	for _, r := range f.Rates {
+		if r.Design == design {
+			return fmt.Sprintf("%d/%d", r.Shown, r.Runs)
+		}
+	}
+	return "?"
+}
+
+// where says under what the finding shows: its smallest sale's faults and timing.
+func (f *Finding) where() string {
+	s := f.shown()
+	return fmt.Sprintf("under %s, %s", s.Faults, Timing(&s))
+}
+
+// shown is the smallest sale when the shrink ran, else the first.
+func (f *Finding) shown() results.Sale {
+	if f.Smallest.Design != "" {
+		return f.Smallest
+	}
+	return f.First
+}
+
+func pval(p float64) string {
+	if p < 0.0001 {
+		return fmt.Sprintf("%.1e", p)
+	}
+	return fmt.Sprintf("%.4f", p)
+}
+
+// Quiet are the regions the search ran with its faults striking and found nothing in:
+// what was tried with no finding.
+func (r *Report) Quiet() []string {
+	var out []string
+	for _, c := range r.Coverage {
+		if len(c.Findings) == 0 && c.Struck > 0 {
+			out = append(out, fmt.Sprintf("%s, %s: %d sales", c.Faults, c.Timing, c.Sales))
+		}
+	}
+	return out
+}
+
+// NeverStruck are the faults of the space that never struck in any sale.
+func (r *Report) NeverStruck() []string {
+	struck := map[string]bool{}
+	for _, c := range r.Coverage {
+		if c.Struck > 0 {
+			for k := range strings.SplitSeq(c.Faults, "+") {
+				kind, _, _ := strings.Cut(k, ":")
+				struck[kind] = true
+			}
+		}
+	}
+	var out []string
+	for _, k := range r.Faults {
+		if !struck[k] {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// WriteMarkdown writes the report as explore.md: the significant differences first,
+// then every finding with its rates and its smallest command, what was covered and
+// what was tried with no finding.
+func (r *Report) WriteMarkdown(w io.Writer, command func(results.Sale) string) {
+	fmt.Fprintf(w, "# stockbench explore: %s\n\n", strings.Join(r.Designs, " against "))
+	state := "complete"
+	if !r.Complete {
+		state = "INCOMPLETE (interrupted): what was found until then"
+	}
+	fmt.Fprintf(w, "Seed %d, budget %s, %s. %d draws of the space on every design (%d refused by a design or the checks), %d sales in %s: %.1f sales a minute.\n\n",
+		r.Seed, r.Budget, state, r.Draws, r.Refused, r.Sales, r.Elapsed.Round(time.Second), r.SalesPerMinute)
+	if len(r.Designs) > 1 {
+		fmt.Fprintf(w, "## Significant differences\n\n")
+		d := r.Differences()
+		if len(d) == 0 {
+			fmt.Fprintf(w, "None: no finding's rate differs between the designs at a family-wise error rate of %g (Fisher's exact test, Holm's correction over %d comparisons).\n\n", Alpha, r.comparisons())
+		}
+		for _, l := range d {
+			fmt.Fprintf(w, "- %s\n", l)
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintf(w, "## Findings\n\n")
+	if len(r.Findings) == 0 {
+		fmt.Fprintf(w, "None in %d draws.\n\n", r.Draws)
+	}
+	for _, f := range r.Findings {
+		fmt.Fprintf(w, "### %s\n\n", f.Signature)
+		var seen []string
+		for i, n := range f.Seen {
+			seen = append(seen, fmt.Sprintf("%s %d", r.Designs[i], n))
+		}
+		fmt.Fprintf(w, "- seen in the search: %s draws\n", strings.Join(seen, ", "))
+		if f.Smallest.Design == "" {
+			fmt.Fprintf(w, "- not shrunk nor measured: the budget ended first. First sale: `stockbench %s`\n\n", command(f.First))
+			continue
+		}
+		shrunk := ""
+		if !f.Shrunk {
+			shrunk = " (cut short)"
+		}
+		fmt.Fprintf(w, "- smallest sale, after %d shrink sales%s: `stockbench %s`\n", f.ShrinkSales, shrunk, command(f.Smallest))
+		for _, rt := range f.Rates {
+			fmt.Fprintf(w, "- %s: %s reruns of it\n", rt.Design, rt)
+		}
+		for _, c := range f.Comparisons {
+			mark := "not significant"
+			if c.Significant {
+				mark = "significant: " + c.Worse + " is worse"
+			}
+			fmt.Fprintf(w, "- %s against %s: p=%s, Holm %s, %s\n", c.B, c.A, pval(c.P), pval(c.Adjusted), mark)
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintf(w, "## Covered\n\n| faults | timing | sales | struck | findings |\n|---|---|---|---|---|\n")
+	for _, c := range r.Coverage {
+		var fs []string
+		for _, k := range slices.Sorted(maps.Keys(c.Findings)) {
+			fs = append(fs, fmt.Sprintf("%s %d", k, c.Findings[k]))
+		}
+		fmt.Fprintf(w, "| %s | %s | %d | %d | %s |\n", c.Faults, c.Timing, c.Sales, c.Struck, strings.Join(fs, ", "))
+	}
+	fmt.Fprintf(w, "\n## Tried with no finding\n\n")
+	for _, q := range r.Quiet() {
+		fmt.Fprintf(w, "- %s\n", q)
+	}
+	if n := r.NeverStruck(); len(n) > 0 {
+		fmt.Fprintf(w, "\nNever struck (not drawn, refused by the designs, or their victim never came): %s.\n", strings.Join(n, ", "))
+	}
+}
+
+func (r *Report) comparisons() int {
+	n := 0
+	for _, f := range r.Findings {
+		n += len(f.Comparisons)
+	}
+	return n
+}
+
+// AllFaults names every fault kind, for a --faults flag's usage.
+func AllFaults() string {
+	var names []string
+	for _, s := range faults.Specs() {
+		names = append(names, string(s.Kind))
+	}
+	return strings.Join(names, ", ")
+}
