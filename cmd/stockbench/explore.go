@@ -175,7 +175,7 @@ func (c *common) writeExplore(ctx context.Context, rep *explore.Report, e *bench
 			}
 			file.Runs = append(file.Runs, *r.Example)
 			if st, _ := c.policy.Stand(r.Example); st.Fails() && len(rep.Designs) == 1 {
-				code, why = bench.ExitFailed, fmt.Sprintf("%s: %s, which %s does not document", f.Signature, r.Example.Verdict.Cell(), r.Design)
+				code, why = bench.ExitFailed, fmt.Sprintf("under %s, %s: %s, which %s does not document", f.Faults, f.Timing, r.Example.Verdict.Cell(), r.Design)
 			}
 		}
 	}
@@ -214,21 +214,25 @@ func (c *common) writeExplore(ctx context.Context, rep *explore.Report, e *bench
 
 // printExplore prints what an exploration found: the differences first.
 func printExplore(w io.Writer, rep *explore.Report, shell func(results.Sale) string) {
-	fmt.Fprintf(w, "\nexplored %s: %d draws, %d sales in %s (%.1f a minute), %d signatures\n",
+	fmt.Fprintf(w, "\nexplored %s: %d draws, %d sales in %s (%.1f a minute), findings in %d regions\n",
 		strings.Join(rep.Designs, " against "), rep.Draws, rep.Sales, rep.Elapsed.Round(time.Second), rep.SalesPerMinute, len(rep.Findings))
 	for _, d := range rep.Differences() {
 		fmt.Fprintln(w, "DIFFERENCE", d)
 	}
 	for _, f := range rep.Findings {
-		var rates []string
-		for _, r := range f.Rates {
-			rates = append(rates, r.Design+" "+r.String())
-		}
-		if len(rates) == 0 {
-			fmt.Fprintf(w, "%s: not measured (the budget ended first)\n", f.Signature)
+		if len(f.Rates) == 0 {
+			fmt.Fprintf(w, "under %s, %s: %s; not measured (the budget ended first)\n", f.Faults, f.Timing, strings.Join(f.Kinds(), ", "))
 			continue
 		}
-		fmt.Fprintf(w, "%s: %s\n  smallest: stockbench %s\n", f.Signature, strings.Join(rates, ", "), shell(f.Smallest))
+		var kinds []string
+		for _, k := range f.Kinds() {
+			var rates []string
+			for _, r := range f.Rates {
+				rates = append(rates, fmt.Sprintf("%s %d/%d", r.Design, r.Shown[k], r.Runs))
+			}
+			kinds = append(kinds, k+" "+strings.Join(rates, " vs "))
+		}
+		fmt.Fprintf(w, "under %s, %s: %s\n  smallest: stockbench %s\n", f.Faults, f.Timing, strings.Join(kinds, "; "), shell(f.Smallest))
 	}
 	if q := rep.NeverStruck(); len(q) > 0 {
 		fmt.Fprintf(w, "never struck: %s\n", strings.Join(slices.Clip(q), ", "))

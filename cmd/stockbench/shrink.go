@@ -80,7 +80,7 @@ func shrinkCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 			first.Key(), first.Verdict.Class, *tries)
 		return bench.ExitFailed
 	}
-	smallest, run, _ := explore.Shrink(ctx, *sale, run, s.earns, time.Now().Add(*budget))
+	smallest, run, _ := explore.Shrink(ctx, *sale, run, s.earns, time.Now().Add(*budget), 1)
 	best := smallest.Args()
 	run.Sale = &smallest
 	run.Rerun = best

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"sync"
 	"time"
 
@@ -40,13 +41,14 @@ type Config struct {
 	Budget time.Duration
 	// Seed fixes the draws. Default 1.
 	Seed uint64
-	// Parallel is how many sales run at once, each on servers of its own. Default 4.
+	// Parallel is how many sales run at once, each on servers of its own: drawn sales are
+	// small and mostly wait on their holders' work and their faults. Default 8.
 	Parallel int
 	// Confirm is how many times each finding's smallest sale is rerun for every design,
 	// for its rate. Default 10.
 	Confirm int
-	// Tries is how many runs a smaller sale gets to show a finding again before a
-	// shrink judges that it does not. Default 2.
+	// Tries is how many runs of a smaller sale must each show the finding again for a
+	// shrink to keep it. Default 2.
 	Tries int
 	// Run runs a sale.
 	Run Runner
@@ -58,7 +60,7 @@ type Config struct {
 // Defaults of Config.
 const (
 	DefaultBudget   = 10 * time.Minute
-	DefaultParallel = 4
+	DefaultParallel = 8
 	DefaultConfirm  = 10
 	// Alpha is the family-wise error rate of the comparisons between designs, held by
 	// Holm's correction over every signature and pair: the chance that an exploration of
@@ -67,6 +69,9 @@ const (
 	// searchShare is the share of the budget the search takes; shrinking and measuring
 	// the findings take the rest.
 	searchShare = 0.55
+	// grace is how long after the budget a sale under way may take to end; one still
+	// going then is cut short and left out.
+	grace = 20 * time.Second
 )
 
 // Explore runs an exploration. Ctrl-C (ctx's end) keeps what was found: the report says
@@ -81,8 +86,11 @@ func Explore(ctx context.Context, cfg Config) (*Report, error) {
 			return nil, fmt.Errorf("explore: %s is a %s design and %s a %s one: designs compared must sell alike", cfg.Designs[0].Design, cfg.Designs[0].Kind, d.Design, d.Kind)
 		}
 	}
-	x := &explorer{cfg: cfg, start: time.Now(), rep: newReport(cfg), seen: map[string]bool{}, found: map[Signature]*Finding{}}
+	x := &explorer{cfg: cfg, start: time.Now(), rep: newReport(cfg), seen: map[string]bool{}, found: map[region]*Finding{}}
 	x.deadline = x.start.Add(cfg.Budget)
+	sctx, cancel := context.WithDeadline(ctx, x.deadline.Add(grace))
+	defer cancel()
+	x.sctx = sctx
 	x.search(ctx, x.start.Add(time.Duration(float64(cfg.Budget)*searchShare)))
 	x.settle(ctx)
 	x.rep.finish(x, ctx.Err() != nil)
@@ -112,10 +120,18 @@ type explorer struct {
 	// which later draws mutate; seen is every feature reached.
 	corpus []gene
 	seen   map[string]bool
-	// found is each signature's finding, in order is the order they were first seen.
-	found map[Signature]*Finding
-	order []Signature
+	// found is each region's finding, order the order they were first seen;
+	// signatures counts the kinds of finding in them, newest the last one seen.
+	found      map[region]*Finding
+	order      []region
+	signatures int
+	newest     Signature
+	// sctx is what sales run under: ctx, ended a grace after the budget.
+	sctx context.Context
 }
+
+// region is where in the space a finding showed: its faults and its timing.
+type region struct{ faults, timing string }
 
 // search draws batch after batch of Parallel sales until the deadline: each draw's
 // sale for every design, run side by side. A batch is drawn from what the batches before
@@ -167,15 +183,25 @@ func (x *explorer) search(ctx context.Context, until time.Time) {
 						x.seen[f], newFeature = true, true
 					}
 				}
-				for _, sig := range signatures(&res.sale, &res.run) {
-					fd := x.found[sig]
-					if fd == nil {
-						fd = &Finding{Signature: sig, First: res.sale, FirstRun: res.run, FirstDesign: d, Seen: make([]int, len(x.cfg.Designs))}
-						x.found[sig] = fd
-						x.order = append(x.order, sig)
+				kinds := findings(&res.run)
+				if len(kinds) == 0 {
+					continue
+				}
+				reg := region{faultShape(res.sale.Faults), Timing(&res.sale)}
+				fd := x.found[reg]
+				if fd == nil {
+					fd = &Finding{Faults: reg.faults, Timing: reg.timing, First: res.sale, FirstRun: res.run, FirstDesign: d, Seen: map[string][]int{}}
+					x.found[reg] = fd
+					x.order = append(x.order, reg)
+				}
+				for _, k := range kinds {
+					if fd.Seen[k] == nil {
+						fd.Seen[k] = make([]int, len(x.cfg.Designs))
 						newFeature = true
+						x.signatures++
+						x.newest = Signature{k, reg.faults, reg.timing}
 					}
-					fd.Seen[d]++
+					fd.Seen[k][d]++
 				}
 			}
 			if newFeature {
@@ -199,7 +225,10 @@ func (x *explorer) next(r *rand.Rand) gene {
 
 // run runs one sale, counting it.
 func (x *explorer) run(ctx context.Context, s results.Sale, slot int) (results.Run, error) {
-	run, err := x.cfg.Run(ctx, s, slot)
+	run, err := x.cfg.Run(x.sctx, s, slot)
+	if err == nil && !run.Complete {
+		err = errors.New("cut short")
+	}
 	if !errors.Is(err, ErrRefused) {
 		x.mu.Lock()
 		x.sales++
@@ -213,89 +242,103 @@ func (x *explorer) progress(phase string) string {
 	sales := x.sales
 	x.mu.Unlock()
 	left := max(time.Until(x.deadline), 0).Round(time.Second)
-	line := fmt.Sprintf("explore: %s, %s left: %d draws, %d sales, %d signatures", phase, left, x.rep.Draws, sales, len(x.order))
-	if n := len(x.order); n > 0 {
-		line += "; newest: " + x.order[n-1].String()
+	line := fmt.Sprintf("explore: %s, %s left: %d draws, %d sales, %d signatures", phase, left, x.rep.Draws, sales, x.signatures)
+	if x.signatures > 0 {
+		line += "; newest: " + x.newest.String()
 	}
 	return line
 }
 
-// settle shrinks each distinct finding and measures its rate for every design, the
-// most promising first (those seen for one design and not another, then the most
-// severe), until the deadline. Several run side by side.
+// settle shrinks each region's finding and measures its rates for every design, the
+// most promising first (a kind seen for one design and not another, then the most
+// severe), one region at a time with its sales side by side, until the deadline.
 func (x *explorer) settle(ctx context.Context) {
 	order := slices.Clone(x.order)
-	slices.SortStableFunc(order, func(a, b Signature) int {
+	slices.SortStableFunc(order, func(a, b region) int {
 		return cmp.Compare(x.found[b].promise(), x.found[a].promise())
 	})
-	per := max(1, x.cfg.Parallel/len(x.cfg.Designs))
-	slots := make(chan int, per)
-	for i := range per {
-		slots <- i
-	}
-	var wg sync.WaitGroup
-	for _, sig := range order {
+	for _, reg := range order {
 		if time.Now().After(x.deadline) || ctx.Err() != nil {
 			break
 		}
-		slot := <-slots
-		fd := x.found[sig]
+		x.settleOne(ctx, x.found[reg])
+		x.cfg.Progress(x.progress("settling"))
+	}
+}
+
+// settleOne shrinks fd's first sale on the design that showed it, keeping a smaller
+// sale while every one of Tries runs shows its most promising kind of finding again (a
+// sale that shows it now and then would measure a lower rate than the draw did), then
+// reruns the smallest sale Confirm times for every design, counting every kind. The
+// shrink takes at most a third of the time left: a few regions settled well say more
+// than many settled badly, and the most promising come first.
+func (x *explorer) settleOne(ctx context.Context, fd *Finding) {
+	fd.Target = fd.target()
+	shrinkBy := time.Now().Add(min(time.Until(x.deadline)/3, 90*time.Second))
+	earns := func(ctx context.Context, s results.Sale) (results.Run, bool) {
+		var last results.Run
+		for range x.cfg.Tries {
+			run, err := x.run(ctx, s, 0)
+			if err != nil || !slices.Contains(findings(&run), fd.Target) {
+				return results.Run{}, false
+			}
+			last = run
+		}
+		return last, true
+	}
+	// The draw's sale of the design that showed the target most: paired sales share
+	// every setting but the design.
+	seen := fd.Seen[fd.Target]
+	d := slices.Index(seen, slices.Max(seen))
+	first := x.onDesign(fd.First, d)
+	small, _, tried := Shrink(ctx, first, fd.FirstRun, earns, shrinkBy, x.cfg.Parallel)
+	fd.Smallest, fd.ShrinkSales, fd.Shrunk = small, tried, ctx.Err() == nil && time.Now().Before(shrinkBy)
+	fd.Rates = make([]Rate, len(x.cfg.Designs))
+	for d := range x.cfg.Designs {
+		fd.Rates[d] = Rate{Design: x.rep.Designs[d], Shown: map[string]int{}}
+	}
+	type job struct{ d, k int }
+	var jobs []job
+	for k := range x.cfg.Confirm {
+		for d := range x.cfg.Designs {
+			jobs = append(jobs, job{d, k})
+		}
+	}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	slots := make(chan struct{}, x.cfg.Parallel)
+	for _, jb := range jobs {
+		if ctx.Err() != nil || time.Now().After(x.deadline) {
+			break
+		}
+		slots <- struct{}{}
+		s := x.onDesign(small, jb.d)
+		s.Set("seed", strconv.FormatUint(results.DrawSeed(small.Seed(), jb.k), 10))
 		wg.Go(func() {
-			defer func() { slots <- slot }()
-			x.settleOne(ctx, fd, slot)
+			defer func() { <-slots }()
+			run, err := x.run(ctx, s, 0)
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			fd.Rates[jb.d].add(&run)
+			mu.Unlock()
 		})
 	}
 	wg.Wait()
 }
 
-// settleOne shrinks fd's first sale on the design that showed it, keeping a smaller
-// sale while one of Tries runs shows the same kind of finding, then reruns the smallest
-// sale Confirm times for every design.
-func (x *explorer) settleOne(ctx context.Context, fd *Finding, slot int) {
-	base := slot * len(x.cfg.Designs)
-	// A finding gets its share of what is left, a third of it for the shrink.
-	left := time.Until(x.deadline)
-	shrinkBy := time.Now().Add(left / 3)
-	earns := func(ctx context.Context, s results.Sale) (results.Run, bool) {
-		for range x.cfg.Tries {
-			run, err := x.run(ctx, s, base)
-			if err == nil && slices.Contains(results.FindingKinds(run.Verdict), fd.Signature.Finding) {
-				return run, true
-			}
-			if err != nil && errors.Is(err, ErrRefused) {
-				break
-			}
-		}
-		return results.Run{}, false
-	}
-	small, _, tried := Shrink(ctx, fd.First, fd.FirstRun, earns, shrinkBy)
-	fd.Smallest, fd.ShrinkSales, fd.Shrunk = small, tried, ctx.Err() == nil
-	fd.Rates = make([]Rate, len(x.cfg.Designs))
-	for d, design := range x.cfg.Designs {
-		fd.Rates[d].Design = design.Design
-	}
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	for d, design := range x.cfg.Designs {
-		s := small.Clone()
-		s.Design, s.Source, s.Redis = design.Design, design.Source, design.Redis
-		wg.Go(func() {
-			seed := small.Seed()
-			for k := range x.cfg.Confirm {
-				if ctx.Err() != nil || time.Now().After(x.deadline.Add(time.Minute)) {
-					return
-				}
-				s := s.Clone()
-				s.Set("seed", fmt.Sprint(results.DrawSeed(seed, k)))
-				run, err := x.run(ctx, s, base+d)
-				if err != nil {
-					continue
-				}
-				mu.Lock()
-				fd.Rates[d].add(&run, fd.Signature.Finding)
-				mu.Unlock()
-			}
-		})
-	}
-	wg.Wait()
+// findings are the kinds of finding of run that tell of harm or a broken promise: a
+// release that found its lease gone (EXPIRED-AT-RELEASE) is the design seeing an
+// outlived lease, a lifecycle event the search steers by, not a finding.
+func findings(run *results.Run) []string {
+	return slices.DeleteFunc(results.FindingKinds(run.Verdict), func(k string) bool { return k == "EXPIRED-AT-RELEASE" })
+}
+
+// onDesign is sale s with design d of the exploration in place of its own.
+func (x *explorer) onDesign(s results.Sale, d int) results.Sale {
+	design := x.cfg.Designs[d]
+	s = s.Clone()
+	s.Design, s.Source, s.Redis = design.Design, design.Source, design.Redis
+	return s.Clone()
 }

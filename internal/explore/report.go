@@ -13,18 +13,23 @@ import (
 	"github.com/stockbench/stockbench/results"
 )
 
-// Finding is one signature found, and what settling it measured: the smallest sale
-// that shows it, and its rate for every design, with Fisher's exact test of each design
-// against the first.
+// Finding is what the search found in one region of the space (a fault plan's shape and
+// a timing): the kinds of finding each design showed there, and what settling it
+// measured: the smallest sale that shows its most promising kind, and every kind's rate
+// over reruns of it for every design, with Fisher's exact test of each design against
+// the first.
 type Finding struct {
-	Signature Signature `json:"signature"`
-	// Seen is how many draws of the search showed it, per design (in Report.Designs'
-	// order).
-	Seen []int `json:"seen"`
-	// First is the first sale that showed it, of design FirstDesign.
+	Faults string `json:"faults"`
+	Timing string `json:"timing"`
+	// Seen is, per kind of finding, how many draws of the search showed it, per design
+	// (in Report.Designs' order).
+	Seen map[string][]int `json:"seen"`
+	// First is the first sale that showed a finding here, of design FirstDesign.
 	First       results.Sale `json:"first"`
 	FirstRun    results.Run  `json:"-"`
 	FirstDesign int          `json:"first_design"`
+	// Target is the kind the shrink kept: the most promising (target).
+	Target string `json:"target,omitempty"`
 	// Smallest is what the shrink found, with the sales it ran; Shrunk is false when it
 	// was cut short. Zero when the budget ended before the finding's turn.
 	Smallest    results.Sale `json:"smallest"`
@@ -32,41 +37,73 @@ type Finding struct {
 	Shrunk      bool         `json:"shrunk"`
 	// Rates is the smallest sale rerun for every design.
 	Rates []Rate `json:"rates,omitempty"`
-	// Comparisons are each design's against the first's, when there are several.
+	// Comparisons are, per kind, each design's rate against the first's.
 	Comparisons []Comparison `json:"comparisons,omitempty"`
 }
 
-// Rate is how many of a design's reruns of a smallest sale showed the finding.
+// Signature is the signature of kind found here.
+func (f *Finding) Signature(kind string) Signature { return Signature{kind, f.Faults, f.Timing} }
+
+// Kinds are the kinds of finding seen here, in the search or the reruns, most
+// promising first.
+func (f *Finding) Kinds() []string {
+	set := map[string]bool{}
+	for k := range f.Seen {
+		set[k] = true
+	}
+	for _, r := range f.Rates {
+		for k := range r.Shown {
+			set[k] = true
+		}
+	}
+	kinds := slices.Collect(maps.Keys(set))
+	slices.SortFunc(kinds, func(a, b string) int { return cmp.Or(cmp.Compare(f.promiseOf(b), f.promiseOf(a)), cmp.Compare(a, b)) })
+	return kinds
+}
+
+// Rate is how many of a design's reruns of a smallest sale showed each kind of finding.
 type Rate struct {
-	Design string `json:"design"`
-	Shown  int    `json:"shown"`
-	Runs   int    `json:"runs"`
-	// Example is a rerun that showed it (its worst), for its timeline; nil when none did.
+	Design string         `json:"design"`
+	Runs   int            `json:"runs"`
+	Shown  map[string]int `json:"shown"`
+	// Example is the rerun that found the most (the worst class), for its timeline; nil
+	// when none found anything.
 	Example *results.Run `json:"-"`
 }
 
-func (r *Rate) add(run *results.Run, finding string) {
+func (r *Rate) add(run *results.Run) {
 	r.Runs++
-	if !slices.Contains(results.FindingKinds(run.Verdict), finding) {
+	kinds := findings(run)
+	for _, k := range kinds {
+		r.Shown[k]++
+	}
+	if len(kinds) == 0 {
 		return
 	}
-	r.Shown++
-	if r.Example == nil || run.Verdict.Count > r.Example.Verdict.Count {
+	if r.Example == nil || worse(run, r.Example) {
 		r.Example = run
 	}
 }
 
-func (r Rate) String() string {
+func worse(a, b *results.Run) bool {
+	ra, _ := a.Verdict.Class.Rank()
+	rb, _ := b.Verdict.Class.Rank()
+	return cmp.Or(cmp.Compare(ra, rb), cmp.Compare(a.Verdict.Count, b.Verdict.Count)) > 0
+}
+
+// Of is kind's rate as k/n with its 95% interval, or "not measured".
+func (r Rate) Of(kind string) string {
 	if r.Runs == 0 {
 		return "not measured"
 	}
-	return results.Proportion(r.Shown, r.Runs)
+	return results.Proportion(r.Shown[kind], r.Runs)
 }
 
-// Comparison is design B's rate against design A's for one finding: Fisher's exact
-// two-sided p-value, and Holm's adjustment of it over every comparison of the
+// Comparison is design B's rate of a kind of finding against design A's: Fisher's
+// exact two-sided p-value, and Holm's adjustment of it over every comparison of the
 // exploration; Significant when the adjusted value is below Alpha.
 type Comparison struct {
+	Kind        string  `json:"kind"`
 	A           string  `json:"a"`
 	B           string  `json:"b"`
 	P           float64 `json:"p"`
@@ -76,15 +113,30 @@ type Comparison struct {
 	Worse string `json:"worse,omitempty"`
 }
 
-// promise orders the findings to settle: one design's and not another's first, then
-// the most severe kind, then the most often seen.
+// target is the kind to shrink on: the most promising.
+func (f *Finding) target() string { return f.Kinds()[0] }
+
+// promise orders the regions to settle, by their most promising kind.
 func (f *Finding) promise() int {
-	lo, hi := slices.Min(f.Seen), slices.Max(f.Seen)
-	p := hi
-	if lo == 0 && len(f.Seen) > 1 {
-		p += 1000
+	best := 0
+	for k := range f.Seen {
+		best = max(best, f.promiseOf(k))
 	}
-	return p + 10*severity(f.Signature.Finding)
+	return best
+}
+
+// promiseOf ranks a kind: seen for one design and not another first, then the most
+// severe, then the most often seen.
+func (f *Finding) promiseOf(kind string) int {
+	seen := f.Seen[kind]
+	if len(seen) == 0 {
+		return severity(kind)
+	}
+	p := min(slices.Max(seen), 99) + 100*severity(kind)
+	if slices.Min(seen) == 0 && len(seen) > 1 {
+		p += 10000
+	}
+	return p
 }
 
 // severity ranks a kind of finding: damage to the stock or the orders first.
@@ -139,7 +191,11 @@ type Cover struct {
 func newReport(cfg Config) *Report {
 	r := &Report{Seed: cfg.Seed, Budget: cfg.Budget.String(), Kind: string(cfg.Designs[0].Kind), Started: time.Now().UTC()}
 	for _, d := range cfg.Designs {
-		r.Designs = append(r.Designs, d.Design)
+		name := d.Design
+		for n := 2; slices.Contains(r.Designs, name); n++ { // a design against itself
+			name = fmt.Sprintf("%s (%d)", d.Design, n)
+		}
+		r.Designs = append(r.Designs, name)
 	}
 	for _, k := range cfg.Space.Faults {
 		r.Faults = append(r.Faults, string(k))
@@ -174,27 +230,30 @@ func (r *Report) finish(x *explorer, interrupted bool) {
 	if m := r.Elapsed.Minutes(); m > 0 {
 		r.SalesPerMinute = float64(r.Sales) / m
 	}
-	for _, sig := range x.order {
-		r.Findings = append(r.Findings, x.found[sig])
+	for _, reg := range x.order {
+		r.Findings = append(r.Findings, x.found[reg])
 	}
 	var all []*Comparison
 	for _, f := range r.Findings {
-		if len(f.Rates) < 2 {
+		if len(f.Rates) < 2 || f.Rates[0].Runs == 0 {
 			continue
 		}
 		a := f.Rates[0]
-		for _, b := range f.Rates[1:] {
-			if a.Runs == 0 || b.Runs == 0 {
-				continue
+		for _, kind := range f.Kinds() {
+			for _, b := range f.Rates[1:] {
+				if b.Runs == 0 {
+					continue
+				}
+				ka, kb := a.Shown[kind], b.Shown[kind]
+				c := Comparison{Kind: kind, A: a.Design, B: b.Design, P: results.FisherExact(ka, a.Runs, kb, b.Runs)}
+				switch ra, rb := float64(ka)/float64(a.Runs), float64(kb)/float64(b.Runs); {
+				case rb > ra:
+					c.Worse = b.Design
+				case rb < ra:
+					c.Worse = a.Design
+				}
+				f.Comparisons = append(f.Comparisons, c)
 			}
-			c := Comparison{A: a.Design, B: b.Design, P: results.FisherExact(a.Shown, a.Runs, b.Shown, b.Runs)}
-			switch {
-			case float64(b.Shown)/float64(b.Runs) > float64(a.Shown)/float64(a.Runs):
-				c.Worse = b.Design
-			case float64(b.Shown)/float64(b.Runs) < float64(a.Shown)/float64(a.Runs):
-				c.Worse = a.Design
-			}
-			f.Comparisons = append(f.Comparisons, c)
 		}
 		for i := range f.Comparisons {
 			all = append(all, &f.Comparisons[i])
@@ -239,15 +298,15 @@ func (r *Report) Differences() []string {
 			better = d.c.B
 		}
 		lines[i] = fmt.Sprintf("%s is worse than %s here: %s %s vs %s, p=%s (Holm %s); %s",
-			d.c.Worse, better, d.f.Signature.Finding, d.f.rate(d.c.Worse), d.f.rate(better), pval(d.c.P), pval(d.c.Adjusted), d.f.where())
+			d.c.Worse, better, d.c.Kind, d.f.rate(d.c.Worse, d.c.Kind), d.f.rate(better, d.c.Kind), pval(d.c.P), pval(d.c.Adjusted), d.f.where())
 	}
 	return lines
 }
 
-func (f *Finding) rate(design string) string {
+func (f *Finding) rate(design, kind string) string {
 	for _, r := range f.Rates {
 		if r.Design == design {
-			return fmt.Sprintf("%d/%d", r.Shown, r.Runs)
+			return fmt.Sprintf("%d/%d", r.Shown[kind], r.Runs)
 		}
 	}
 	return "?"
@@ -333,32 +392,38 @@ func (r *Report) WriteMarkdown(w io.Writer, command func(results.Sale) string) {
 		fmt.Fprintf(w, "None in %d draws.\n\n", r.Draws)
 	}
 	for _, f := range r.Findings {
-		fmt.Fprintf(w, "### %s\n\n", f.Signature)
-		var seen []string
-		for i, n := range f.Seen {
-			seen = append(seen, fmt.Sprintf("%s %d", r.Designs[i], n))
+		fmt.Fprintf(w, "### Under %s, %s\n\n", f.Faults, f.Timing)
+		fmt.Fprintf(w, "| kind | seen in the search (draws) |")
+		for _, d := range r.Designs {
+			fmt.Fprintf(w, " %s |", d)
 		}
-		fmt.Fprintf(w, "- seen in the search: %s draws\n", strings.Join(seen, ", "))
+		fmt.Fprintf(w, " comparison |\n|---|---|%s---|\n", strings.Repeat("---|", len(r.Designs)))
+		for _, k := range f.Kinds() {
+			var seen []string
+			for i, n := range f.Seen[k] {
+				seen = append(seen, fmt.Sprintf("%s %d", r.Designs[i], n))
+			}
+			fmt.Fprintf(w, "| %s | %s |", k, or(strings.Join(seen, ", "), "-"))
+			for i := range r.Designs {
+				v := "-"
+				if i < len(f.Rates) {
+					v = f.Rates[i].Of(k)
+				}
+				fmt.Fprintf(w, " %s |", v)
+			}
+			fmt.Fprintf(w, " %s |\n", f.compared(k))
+		}
+		fmt.Fprintln(w)
 		if f.Smallest.Design == "" {
-			fmt.Fprintf(w, "- not shrunk nor measured: the budget ended first. First sale: `stockbench %s`\n\n", command(f.First))
+			fmt.Fprintf(w, "Not shrunk nor measured: the budget ended first. First sale: `stockbench %s`\n\n", command(f.First))
 			continue
 		}
 		shrunk := ""
 		if !f.Shrunk {
-			shrunk = " (cut short)"
+			shrunk = ", cut short by its time"
 		}
-		fmt.Fprintf(w, "- smallest sale, after %d shrink sales%s: `stockbench %s`\n", f.ShrinkSales, shrunk, command(f.Smallest))
-		for _, rt := range f.Rates {
-			fmt.Fprintf(w, "- %s: %s reruns of it\n", rt.Design, rt)
-		}
-		for _, c := range f.Comparisons {
-			mark := "not significant"
-			if c.Significant {
-				mark = "significant: " + c.Worse + " is worse"
-			}
-			fmt.Fprintf(w, "- %s against %s: p=%s, Holm %s, %s\n", c.B, c.A, pval(c.P), pval(c.Adjusted), mark)
-		}
-		fmt.Fprintln(w)
+		fmt.Fprintf(w, "Smallest sale showing %s, after %d shrink sales%s; the rates are %d reruns of it with seeds drawn from its own, per design: `stockbench %s`\n\n",
+			f.Target, f.ShrinkSales, shrunk, r.confirm(f), command(f.Smallest))
 	}
 	fmt.Fprintf(w, "## Covered\n\n| faults | timing | sales | struck | findings |\n|---|---|---|---|---|\n")
 	for _, c := range r.Coverage {
@@ -392,4 +457,35 @@ func AllFaults() string {
 		names = append(names, string(s.Kind))
 	}
 	return strings.Join(names, ", ")
+}
+
+// compared says how kind compared between the designs here.
+func (f *Finding) compared(kind string) string {
+	var out []string
+	for _, c := range f.Comparisons {
+		if c.Kind != kind {
+			continue
+		}
+		mark := "not significant"
+		if c.Significant {
+			mark = "significant, " + c.Worse + " worse"
+		}
+		out = append(out, fmt.Sprintf("%s vs %s: p=%s, Holm %s, %s", c.B, c.A, pval(c.P), pval(c.Adjusted), mark))
+	}
+	return or(strings.Join(out, "; "), "-")
+}
+
+func (r *Report) confirm(f *Finding) int {
+	n := 0
+	for _, rt := range f.Rates {
+		n = max(n, rt.Runs)
+	}
+	return n
+}
+
+func or(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
 }

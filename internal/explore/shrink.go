@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/stockbench/stockbench/faults"
@@ -17,8 +18,7 @@ type Step struct {
 	Apply func(s results.Sale) (results.Sale, bool)
 }
 
-// Steps are the ways a shrink makes a sale smaller, tried in this order round after
-// round. Stock goes first: a sale cannot oversell with fewer buyers than units. Every
+// Steps are the ways a shrink makes a sale smaller, preferred in this order. Stock goes first: a sale cannot oversell with fewer buyers than units. Every
 // dimension the explorer varies is among them: sizes, work, the TTL with the work and
 // the faults scaled alike (the timing kept), each fault's knobs that shrink
 // (faults.Knob.Shrinks), a fault of several, an adapter's lock servers.
@@ -48,28 +48,45 @@ var Steps = []Step{
 }
 
 // Shrink searches s down to the smallest sale that still earns, as property-based
-// testing shrinks a counterexample: one step at a time, kept while earns says the
-// smaller sale still shows what s showed, round after round until no step applies or
-// the deadline passes. run is the smallest sale's run that showed it; tried counts the
-// sales earns was asked about.
-func Shrink(ctx context.Context, s results.Sale, run results.Run, earns func(context.Context, results.Sale) (results.Run, bool), deadline time.Time) (smallest results.Sale, last results.Run, tried int) {
+// testing shrinks a counterexample: each round tries every step once on the sale so
+// far, up to parallel of them at once, and keeps the first in Steps' order whose
+// smaller sale earns says still shows what s showed; rounds go on until no step
+// earns or the deadline passes. run is the smallest sale's run that showed it; tried
+// counts the sales earns was asked about.
+func Shrink(ctx context.Context, s results.Sale, run results.Run, earns func(context.Context, results.Sale) (results.Run, bool), deadline time.Time, parallel int) (smallest results.Sale, last results.Run, tried int) {
 	failed := map[string]bool{}
-	for smaller := true; smaller && time.Now().Before(deadline) && ctx.Err() == nil; {
-		smaller = false
+	for time.Now().Before(deadline) && ctx.Err() == nil {
+		var next []results.Sale
 		for _, st := range Steps {
-			for time.Now().Before(deadline) && ctx.Err() == nil {
-				next, can := st.Apply(s)
-				if !can || failed[key(next)] {
-					break
-				}
-				tried++
-				r, ok := earns(ctx, next)
-				if !ok {
-					failed[key(next)] = true
-					break
-				}
-				s, run, smaller = next, r, true
+			if n, can := st.Apply(s); can && !failed[key(n)] {
+				next = append(next, n)
 			}
+		}
+		kept := false
+		for i := 0; i < len(next) && !kept && time.Now().Before(deadline) && ctx.Err() == nil; i += max(parallel, 1) {
+			batch := next[i:min(i+max(parallel, 1), len(next))]
+			runs, oks := make([]results.Run, len(batch)), make([]bool, len(batch))
+			var wg sync.WaitGroup
+			for j, n := range batch {
+				wg.Go(func() { runs[j], oks[j] = earns(ctx, n) })
+			}
+			wg.Wait()
+			tried += len(batch)
+			for j, n := range batch {
+				if ctx.Err() != nil {
+					break
+				}
+				if !oks[j] {
+					failed[key(n)] = true
+					continue
+				}
+				if !kept {
+					s, run, kept = n, runs[j], true
+				}
+			}
+		}
+		if !kept {
+			break
 		}
 	}
 	return s, run, tried

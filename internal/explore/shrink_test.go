@@ -90,7 +90,7 @@ func TestShrink(t *testing.T) {
 		think, _ := time.ParseDuration(s.Get("think"))
 		return results.Run{}, stock >= 5 && think >= 200*time.Millisecond
 	}
-	small, _, tried := Shrink(context.Background(), s, results.Run{}, earns, time.Now().Add(time.Minute))
+	small, _, tried := Shrink(context.Background(), s, results.Run{}, earns, time.Now().Add(time.Minute), 3)
 	if small.Get("stock") != "5" || small.Get("buyers") != "1" || small.Get("waves") != "1" || small.Faults != "slow-work:nth=1:for=1.464843ms" || small.Get("think") != "300ms" {
 		t.Errorf("smallest: stock %s buyers %s waves %s think %s faults %s", small.Get("stock"), small.Get("buyers"), small.Get("waves"), small.Get("think"), small.Faults)
 	}

@@ -21,15 +21,6 @@ func (s Signature) String() string {
 	return s.Finding + " under " + s.Faults + ", " + s.Timing
 }
 
-// signatures are the signatures of run, a sale of s: one per kind of finding.
-func signatures(s *results.Sale, run *results.Run) []Signature {
-	var out []Signature
-	for _, k := range results.FindingKinds(run.Verdict) {
-		out = append(out, Signature{Finding: k, Faults: faultShape(s.Faults), Timing: Timing(s)})
-	}
-	return out
-}
-
 // faultShape is a plan as a signature names it: each fault's kind with the knobs that
 // choose what it does (a mode, a persistence, a rate), sorted; "none" for no fault.
 func faultShape(plan string) string {

@@ -1,0 +1,171 @@
+package explore
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stockbench/stockbench/faults"
+	"github.com/stockbench/stockbench/oracle"
+	"github.com/stockbench/stockbench/results"
+)
+
+// fake is a pretend lock: "bare" breaks (LOCK-BROKEN) whenever its holders work past
+// the TTL, as set-nx-ex's bare DEL frees the next holder's lock; "checked" only
+// overlaps (an outlived lease), as token does. Both refuse clock-jump, as a design
+// whose Outside names it. No Redis: this tests the search, the shrink, the rates and
+// the test, not a design.
+func fake(ctx context.Context, s results.Sale, _ int) (results.Run, error) {
+	if strings.Contains(s.Faults, "clock-jump") {
+		return results.Run{}, ErrRefused
+	}
+	ttl, _ := time.ParseDuration(s.Get("ttl"))
+	work := s.Get("think")
+	if strings.HasPrefix(work, "longtail:") {
+		work = strings.Split(work, ",")[1]
+	}
+	think, _ := time.ParseDuration(work)
+	run := results.Run{Complete: true, Verdict: oracle.Verdict{Class: oracle.ClassSafe}, Params: results.Params{Seed: s.Seed()}}
+	if think >= ttl {
+		run.Verdict = oracle.Verdict{Class: oracle.ClassOverlap, Count: 1, Findings: []string{"OVERLAP 1"}}
+		if s.Design == "bare" {
+			run.Verdict = oracle.Verdict{Class: oracle.ClassBroken, Count: 1, Findings: []string{"LOCK-BROKEN 1"}}
+		}
+	}
+	return run, ctx.Err()
+}
+
+func designs(names ...string) []results.Sale {
+	var out []results.Sale
+	for _, n := range names {
+		out = append(out, results.Sale{Kind: results.LockSale, Scenario: "fault-sale", Design: n, Faults: "none",
+			Settings: []results.Setting{{Name: "buyers", Value: "100"}, {Name: "stock", Value: "30"}, {Name: "seed", Value: "1"},
+				{Name: "think", Value: "1ms"}, {Name: "ttl", Value: "1s"}}})
+	}
+	return out
+}
+
+// TestExploreTellsDesignsApart: with nobody naming a work time, the search finds that
+// work past the TTL breaks "bare" and not "checked", shrinks the sale, and reports
+// LOCK-BROKEN 10/10 against 0/10 as significant; a design against itself differs
+// nowhere. Refused draws are passed over, and the same seed draws the same sales.
+func TestExploreTellsDesignsApart(t *testing.T) {
+	run := func(names ...string) *Report {
+		rep, err := Explore(context.Background(), Config{Designs: designs(names...), Space: NewSpace(results.LockSale, false, nil),
+			Budget: 2 * time.Second, Parallel: 4, Run: fake})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rep
+	}
+	rep := run("checked", "bare")
+	d := rep.Differences()
+	if len(d) == 0 || !strings.HasPrefix(d[0], "bare is worse than checked here: LOCK-BROKEN 10/10 vs 0/10, p=1.1e-05") {
+		t.Fatalf("differences: %q", d)
+	}
+	if !strings.Contains(d[0], "work >= TTL") {
+		t.Errorf("the difference should name the timing it needs: %s", d[0])
+	}
+	shrunk := 0
+	for _, f := range rep.Findings {
+		if !f.Shrunk { // cut short by the budget
+			continue
+		}
+		shrunk++
+		if b, s := f.Smallest.Get("buyers"), f.Smallest.Get("stock"); b != "1" || s != "1" || strings.Contains(f.Smallest.Faults, "+") {
+			t.Errorf("%s, %s: smallest sale of %s buyers, %s units, faults %s: want 1, 1 and one fault at most (the fake needs no contention nor fault)",
+				f.Faults, f.Timing, b, s, f.Smallest.Faults)
+		}
+	}
+	if shrunk == 0 {
+		t.Errorf("no finding was shrunk")
+	}
+	if rep.Refused == 0 || rep.Draws == 0 || !rep.Complete {
+		t.Errorf("draws %d, refused %d, complete %v: want some of each", rep.Draws, rep.Refused, rep.Complete)
+	}
+	same := run("bare", "bare")
+	if d := same.Differences(); len(d) > 0 || same.Designs[1] != "bare (2)" {
+		t.Errorf("a design against itself: %q, designs %q", d, same.Designs)
+	}
+	var md strings.Builder
+	rep.WriteMarkdown(&md, func(s results.Sale) string { return strings.Join(s.Args(), " ") })
+	for _, want := range []string{"## Significant differences", "- bare is worse than checked here: LOCK-BROKEN", "| LOCK-BROKEN |", "## Covered", "## Tried with no finding"} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("explore.md lacks %q:\n%s", want, md.String())
+		}
+	}
+}
+
+// TestDrawsAreValid: every drawn sale's faults parse, its sizes are in range, and a
+// seed draws the same sales; a mutation changes at most two dimensions.
+func TestDrawsAreValid(t *testing.T) {
+	for _, kind := range []results.SaleKind{results.LockSale, results.QueueSale} {
+		sp := NewSpace(kind, false, nil)
+		base := designs("x")[0]
+		base.Kind = kind
+		a, b := rand.New(rand.NewPCG(7, 1)), rand.New(rand.NewPCG(7, 1))
+		for range 500 {
+			ga, gb := sp.draw(a), sp.draw(b)
+			if !reflect.DeepEqual(ga, gb) {
+				t.Fatalf("the same seed drew %v and %v", ga, gb)
+			}
+			s := sp.apply(base, ga)
+			if _, err := faults.Parse(s.Faults); err != nil {
+				t.Fatalf("drawn faults %q: %v", s.Faults, err)
+			}
+			if s.Get("buyers") == "" || s.Get("stock") == "0" || Timing(&s) == "?" {
+				t.Fatalf("drawn sale %v: timing %s", s.Settings, Timing(&s))
+			}
+			if kind == results.LockSale {
+				timeout, err := time.ParseDuration(s.Get("timeout"))
+				if err != nil || timeout < time.Second || timeout > 40*time.Second {
+					t.Fatalf("timeout %s", s.Get("timeout"))
+				}
+			}
+		}
+	}
+	sp := NewSpace(results.LockSale, false, []faults.Kind{faults.SlowWork})
+	if !reflect.DeepEqual(sp.Faults, []faults.Kind{faults.SlowWork}) {
+		t.Errorf("--faults slow-work: space %v", sp.Faults)
+	}
+}
+
+// TestHolm checks the correction against a hand computation.
+func TestHolm(t *testing.T) {
+	cs := []*Comparison{{P: 0.01}, {P: 0.04}, {P: 0.03}, {P: 0.005}}
+	holm(cs)
+	// Sorted: 0.005*4=0.02, 0.01*3=0.03, 0.03*2=0.06, 0.04*1 -> 0.06 (monotone).
+	want := []float64{0.02, 0.03, 0.06, 0.06}
+	for i, c := range cs {
+		if d := c.Adjusted - want[i]; d > 1e-12 || d < -1e-12 {
+			t.Errorf("adjusted[%d] = %v, want %v", i, c.Adjusted, want[i])
+		}
+	}
+	if !cs[0].Significant || !cs[1].Significant || cs[2].Significant {
+		t.Errorf("significance: %v %v %v", cs[0].Significant, cs[1].Significant, cs[2].Significant)
+	}
+}
+
+// TestInterruptedKeepsWhatWasFound: a context ended mid-search still gives a report,
+// marked incomplete.
+func TestInterruptedKeepsWhatWasFound(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	n := 0
+	slow := func(c context.Context, s results.Sale, slot int) (results.Run, error) {
+		if n++; n > 40 {
+			cancel()
+		}
+		return fake(c, s, slot)
+	}
+	rep, err := Explore(ctx, Config{Designs: designs("bare"), Space: NewSpace(results.LockSale, false, nil), Budget: time.Minute, Parallel: 1, Run: slow})
+	if err != nil || rep.Complete || rep.Draws == 0 {
+		t.Fatalf("err %v, complete %v, draws %d", err, rep.Complete, rep.Draws)
+	}
+	if _, err := Explore(ctx, Config{Run: slow}); err == nil || !errors.Is(err, err) {
+		t.Errorf("no design: want an error")
+	}
+}
