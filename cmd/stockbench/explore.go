@@ -37,7 +37,7 @@ func exploreCommand(ctx context.Context, args []string, stdout, stderr io.Writer
 	seed := fs.Uint64("seed", 1, "seed of the draws: the same seed draws the same sales for the same outcomes")
 	confirm := fs.Int("confirm", explore.DefaultConfirm, "reruns of each finding's smallest sale per design, for its rate and the exact test")
 	infra := fs.Bool("infra", false, "draw the faults on a Sentinel group or a Cluster too (slower: each sale starts a topology of containers)")
-	only := fs.String("faults", "", "draw only these faults, comma-separated (default: every fault the table has for the designs' sales: "+explore.AllFaults()+")")
+	only := fs.String("faults", "", "draw only these faults, comma-separated, or none for timings and loads alone (default: every fault the table has for the designs' sales: "+explore.AllFaults()+")")
 	if help, err := parse(fs, args, stdout); help || err != nil {
 		return bench.Complain(stderr, err)
 	}
@@ -129,6 +129,11 @@ func (c *common) exploreConfig(locks, queues []string, only string, infra bool) 
 	for _, j := range jobs {
 		cfg.Designs = append(cfg.Designs, *c.sale(j))
 	}
+	if only == faults.None { // timings and loads alone
+		cfg.Space = explore.NewSpace(kind, infra, nil)
+		cfg.Space.Faults = nil
+		return cfg, nil
+	}
 	var kinds []faults.Kind
 	for _, k := range splitList(only) {
 		if _, ok := faults.Lookup(faults.Kind(k)); !ok {
@@ -175,7 +180,7 @@ func (c *common) writeExplore(ctx context.Context, rep *explore.Report, e *bench
 			}
 			file.Runs = append(file.Runs, *r.Example)
 			if st, _ := c.policy.Stand(r.Example); st.Fails() && len(rep.Designs) == 1 {
-				code, why = bench.ExitFailed, fmt.Sprintf("under %s, %s: %s, which %s does not document", f.Faults, f.Timing, r.Example.Verdict.Cell(), r.Design)
+				code, why = bench.ExitFailed, fmt.Sprintf("%s, %s: %s, which %s does not document", explore.Under(f.Faults), f.Timing, r.Example.Verdict.Cell(), r.Design)
 			}
 		}
 	}
@@ -221,18 +226,22 @@ func printExplore(w io.Writer, rep *explore.Report, shell func(results.Sale) str
 	}
 	for _, f := range rep.Findings {
 		if len(f.Rates) == 0 {
-			fmt.Fprintf(w, "under %s, %s: %s; not measured (the budget ended first)\n", f.Faults, f.Timing, strings.Join(f.Kinds(), ", "))
+			fmt.Fprintf(w, "%s, %s: %s; not measured (the budget ended first)\n", explore.Under(f.Faults), f.Timing, strings.Join(f.Kinds(), ", "))
 			continue
 		}
 		var kinds []string
 		for _, k := range f.Kinds() {
 			var rates []string
 			for _, r := range f.Rates {
+				if r.Runs == 0 {
+					rates = append(rates, r.Design+" no rerun finished")
+					continue
+				}
 				rates = append(rates, fmt.Sprintf("%s %d/%d", r.Design, r.Shown[k], r.Runs))
 			}
 			kinds = append(kinds, k+" "+strings.Join(rates, " vs "))
 		}
-		fmt.Fprintf(w, "under %s, %s: %s\n  smallest: stockbench %s\n", f.Faults, f.Timing, strings.Join(kinds, "; "), shell(f.Smallest))
+		fmt.Fprintf(w, "%s, %s: %s\n  smallest: stockbench %s\n", explore.Under(f.Faults), f.Timing, strings.Join(kinds, "; "), shell(f.Smallest))
 	}
 	if q := rep.NeverStruck(); len(q) > 0 {
 		fmt.Fprintf(w, "never struck: %s\n", strings.Join(slices.Clip(q), ", "))

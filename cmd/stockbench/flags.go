@@ -149,75 +149,47 @@ func (c *common) provider() (servers.Provider, error) {
 	return p, nil
 }
 
-// saleFlags are the flags that change the sales a command runs: one binding, shared by
-// run and matrix. Each flag given writes its value into every sale, over its preset's;
-// a flag not given leaves the preset's. The seed and the linearizability check apply to
-// every sale.
+// saleFlags are the flags that change the sales a command runs: one binding of the
+// settings' table (scenarios.Settings), shared by run, matrix, sweep and check. Each
+// flag given writes its value into every sale, over its preset's; a flag not given
+// leaves the preset's. The seed and the linearizability check apply to every sale.
 type saleFlags struct {
-	sale   edits[scenarios.Sale]
-	lock   edits[scenarios.FlashSale]
-	queue  edits[scenarios.QueueSale]
+	given  []results.Setting
 	seed   uint64
 	linear bool
 }
 
 func (f *saleFlags) bind(fs *flag.FlagSet) {
-	field(fs, &f.sale, "buyers", "`n` buyers, each buying at most once", positive(strconv.Atoi),
-		func(s *scenarios.Sale, n int) { s.Buyers = n })
-	field(fs, &f.sale, "stock", "`units` on sale", int64Of,
-		func(s *scenarios.Sale, n int64) { s.Stock = n })
-	field(fs, &f.sale, "conns", "`n` connections: the pool shared by all buyers", positive(strconv.Atoi),
-		func(s *scenarios.Sale, n int) { s.Conns = n })
-	field(fs, &f.sale, "rate", "open load: buyers (or orders) arriving per second, at this `rate`, latency counted from each intended arrival (0: every buyer at once)", float,
-		func(s *scenarios.Sale, r float64) { s.Rate = r })
-	field(fs, &f.sale, "ramp-to", "with --rate: the arrival `rate` reached by the last buyer, linearly", float,
-		func(s *scenarios.Sale, r float64) { s.RampTo = r })
-	field(fs, &f.sale, "warmup", "leave buyers arriving in the sale's first `duration` out of the latency figures", time.ParseDuration,
-		func(s *scenarios.Sale, d time.Duration) { s.Warmup = d })
-
-	field(fs, &f.lock, "apps", "`n` application instances the buyers come through, each with its own pool of --conns connections", positive(strconv.Atoi),
-		func(s *scenarios.FlashSale, n int) { s.Apps = n })
-	field(fs, &f.lock, "serve", "`n` buyers each application instance serves at once (its workers); the others wait in its queue without touching Redis, until a place frees or their --timeout passes (0: no limit)", nonNegative(strconv.Atoi),
-		func(s *scenarios.FlashSale, n int) { s.Serve = n })
-	field(fs, &f.lock, "critical", "the critical `section`, what a lock holder does: read-think-write or atomic", text,
-		func(s *scenarios.FlashSale, c string) { s.Critical = scenarios.Critical(c) })
-	field(fs, &f.lock, "think", "holder's work between read and write, its `think` time: 2ms, uniform:1ms-3ms, longtail:1ms,1500ms,0.01", scenarios.ParseThink,
-		func(s *scenarios.FlashSale, t scenarios.Think) { s.Think = t })
-	field(fs, &f.lock, "ttl", "lock TTL, a `duration` (EX-based locks round up to whole seconds)", positive(time.ParseDuration),
-		func(s *scenarios.FlashSale, d time.Duration) { s.TTL = d })
-	field(fs, &f.lock, "retry-interval", "the `duration` a buyer sleeps between its tries for the lock", positive(time.ParseDuration),
-		func(s *scenarios.FlashSale, d time.Duration) { s.Retry.Interval = d })
-	field(fs, &f.lock, "timeout", "how long (a `duration`) a buyer tries for the lock before giving up", positive(time.ParseDuration),
-		func(s *scenarios.FlashSale, d time.Duration) { s.Retry.Timeout = d })
-
-	field(fs, &f.lock, "waves", "make the sale a scheduled drop of --stock in `n` waves, fired by --buyers scheduler instances through the lock design, their scheduler lock (0: a sale of buyers)", nonNegative(strconv.Atoi),
-		func(s *scenarios.FlashSale, n int) { s.Drop.Waves = n })
-	field(fs, &f.lock, "wave-every", "with --waves: the `duration` between two waves", positive(time.ParseDuration),
-		func(s *scenarios.FlashSale, d time.Duration) { s.Drop.Every = d })
-
-	field(fs, &f.queue, "workers", "`n` queue workers taking and fulfilling orders", positive(strconv.Atoi),
-		func(s *scenarios.QueueSale, n int) { s.Workers = n })
-	field(fs, &f.queue, "visibility", "how long (a `duration`) a taken task stays with its worker before a re-delivering queue hands it on", positive(time.ParseDuration),
-		func(s *scenarios.QueueSale, d time.Duration) { s.Visibility = d })
-	field(fs, &f.queue, "work", "a worker's time on a task before fulfilling it, a `duration`", time.ParseDuration,
-		func(s *scenarios.QueueSale, d time.Duration) { s.Work = d })
-
+	for _, st := range scenarios.Settings {
+		if !st.Flag {
+			continue
+		}
+		fs.Func(st.Name, st.Usage, func(v string) error {
+			if err := st.Check(v); err != nil {
+				return err
+			}
+			f.given = append(f.given, results.Setting{Name: st.Name, Value: v})
+			return nil
+		})
+	}
 	fs.Uint64Var(&f.seed, "seed", 1, "seed for think-time draws")
 	fs.BoolVar(&f.linear, "check-linearizable", false, "also check the purchases for linearizability with porcupine")
 }
 
 // flashSale is preset s with the flags given written into it.
 func (f *saleFlags) flashSale(s scenarios.FlashSale) scenarios.FlashSale {
-	f.sale.apply(&s.Sale)
-	f.lock.apply(&s)
+	for _, g := range f.given {
+		_ = scenarios.SetLock(&s, g.Name, g.Value) // checked as the flag was parsed
+	}
 	s.Seed, s.CheckLinearizable = f.seed, f.linear
 	return s
 }
 
 // queueSale is preset s with the flags given written into it.
 func (f *saleFlags) queueSale(s scenarios.QueueSale) scenarios.QueueSale {
-	f.sale.apply(&s.Sale)
-	f.queue.apply(&s)
+	for _, g := range f.given {
+		_ = scenarios.SetQueue(&s, g.Name, g.Value)
+	}
 	s.Seed = f.seed
 	return s
 }
@@ -270,17 +242,6 @@ var (
 	float   = func(s string) (float64, error) { return strconv.ParseFloat(s, 64) }
 	int64Of = func(s string) (int64, error) { return strconv.ParseInt(s, 10, 64) }
 )
-
-// nonNegative refuses what parse reads as below zero.
-func nonNegative[T int | time.Duration](parse func(string) (T, error)) func(string) (T, error) {
-	return func(s string) (T, error) {
-		v, err := parse(s)
-		if err == nil && v < 0 {
-			err = errors.New("must not be negative")
-		}
-		return v, err
-	}
-}
 
 // positive refuses what parse reads as zero or less.
 func positive[T int | time.Duration](parse func(string) (T, error)) func(string) (T, error) {

@@ -11,8 +11,8 @@ import (
 	"github.com/stockbench/stockbench/internal/trackrecord"
 	"github.com/stockbench/stockbench/lockimpl"
 	"github.com/stockbench/stockbench/oracle"
-	"github.com/stockbench/stockbench/results"
 	"github.com/stockbench/stockbench/queueimpl"
+	"github.com/stockbench/stockbench/results"
 	"github.com/stockbench/stockbench/results/report"
 	"github.com/stockbench/stockbench/scenarios"
 )

@@ -315,7 +315,7 @@ func (f *Finding) rate(design, kind string) string {
 // where says under what the finding shows: its smallest sale's faults and timing.
 func (f *Finding) where() string {
 	s := f.shown()
-	return fmt.Sprintf("under %s, %s", s.Faults, Timing(&s))
+	return fmt.Sprintf("%s, %s", Under(s.Faults), Timing(&s))
 }
 
 // shown is the smallest sale when the shrink ran, else the first.
@@ -392,7 +392,7 @@ func (r *Report) WriteMarkdown(w io.Writer, command func(results.Sale) string) {
 		fmt.Fprintf(w, "None in %d draws.\n\n", r.Draws)
 	}
 	for _, f := range r.Findings {
-		fmt.Fprintf(w, "### Under %s, %s\n\n", f.Faults, f.Timing)
+		fmt.Fprintf(w, "### %s, %s\n\n", strings.ToUpper(Under(f.Faults)[:1])+Under(f.Faults)[1:], f.Timing)
 		fmt.Fprintf(w, "| kind | seen in the search (draws) |")
 		for _, d := range r.Designs {
 			fmt.Fprintf(w, " %s |", d)

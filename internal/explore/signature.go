@@ -18,7 +18,16 @@ type Signature struct {
 }
 
 func (s Signature) String() string {
-	return s.Finding + " under " + s.Faults + ", " + s.Timing
+	return s.Finding + " " + Under(s.Faults) + ", " + s.Timing
+}
+
+// Under says a fault plan's shape as a finding shows under it: "under slow-work", or
+// "with no fault".
+func Under(shape string) string {
+	if shape == faults.None {
+		return "with no fault"
+	}
+	return "under " + shape
 }
 
 // faultShape is a plan as a signature names it: each fault's kind with the knobs that

@@ -1,0 +1,125 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stockbench/stockbench/bench"
+	"github.com/stockbench/stockbench/internal/explore"
+)
+
+// TestExploreBadInput: each bad command line is one line and exit 2, and creates
+// nothing.
+func TestExploreBadInput(t *testing.T) {
+	t.Parallel()
+	for _, args := range [][]string{
+		{"explore"},
+		{"explore", "--lock", "nosuch"},
+		{"explore", "--lock", "lua", "--queue", "stream"},
+		{"explore", "--lock", "lua", "--budget", "1s"},
+		{"explore", "--lock", "lua", "--confirm", "0"},
+		{"explore", "--lock", "lua", "--faults", "nosuch"},
+		{"explore", "--lock", "lua", "--faults", "worker-crash"},
+		{"explore", "--lock", "lua", "--parallel", "0"},
+		{"explore", "--lock", "lua", "stray"},
+	} {
+		out := t.TempDir()
+		code, _, stderr := stockbench(t, append(args, "--out", out)...)
+		entries, _ := os.ReadDir(out)
+		if code != bench.ExitUsage || strings.Count(strings.TrimSpace(stderr), "\n") != 0 || len(entries) != 0 {
+			t.Errorf("%q: exit %d, %d entries written, stderr %q; want 2, nothing, one line", args, code, len(entries), stderr)
+		}
+	}
+}
+
+// TestExplore runs the explorer on a real Redis: none (no lock) against lua (one script)
+// over timings and loads alone, nobody naming a work time or a contention. Whatever the
+// draws, lua cannot oversell; none oversells whenever two buyers read the stock before
+// either writes, which every drawn sale with a unit per buyer or fewer gives it, so the
+// shrink (which keeps a sale only when each of its tries oversells) leaves a sale that
+// oversold on every try, and ten reruns of it against lua's ten are significant unless
+// none's rate fell under 7 in 10. The run admits no other outcome.
+func TestExplore(t *testing.T) {
+	t.Parallel()
+	out := t.TempDir()
+	code, stdout, stderr := stockbench(t, "explore", "--lock", "none", "--lock", "lua", "--faults", "none", "--budget", "40s", "--out", out)
+	if code != bench.ExitFailed || !strings.Contains(stdout, "DIFFERENCE none is worse than lua here: OVERSOLD") {
+		t.Fatalf("exit %d, want 1 with none worse than lua:\n%s\n%s", code, stdout, stderr)
+	}
+	if !strings.Contains(stderr, "explore: searching") || !strings.Contains(stdout, "smallest: stockbench run --scenario fault-sale --lock none") {
+		t.Errorf("no progress line, or no smallest command:\n%s\n%s", stdout, stderr)
+	}
+	dirs, _ := filepath.Glob(filepath.Join(out, "*", "explore.json"))
+	if len(dirs) != 1 {
+		t.Fatalf("want one explore.json, got %v", dirs)
+	}
+	dir := filepath.Dir(dirs[0])
+	b, err := os.ReadFile(dirs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep explore.Report
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range rep.Findings {
+		for _, r := range f.Rates {
+			if r.Design == "lua" && (r.Shown["OVERSOLD"] > 0 || r.Shown["LOST-UPDATE"] > 0) {
+				t.Errorf("lua oversold or lost an update under %s, %s: %v", f.Faults, f.Timing, r.Shown)
+			}
+		}
+		if s := f.Seen["OVERSOLD"]; len(s) == 2 && s[1] > 0 {
+			t.Errorf("lua seen overselling in the search under %s, %s", f.Faults, f.Timing)
+		}
+	}
+	for _, name := range []string{"explore.md", "report.html", "results.json"} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
+			t.Errorf("explore wrote no %s: %v", name, err)
+		}
+	}
+	f := readRun(t, out, "")
+	if len(f.Runs) == 0 || f.Runs[0].Sale == nil || f.Runs[0].Sale.Design != "none" {
+		t.Errorf("results.json: want the findings' example runs with their sales, got %d runs", len(f.Runs))
+	}
+}
+
+// TestRuns: --runs draws a sale with seeds of its own, the first the sale's own; the
+// record is the worst draw, whose rerun line has its seed; rate thresholds read the
+// draws. none oversells 60 buyers reading 20 units at once in every draw (as in
+// TestExitStatus); lua cannot.
+func TestRuns(t *testing.T) {
+	t.Parallel()
+	small := []string{"--buyers", "60", "--stock", "20", "--think", "2ms"}
+	out := t.TempDir()
+	code, stdout, stderr := stockbench(t, append([]string{"run", "--lock", "none", "--runs", "3", "--out", out}, small...)...)
+	if code != bench.ExitOK || !strings.Contains(stdout, "Rates over seeds") || !strings.Contains(stdout, "flash-sale/none/none: OVERSOLD 3/3; ") || !strings.Contains(stdout, "OVERSOLD 3/3 (44%-100%)") {
+		t.Fatalf("exit %d:\n%s\n%s", code, stdout, stderr)
+	}
+	f := readRun(t, out, "")
+	r := f.Runs[0]
+	if len(f.Runs) != 1 || r.Draws == nil || r.Draws.Runs != 3 || len(r.Draws.Each) != 3 || r.Draws.Each[0].Seed != 1 {
+		t.Fatalf("want one record of 3 draws, the first seeded 1: %+v", r.Draws)
+	}
+	seeds := map[uint64]bool{}
+	for _, d := range r.Draws.Each {
+		seeds[d.Seed] = true
+	}
+	if len(seeds) != 3 || !seeds[r.Sale.Seed()] || !strings.Contains(strings.Join(r.Rerun, " "), "--seed "+r.Sale.Get("seed")) {
+		t.Errorf("seeds %v; the record's %d, its rerun %q", seeds, r.Sale.Seed(), r.Rerun)
+	}
+
+	dir := t.TempDir()
+	rf := writeFile(t, dir, "stockbench.json", `{"locks": ["none", "lua"], "scenarios": ["flash-sale"], "faults": ["none"], "queues": [], "runs": 3,
+		"settings": {"buyers": 60, "stock": 20, "think": "2ms"},
+		"thresholds": {"lua": ["oversold_rate <= 0", "broken_locks_rate <= 0"], "none": ["oversold_rate < 0.5"]}}`)
+	code, stdout, stderr = stockbench(t, "check", rf, "--out", t.TempDir())
+	if code != bench.ExitFailed || !strings.Contains(stdout, "oversold_rate < 0.5") || strings.Contains(stdout, "BROKEN: lua") {
+		t.Fatalf("check: exit %d, want 1 with none's rate broken and lua's held:\n%s\n%s", code, stdout, stderr)
+	}
+	if code, _, stderr := stockbench(t, "run", "--lock", "lua", "--runs", "0", "--out", t.TempDir()); code != bench.ExitUsage {
+		t.Errorf("--runs 0: exit %d, %s", code, stderr)
+	}
+}

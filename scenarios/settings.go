@@ -1,0 +1,152 @@
+package scenarios
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"time"
+)
+
+// Setting is one setting of a sale, by the name a flag, a run file's settings and a sale
+// value (results.Sale) give it: what it means and how its value is read into a sale.
+// The command's flags, the run file and the explorer's draws all read sales through
+// this table.
+type Setting struct {
+	Name  string
+	Usage string
+	// Flag: the command's sale flags bind it (run's --fulfil and every command's --seed
+	// are bound apart, as they mean more than one sale's setting).
+	Flag bool
+	// set reads v into whichever of the sales is not nil; a setting of the other kind
+	// of sale leaves it as it is.
+	set func(s *Sale, l *FlashSale, q *QueueSale, v string) error
+}
+
+// Settings is every setting, the flags' order.
+var Settings = []Setting{
+	sale("buyers", "`n` buyers, each buying at most once", positive(strconv.Atoi), func(s *Sale, n int) { s.Buyers = n }),
+	sale("stock", "`units` on sale", int64Of, func(s *Sale, n int64) { s.Stock = n }),
+	sale("conns", "`n` connections: the pool shared by all buyers", positive(strconv.Atoi), func(s *Sale, n int) { s.Conns = n }),
+	sale("rate", "open load: buyers (or orders) arriving per second, at this `rate`, latency counted from each intended arrival (0: every buyer at once)", float, func(s *Sale, r float64) { s.Rate = r }),
+	sale("ramp-to", "with --rate: the arrival `rate` reached by the last buyer, linearly", float, func(s *Sale, r float64) { s.RampTo = r }),
+	sale("warmup", "leave buyers arriving in the sale's first `duration` out of the latency figures", time.ParseDuration, func(s *Sale, d time.Duration) { s.Warmup = d }),
+
+	lock("apps", "`n` application instances the buyers come through, each with its own pool of --conns connections", positive(strconv.Atoi), func(s *FlashSale, n int) { s.Apps = n }),
+	lock("serve", "`n` buyers each application instance serves at once (its workers); the others wait in its queue without touching Redis, until a place frees or their --timeout passes (0: no limit)", nonNegative(strconv.Atoi), func(s *FlashSale, n int) { s.Serve = n }),
+	lock("critical", "the critical `section`, what a lock holder does: read-think-write or atomic", text, func(s *FlashSale, c string) { s.Critical = Critical(c) }),
+	lock("think", "holder's work between read and write, its `think` time: 2ms, uniform:1ms-3ms, longtail:1ms,1500ms,0.01", ParseThink, func(s *FlashSale, t Think) { s.Think = t }),
+	lock("ttl", "lock TTL, a `duration` (EX-based locks round up to whole seconds)", positive(time.ParseDuration), func(s *FlashSale, d time.Duration) { s.TTL = d }),
+	lock("retry-interval", "the `duration` a buyer sleeps between its tries for the lock", positive(time.ParseDuration), func(s *FlashSale, d time.Duration) { s.Retry.Interval = d }),
+	lock("timeout", "how long (a `duration`) a buyer tries for the lock before giving up", positive(time.ParseDuration), func(s *FlashSale, d time.Duration) { s.Retry.Timeout = d }),
+	lock("waves", "make the sale a scheduled drop of --stock in `n` waves, fired by --buyers scheduler instances through the lock design, their scheduler lock (0: a sale of buyers)", nonNegative(strconv.Atoi), func(s *FlashSale, n int) { s.Drop.Waves = n }),
+	lock("wave-every", "with --waves: the `duration` between two waves", positive(time.ParseDuration), func(s *FlashSale, d time.Duration) { s.Drop.Every = d }),
+
+	queue("workers", "`n` queue workers taking and fulfilling orders", positive(strconv.Atoi), func(s *QueueSale, n int) { s.Workers = n }),
+	queue("visibility", "how long (a `duration`) a taken task stays with its worker before a re-delivering queue hands it on", positive(time.ParseDuration), func(s *QueueSale, d time.Duration) { s.Visibility = d }),
+	queue("work", "a worker's time on a task before fulfilling it, a `duration`", time.ParseDuration, func(s *QueueSale, d time.Duration) { s.Work = d }),
+
+	{Name: "seed", Usage: "seed for think-time draws, the faults' victims and rates", set: func(s *Sale, _ *FlashSale, _ *QueueSale, v string) error {
+		n, err := strconv.ParseUint(v, 10, 64)
+		s.Seed = n
+		return err
+	}},
+	{Name: "check-linearizable", Usage: "also check the purchases for linearizability with porcupine", set: func(_ *Sale, l *FlashSale, _ *QueueSale, v string) error {
+		b, err := strconv.ParseBool(v)
+		if l != nil {
+			l.CheckLinearizable = b
+		}
+		return err
+	}},
+	{Name: "fulfil", Usage: "how workers apply an order: naive or idempotent", set: func(_ *Sale, _ *FlashSale, q *QueueSale, v string) error {
+		if !slices.Contains(Fulfils, Fulfil(v)) {
+			return fmt.Errorf("unknown fulfil %q (fulfils: naive, idempotent)", v)
+		}
+		if q != nil {
+			q.Fulfil = Fulfil(v)
+		}
+		return nil
+	}},
+}
+
+// Check reads v as the setting's value into no sale: whether it would be taken.
+func (st Setting) Check(v string) error {
+	return st.set(new(Sale), new(FlashSale), new(QueueSale), v)
+}
+
+// SetLock reads setting name's value v into s: a usage error for an unknown name or a
+// bad value; a queue sale's setting leaves s as it is.
+func SetLock(s *FlashSale, name, v string) error { return set(&s.Sale, s, nil, name, v) }
+
+// SetQueue reads setting name's value v into s, as SetLock.
+func SetQueue(s *QueueSale, name, v string) error { return set(&s.Sale, nil, s, name, v) }
+
+func set(s *Sale, l *FlashSale, q *QueueSale, name, v string) error {
+	i := slices.IndexFunc(Settings, func(x Setting) bool { return x.Name == name })
+	if i < 0 {
+		return fmt.Errorf("unknown setting %q", name)
+	}
+	if err := Settings[i].set(s, l, q, v); err != nil {
+		return fmt.Errorf("%s=%s: %w", name, v, err)
+	}
+	return nil
+}
+
+func sale[T any](name, usage string, parse func(string) (T, error), apply func(*Sale, T)) Setting {
+	return Setting{Name: name, Usage: usage, Flag: true, set: func(s *Sale, _ *FlashSale, _ *QueueSale, v string) error {
+		x, err := parse(v)
+		if err == nil {
+			apply(s, x)
+		}
+		return err
+	}}
+}
+
+func lock[T any](name, usage string, parse func(string) (T, error), apply func(*FlashSale, T)) Setting {
+	return Setting{Name: name, Usage: usage, Flag: true, set: func(_ *Sale, l *FlashSale, _ *QueueSale, v string) error {
+		x, err := parse(v)
+		if err == nil && l != nil {
+			apply(l, x)
+		}
+		return err
+	}}
+}
+
+func queue[T any](name, usage string, parse func(string) (T, error), apply func(*QueueSale, T)) Setting {
+	return Setting{Name: name, Usage: usage, Flag: true, set: func(_ *Sale, _ *FlashSale, q *QueueSale, v string) error {
+		x, err := parse(v)
+		if err == nil && q != nil {
+			apply(q, x)
+		}
+		return err
+	}}
+}
+
+// The settings' parsers.
+var (
+	text    = func(s string) (string, error) { return s, nil }
+	float   = func(s string) (float64, error) { return strconv.ParseFloat(s, 64) }
+	int64Of = func(s string) (int64, error) { return strconv.ParseInt(s, 10, 64) }
+)
+
+// nonNegative refuses what parse reads as below zero.
+func nonNegative[T int | time.Duration](parse func(string) (T, error)) func(string) (T, error) {
+	return func(s string) (T, error) {
+		v, err := parse(s)
+		if err == nil && v < 0 {
+			err = errors.New("must not be negative")
+		}
+		return v, err
+	}
+}
+
+// positive refuses what parse reads as zero or less.
+func positive[T int | time.Duration](parse func(string) (T, error)) func(string) (T, error) {
+	return func(s string) (T, error) {
+		v, err := parse(s)
+		if err == nil && v <= 0 {
+			err = errors.New("must be positive")
+		}
+		return v, err
+	}
+}
