@@ -3,6 +3,8 @@ package scenarios
 import (
 	"errors"
 	"fmt"
+	"github.com/stockbench/stockbench/faults"
+	"github.com/stockbench/stockbench/results"
 	"slices"
 	"strconv"
 	"time"
@@ -149,4 +151,81 @@ func positive[T int | time.Duration](parse func(string) (T, error)) func(string)
 		}
 		return v, err
 	}
+}
+
+// Value is the sale s of design as a value (results.Sale): every setting spelled out,
+// its preset's too, so that the record says what the sale was and a shrink or the
+// explorer can change one setting of it. What only a preset sets (a retry's jitter, a
+// fault's rates) comes back with its scenario. Where the design comes from and where
+// Redis is are the caller's to add.
+func (s FlashSale) Value(design string) results.Sale {
+	s = s.WithDefaults()
+	v := results.Sale{Kind: results.LockSale, Scenario: s.Name, Design: design, Faults: s.Faults.String()}
+	spell(&v, s.Sale)
+	v.Set("critical", string(s.Critical))
+	v.Set("think", s.Think.String())
+	v.Set("ttl", s.TTL.String())
+	v.Set("retry-interval", s.Retry.Interval.String())
+	v.Set("timeout", s.Retry.Limit().String())
+	if s.Apps > 0 {
+		v.Set("apps", strconv.Itoa(s.Apps))
+	}
+	if s.Serve > 0 {
+		v.Set("serve", strconv.Itoa(s.Serve))
+	}
+	if s.CheckLinearizable {
+		v.Set("check-linearizable", "true")
+	}
+	if s.Drop.On() {
+		v.Set("waves", strconv.Itoa(s.Drop.Waves))
+		v.Set("wave-every", s.Drop.Every.String())
+	}
+	return v
+}
+
+// Value is the queue sale s of design as a value, as FlashSale.Value.
+func (s QueueSale) Value(design string) results.Sale {
+	s = s.WithDefaults()
+	v := results.Sale{Kind: results.QueueSale, Scenario: s.Name, Design: design, Faults: s.Faults.String()}
+	v.Set("fulfil", string(s.Fulfil))
+	spell(&v, s.Sale)
+	v.Set("workers", strconv.Itoa(s.Workers))
+	v.Set("visibility", s.Visibility.String())
+	v.Set("work", s.Work.String())
+	return v
+}
+
+// spell spells out the settings every kind of sale has.
+func spell(v *results.Sale, s Sale) {
+	v.Set("buyers", strconv.Itoa(s.Buyers))
+	v.Set("stock", strconv.FormatInt(s.Stock, 10))
+	v.Set("conns", strconv.Itoa(s.Conns))
+	v.Set("seed", strconv.FormatUint(s.Seed, 10))
+	if s.Rate > 0 {
+		v.Set("rate", strconv.FormatFloat(s.Rate, 'g', -1, 64))
+	}
+	if s.RampTo > 0 {
+		v.Set("ramp-to", strconv.FormatFloat(s.RampTo, 'g', -1, 64))
+	}
+	if s.Warmup > 0 {
+		v.Set("warmup", s.Warmup.String())
+	}
+}
+
+// FlashSaleOf is the flash sale v describes: its preset with its settings and faults,
+// checked.
+func FlashSaleOf(v results.Sale) (FlashSale, error) {
+	s, err := Lookup(v.Scenario)
+	if err != nil {
+		return s, err
+	}
+	for _, x := range v.Settings {
+		if err := SetLock(&s, x.Name, x.Value); err != nil {
+			return s, err
+		}
+	}
+	if s.Faults, err = faults.Parse(v.Faults); err != nil {
+		return s, err
+	}
+	return s, s.Validate()
 }

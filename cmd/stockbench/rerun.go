@@ -4,81 +4,33 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 
 	"github.com/stockbench/stockbench/bench"
 	"github.com/stockbench/stockbench/internal/designs/adapter"
 	"github.com/stockbench/stockbench/internal/redact"
 	"github.com/stockbench/stockbench/internal/servers"
 	"github.com/stockbench/stockbench/results"
-	"github.com/stockbench/stockbench/scenarios"
 )
 
-// sale is job j as a value: its preset, its design and where that came from, its fault
-// plan, every size, the seed, and where Redis came from. Every setting is spelled out,
-// the preset's too, so that the record says what the sale was and a shrink or the
-// explorer can change one setting of it. What only a preset sets (a retry's jitter, a
-// fault's rates) comes back with its scenario. Nil for a shard's sale: one command does
-// not rerun a sharded sale.
+// sale is job j as a value (scenarios.FlashSale.Value): with where its design comes
+// from and where Redis came from. Nil for a shard's sale: one command does not rerun a
+// sharded sale.
 func (c *common) sale(j bench.Job) *results.Sale {
 	if c.shard.Sharded() {
 		return nil
 	}
-	var s *results.Sale
+	var s results.Sale
 	switch j := j.(type) {
 	case bench.LockJob:
-		fs := j.Sale.WithDefaults()
-		s = &results.Sale{Kind: results.LockSale, Scenario: fs.Name, Design: j.Impl.Name, Faults: fs.Faults.String()}
-		spell(s, fs.Sale)
-		s.Set("critical", string(fs.Critical))
-		s.Set("think", fs.Think.String())
-		s.Set("ttl", fs.TTL.String())
-		s.Set("retry-interval", fs.Retry.Interval.String())
-		s.Set("timeout", fs.Retry.Limit().String())
-		if fs.Apps > 0 {
-			s.Set("apps", strconv.Itoa(fs.Apps))
-		}
-		if fs.Serve > 0 {
-			s.Set("serve", strconv.Itoa(fs.Serve))
-		}
-		if fs.CheckLinearizable {
-			s.Set("check-linearizable", "true")
-		}
-		if fs.Drop.On() {
-			s.Set("waves", strconv.Itoa(fs.Drop.Waves))
-			s.Set("wave-every", fs.Drop.Every.String())
-		}
+		s = j.Sale.Value(j.Impl.Name)
 	case bench.QueueJob:
-		qs := j.Sale.WithDefaults()
-		s = &results.Sale{Kind: results.QueueSale, Scenario: qs.Name, Design: j.Impl.Name, Faults: qs.Faults.String()}
-		s.Set("fulfil", string(qs.Fulfil))
-		spell(s, qs.Sale)
-		s.Set("workers", strconv.Itoa(qs.Workers))
-		s.Set("visibility", qs.Visibility.String())
-		s.Set("work", qs.Work.String())
+		s = j.Sale.Value(j.Impl.Name)
 	default:
 		return nil
 	}
 	s.Source = c.designs.source(s.Design)
 	s.Redis = c.redisArgs()
-	return s
-}
-
-// spell spells out the settings every kind of sale has.
-func spell(s *results.Sale, sale scenarios.Sale) {
-	s.Set("buyers", strconv.Itoa(sale.Buyers))
-	s.Set("stock", strconv.FormatInt(sale.Stock, 10))
-	s.Set("conns", strconv.Itoa(sale.Conns))
-	s.Set("seed", strconv.FormatUint(sale.Seed, 10))
-	if sale.Rate > 0 {
-		s.Set("rate", strconv.FormatFloat(sale.Rate, 'g', -1, 64))
-	}
-	if sale.RampTo > 0 {
-		s.Set("ramp-to", strconv.FormatFloat(sale.RampTo, 'g', -1, 64))
-	}
-	if sale.Warmup > 0 {
-		s.Set("warmup", sale.Warmup.String())
-	}
+	return &s
 }
 
 // redisArgs says where Redis came from, when the command was told: a password in a URL
