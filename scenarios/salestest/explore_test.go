@@ -17,7 +17,9 @@ type recorder struct {
 	errs []string
 }
 
-func (r *recorder) Errorf(format string, args ...any) { r.errs = append(r.errs, fmt.Sprintf(format, args...)) }
+func (r *recorder) Errorf(format string, args ...any) {
+	r.errs = append(r.errs, fmt.Sprintf(format, args...))
+}
 
 // ExploreLock, given set-nx-ex claimed SAFE everywhere and slow work the one fault to
 // draw, finds what the claim does not admit without being told a work time or a
