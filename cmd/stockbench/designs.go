@@ -46,6 +46,7 @@ func (c *catalogue) bind(fs *flag.FlagSet) {
 	fs.Func("lock-file", "a lock design written as Lua scripts, a JSON `file` (see examples/locks); repeatable", c.adder(true))
 	fs.Func("queue-file", "a queue design written as Lua scripts, a JSON `file` (see examples/queues); repeatable", c.adder(false))
 	fs.Func("lock-exec", "a lock in any language: a process adapter, `[NAME=]CMD ARGS` (see adapters/PROTOCOL.md); repeatable", c.execAdder(adapter.SupportsLock))
+	fs.Func("lock-go", "a Go lock library at a module version: `[NAME=]MODULE@VERSION [ARGS]` builds the adapter of adapters/go that imports MODULE against that version (once, into bin/adapters) and runs it as --lock-exec does, as github.com/go-redsync/redsync/v4@v4.12.1 --extend; repeatable, for two versions side by side", c.goLockAdder)
 	fs.Func("buy-exec", "a whole purchase in any language: a process adapter that supports buy, `[NAME=]CMD ARGS`; repeatable", c.execAdder(adapter.SupportsBuy))
 	fs.Func("queue-exec", "a queue in any language: a process adapter that supports queue, `[NAME=]CMD ARGS`; repeatable", c.execAdder(adapter.SupportsQueue))
 	fs.Func("adapter-procs", "`n` processes in each adapter's pool (default: the sale's --conns, as a PHP-FPM pool)", func(v string) error {

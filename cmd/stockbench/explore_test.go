@@ -123,3 +123,33 @@ func TestRuns(t *testing.T) {
 		t.Errorf("--runs 0: exit %d, %s", code, stderr)
 	}
 }
+
+// TestLockGo builds the Go adapter against a library's release it names, with the
+// features that release has (v4.11.0 has no WithSetNXOnExtend, v4.12.1 has), and runs
+// it as an adapter; a spec that names no version, or a module no adapter imports, is
+// one line and exit 2.
+func TestLockGo(t *testing.T) {
+	t.Parallel()
+	bin := filepath.Join("..", "..", "bin", "adapters", "redsync-lock-v4.11.0")
+	os.Remove(bin) // built again, by the command
+	code, stdout, stderr := stockbench(t, "run", "--lock-go", "github.com/go-redsync/redsync/v4@v4.11.0 --extend", "--adapter-nodes", "5",
+		"--buyers", "4", "--stock", "4", "--out", t.TempDir())
+	if code != bench.ExitOK || !strings.Contains(stdout, "redsync-lock-v4.11.0  none    SAFE") {
+		t.Fatalf("exit %d:\n%s\n%s", code, stdout, stderr)
+	}
+	if _, err := os.Stat(bin); err != nil {
+		t.Errorf("no adapter built: %v", err)
+	}
+	code, _, stderr = stockbench(t, "run", "--lock-go", "github.com/go-redsync/redsync/v4@v4.11.0 --extend --setnx-on-extend", "--adapter-nodes", "5", "--out", t.TempDir())
+	if code != bench.ExitUsage || !strings.Contains(stderr, "has no WithSetNXOnExtend") {
+		t.Errorf("v4.11.0 with --setnx-on-extend: exit %d, %s", code, stderr)
+	}
+	for _, spec := range []string{"github.com/go-redsync/redsync/v4", "example.com/nolock@v1.0.0", ""} {
+		out := t.TempDir()
+		code, _, stderr := stockbench(t, "run", "--lock-go", spec, "--out", out)
+		entries, _ := os.ReadDir(out)
+		if code != bench.ExitUsage || strings.Count(strings.TrimSpace(stderr), "\n") > 0 || len(entries) > 0 {
+			t.Errorf("--lock-go %q: exit %d, %s", spec, code, stderr)
+		}
+	}
+}

@@ -125,7 +125,7 @@ func perfAdapters(ctx context.Context, e *bench.Env, rounds int, stdout, stderr 
 	}
 	root, err := checkout()
 	if err != nil {
-		return err
+		return fmt.Errorf("perf: %w (or pass --adapters=false)", err)
 	}
 	for _, pair := range adapterPairs {
 		argv := strings.Fields(pair.command)
@@ -203,7 +203,7 @@ func joinClasses(cs []oracle.Class) string {
 func checkout() (string, error) {
 	dir, err := os.Getwd()
 	if err != nil {
-		return "", fmt.Errorf("perf: %w", err)
+		return "", err
 	}
 	for {
 		if _, err := os.Stat(filepath.Join(dir, "adapters", "PROTOCOL.md")); err == nil {
@@ -211,7 +211,7 @@ func checkout() (string, error) {
 		}
 		up := filepath.Dir(dir)
 		if up == dir {
-			return "", errors.New("perf: the shipped adapters are not here: run make perf in the checkout, or pass --adapters=false")
+			return "", errors.New("the shipped adapters are not here or above: run in stockbench's checkout")
 		}
 		dir = up
 	}
