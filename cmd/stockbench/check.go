@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -14,11 +15,13 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/stockbench/stockbench/bench"
 	"github.com/stockbench/stockbench/faults"
 	"github.com/stockbench/stockbench/internal/designs/adapter"
 	"github.com/stockbench/stockbench/internal/designs/designfile"
+	"github.com/stockbench/stockbench/internal/explore"
 	"github.com/stockbench/stockbench/lockimpl"
 	"github.com/stockbench/stockbench/queueimpl"
 	"github.com/stockbench/stockbench/results"
@@ -72,6 +75,20 @@ type runFile struct {
 	// Runs runs each sale with that many seeds, as --runs, for thresholds on rates
 	// (broken_locks_rate <= 0).
 	Runs int `json:"runs"`
+	// Explore, when set, explores the lock designs (or else the queue designs) after
+	// the sales, as stockbench explore, and holds the reruns of each finding's smallest
+	// sale to the thresholds too: a rate threshold reads them as it reads --runs.
+	Explore *exploreSpec `json:"explore"`
+}
+
+// exploreSpec is a run file's exploration: as explore's flags.
+type exploreSpec struct {
+	// Budget is a duration, as "2m"; Seed, Faults and Confirm as explore's --seed,
+	// --faults and --confirm.
+	Budget  string   `json:"budget"`
+	Seed    uint64   `json:"seed"`
+	Faults  []string `json:"faults"`
+	Confirm int      `json:"confirm"`
 }
 
 // checkCommand is `stockbench check [FILE]`: run what a run file names and judge it by
@@ -79,14 +96,30 @@ type runFile struct {
 // what fail_on names (or expect does not) or the run regressed, 2 on bad input, 3 when a
 // sale could not finish (bench.ExitRule, the thresholds in place of the documentation).
 func checkCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	c, jobs, after, help, err := checkJobs(args, stdout)
+	p, help, err := checkJobs(args, stdout)
 	if help || err != nil {
 		return bench.Complain(stderr, err)
 	}
 	// The run file's thresholds say what counts, with its fail_on and expect: the
 	// designs' documentation is not read.
-	c.policy.Stated = true
-	return bench.Execute(ctx, c.options(args, after), jobs, stdout, stderr)
+	p.c.policy.Stated = true
+	code := bench.Execute(ctx, p.c.options(args, p.after), p.jobs, stdout, stderr)
+	if p.explore.Budget == 0 || code == bench.ExitUsage || code == bench.ExitInterrupted {
+		return code
+	}
+	fmt.Fprintf(stdout, "\ncheck: exploring %s for %s\n", strings.Join(designNames(p.explore.Designs), " and "), p.explore.Budget)
+	return bench.Worst(code, p.c.runExplore(ctx, p.explore, append([]string{"check"}, args...), p.judge, stdout, stderr))
+}
+
+// checkPlan is what a check runs and how it judges it.
+type checkPlan struct {
+	c     *common
+	jobs  []bench.Job
+	after bench.Afterword
+	// explore is the run file's exploration, none when its Budget is zero; judge holds
+	// its findings' reruns to the thresholds.
+	explore explore.Config
+	judge   func(*results.File) ([]string, int)
 }
 
 // checkFlags binds check's flags: those of every running command, and the sale's.
@@ -102,11 +135,11 @@ func checkFlags() (*flag.FlagSet, *common, *saleFlags) {
 
 // checkJobs reads the command line and the run file into the jobs to run and the checks
 // of their outcome; everything is checked before anything starts.
-func checkJobs(args []string, stdout io.Writer) (*common, []bench.Job, bench.Afterword, bool, error) {
+func checkJobs(args []string, stdout io.Writer) (*checkPlan, bool, error) {
 	fs, _, _ := checkFlags()
 	pos, help, err := parseWithArgs(fs, args, stdout)
 	if help || err != nil {
-		return nil, nil, nil, help, err
+		return nil, help, err
 	}
 	file := DefaultRunFile
 	switch len(pos) {
@@ -114,33 +147,62 @@ func checkJobs(args []string, stdout io.Writer) (*common, []bench.Job, bench.Aft
 	case 1:
 		file = pos[0]
 	default:
-		return nil, nil, nil, false, bench.UsageError(fmt.Errorf("check: one run file at most, got %q", pos))
+		return nil, false, bench.UsageError(fmt.Errorf("check: one run file at most, got %q", pos))
 	}
 	rf, err := readRunFile(file)
 	if err != nil {
-		return nil, nil, nil, false, bench.UsageError(err)
+		return nil, false, bench.UsageError(err)
 	}
 	// The file's settings first, then the command line's flags over them.
 	fs, c, sf := checkFlags()
 	if err := rf.apply(fs); err != nil {
-		return nil, nil, nil, false, bench.UsageError(fmt.Errorf("%s: %w", file, err))
+		return nil, false, bench.UsageError(fmt.Errorf("%s: %w", file, err))
 	}
 	if _, _, err := parseWithArgs(fs, args, io.Discard); err != nil {
-		return nil, nil, nil, false, err
+		return nil, false, err
 	}
 	p, err := rf.plan(file, &c.designs)
 	if err != nil {
-		return nil, nil, nil, false, bench.UsageError(fmt.Errorf("%s: %w", file, err))
+		return nil, false, bench.UsageError(fmt.Errorf("%s: %w", file, err))
 	}
 	jobs, err := p.jobs(sf, c)
 	if err != nil {
-		return nil, nil, nil, false, err
+		return nil, false, err
 	}
-	j, err := rf.checks(file, append(slices.Clone(p.locks), p.queues...))
+	j, th, err := rf.checks(file, append(slices.Clone(p.locks), p.queues...))
 	if err != nil {
-		return nil, nil, nil, false, bench.UsageError(fmt.Errorf("%s: %w", file, err))
+		return nil, false, bench.UsageError(fmt.Errorf("%s: %w", file, err))
 	}
-	return c, jobs, j, false, nil
+	cp := &checkPlan{c: c, jobs: jobs, after: j, judge: func(f *results.File) ([]string, int) { return checkRun(f, th, nil, gate.Rules{}) }}
+	if rf.Explore != nil {
+		if cp.explore, err = rf.exploration(c, p); err != nil {
+			return nil, false, bench.UsageError(fmt.Errorf("%s: explore: %w", file, err))
+		}
+	}
+	return cp, false, nil
+}
+
+// exploration is the run file's exploration of the designs of p, checked.
+func (rf *runFile) exploration(c *common, p plan) (explore.Config, error) {
+	x := rf.Explore
+	budget, err := time.ParseDuration(x.Budget)
+	if err != nil {
+		return explore.Config{}, fmt.Errorf("budget: %w", err)
+	}
+	locks, queues := p.locks, []string(nil)
+	if len(locks) == 0 {
+		queues = p.queues
+	}
+	cfg, err := c.exploreConfig(locks, queues, strings.Join(x.Faults, ","), false)
+	if err != nil {
+		return cfg, err
+	}
+	confirm := cmp.Or(x.Confirm, explore.DefaultConfirm)
+	if err := exploreLimits(budget, confirm, explore.DefaultParallel); err != nil {
+		return cfg, err
+	}
+	cfg.Budget, cfg.Seed, cfg.Confirm, cfg.Parallel = budget, x.Seed, confirm, explore.DefaultParallel
+	return cfg, nil
 }
 
 // readRunFile reads and decodes a run file strictly: an unknown field is an error.
@@ -267,20 +329,20 @@ func (rf *runFile) plan(file string, designs *catalogue) (plan, error) {
 
 // checks reads the thresholds and the baseline now, so that a bad one stops the check
 // before it runs, and returns what judges the run.
-func (rf *runFile) checks(file string, designs []string) (bench.Afterword, error) {
+func (rf *runFile) checks(file string, designs []string) (bench.Afterword, gate.Thresholds, error) {
 	th := gate.Thresholds{}
 	for sel, list := range rf.Thresholds {
 		where := fmt.Sprintf("thresholds[%q]", sel)
 		if err := selects(sel, designs); err != nil {
-			return nil, fmt.Errorf("%s: %w", where, err)
+			return nil, nil, fmt.Errorf("%s: %w", where, err)
 		}
 		for i, s := range list {
 			t, err := gate.ParseThreshold(s)
 			if err != nil {
-				return nil, fmt.Errorf("%s[%d]: %w", where, i, err)
+				return nil, nil, fmt.Errorf("%s[%d]: %w", where, i, err)
 			}
 			if t.Ref != "" && !slices.Contains(designs, t.Ref) {
-				return nil, fmt.Errorf("%s[%d]: %q compares with %s, which this run does not run (designs: %s)", where, i, s, t.Ref, joinNames(designs))
+				return nil, nil, fmt.Errorf("%s[%d]: %q compares with %s, which this run does not run (designs: %s)", where, i, s, t.Ref, joinNames(designs))
 			}
 			th[sel] = append(th[sel], t)
 		}
@@ -290,22 +352,22 @@ func (rf *runFile) checks(file string, designs []string) (bench.Afterword, error
 	if rf.Baseline != "" {
 		var err error
 		if base, err = readResults(relTo(file, rf.Baseline)); err != nil {
-			return nil, fmt.Errorf("baseline: %w", err)
+			return nil, nil, fmt.Errorf("baseline: %w", err)
 		}
 		gr := ""
 		if rf.GateRules != "" {
 			gr = relTo(file, rf.GateRules)
 		}
 		if rules, err = gateRules(gr, nil); err != nil {
-			return nil, fmt.Errorf("gate_rules: %w", err)
+			return nil, nil, fmt.Errorf("gate_rules: %w", err)
 		}
 	} else if rf.GateRules != "" {
-		return nil, errors.New("gate_rules: there is no baseline to gate against")
+		return nil, nil, errors.New("gate_rules: there is no baseline to gate against")
 	}
 	if len(th) == 0 && base == nil {
-		return nil, errors.New("nothing to check: give thresholds, a baseline, or both")
+		return nil, nil, errors.New("nothing to check: give thresholds, a baseline, or both")
 	}
-	return func(f *results.File) ([]string, int) { return checkRun(f, th, base, rules) }, nil
+	return func(f *results.File) ([]string, int) { return checkRun(f, th, base, rules) }, th, nil
 }
 
 // selects says what is wrong with a selector: a design part that is no pattern must name

@@ -55,7 +55,13 @@ func exploreCommand(ctx context.Context, args []string, stdout, stderr io.Writer
 		return bench.Complain(stderr, bench.UsageError(err))
 	}
 	cfg.Budget, cfg.Seed, cfg.Confirm, cfg.Parallel = *budget, *seed, *confirm, c.parallel
-	e, code := bench.Start(ctx, c.options(append([]string{"explore"}, args...), nil), stderr)
+	return c.runExplore(ctx, cfg, append([]string{"explore"}, args...), nil, stdout, stderr)
+}
+
+// runExplore starts the servers, explores, and writes and prints what was found (see
+// writeExplore); args is the command line that made the run, for its record.
+func (c *common) runExplore(ctx context.Context, cfg explore.Config, args []string, judge bench.Afterword, stdout, stderr io.Writer) int {
+	e, code := bench.Start(ctx, c.options(args, nil), stderr)
 	if e == nil {
 		return code
 	}
@@ -79,7 +85,7 @@ func exploreCommand(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err != nil {
 		return bench.Complain(stderr, err)
 	}
-	return c.writeExplore(ctx, rep, e, args, stdout, stderr)
+	return c.writeExplore(ctx, rep, e, args, judge, stdout, stderr)
 }
 
 // exploreLimits refuses settings an exploration cannot use.
@@ -160,11 +166,12 @@ func designNames(ds []results.Sale) []string {
 // finding's example reruns as results.json with their report and timelines), prints
 // the differences and the findings, and returns the exit code: 1 for a design
 // significantly worse than the first, or, exploring one, for a finding its design does
-// not document; 130 when interrupted.
-func (c *common) writeExplore(ctx context.Context, rep *explore.Report, e *bench.Env, args []string, stdout, stderr io.Writer) int {
+// not document; 130 when interrupted. judge, when set (a run file's thresholds),
+// judges the reruns instead, each example carrying every rerun's draw for the rates.
+func (c *common) writeExplore(ctx context.Context, rep *explore.Report, e *bench.Env, args []string, judge bench.Afterword, stdout, stderr io.Writer) int {
 	id := results.NewID()
 	out := results.NewOutput(c.out, id)
-	file := bench.NewFile(append([]string{"explore"}, args...), id, e.Shared.Info.Record())
+	file := bench.NewFile(args, id, e.Shared.Info.Record())
 	file.Plots, file.StartedAt, file.FinishedAt, file.Complete = string(*c.plots), rep.Started, time.Now().UTC(), rep.Complete
 	if !rep.Complete {
 		file.Incomplete = "interrupted: what was found until then"
@@ -178,7 +185,9 @@ func (c *common) writeExplore(ctx context.Context, rep *explore.Report, e *bench
 			if r.Example == nil {
 				continue
 			}
-			file.Runs = append(file.Runs, *r.Example)
+			ex := *r.Example
+			ex.Draws = &r.Draws
+			file.Runs = append(file.Runs, ex)
 			if st, _ := c.policy.Stand(r.Example); st.Fails() && len(rep.Designs) == 1 {
 				code, why = bench.ExitFailed, fmt.Sprintf("%s, %s: %s, which %s does not document", explore.Under(f.Faults), f.Timing, r.Example.Verdict.Cell(), r.Design)
 			}
@@ -186,6 +195,11 @@ func (c *common) writeExplore(ctx context.Context, rep *explore.Report, e *bench
 	}
 	if d := rep.Differences(); len(d) > 0 {
 		code, why = bench.ExitFailed, fmt.Sprintf("%d significant difference(s) between the designs", len(d))
+	}
+	var verdict []string
+	if judge != nil {
+		verdict, code = judge(file)
+		why = "the thresholds on the findings' reruns"
 	}
 	if err := out.Progress(file); err != nil {
 		return bench.Complain(stderr, fmt.Errorf("explore: %w", err))
@@ -210,6 +224,9 @@ func (c *common) writeExplore(ctx context.Context, rep *explore.Report, e *bench
 		fmt.Fprint(stdout, ", report.html with each finding's timeline")
 	}
 	fmt.Fprintln(stdout, ")")
+	for _, l := range verdict {
+		fmt.Fprintln(stdout, l)
+	}
 	if !rep.Complete {
 		code, why = bench.ExitInterrupted, "interrupted; what was found is written"
 	}

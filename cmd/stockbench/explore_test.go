@@ -153,3 +153,25 @@ func TestLockGo(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckExplores: a run file's explore block explores its design after its sales,
+// and its thresholds judge each finding's reruns, a rate threshold reading them as it
+// reads --runs. none oversells 60 buyers on 20 units (as TestExitStatus says), and in
+// the exploration every drawn sale where two buyers read one unit before either writes.
+func TestCheckExplores(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	rf := writeFile(t, dir, "stockbench.json", `{"locks": ["none"], "scenarios": ["flash-sale"], "faults": ["none"], "queues": [],
+		"settings": {"buyers": 60, "stock": 20, "think": "2ms"},
+		"thresholds": {"none": ["oversold_rate <= 0"]},
+		"explore": {"budget": "30s", "faults": ["none"], "confirm": 3}}`)
+	code, stdout, stderr := stockbench(t, "check", rf, "--out", t.TempDir())
+	_, explored, _ := strings.Cut(stdout, "check: exploring none for 30s")
+	if code != bench.ExitFailed || !strings.Contains(explored, "BROKEN: ") || !strings.Contains(explored, "oversold_rate <= 0") {
+		t.Fatalf("exit %d, want 1 with the exploration's reruns over the threshold:\n%s\n%s", code, stdout, stderr)
+	}
+	bad := writeFile(t, dir, "bad.json", `{"locks": ["none"], "thresholds": {"none": ["oversold == 0"]}, "explore": {"budget": "soon"}}`)
+	if code, _, stderr := stockbench(t, "check", bad, "--out", t.TempDir()); code != bench.ExitUsage || !strings.Contains(stderr, "explore: budget") {
+		t.Errorf("a bad budget: exit %d, %s", code, stderr)
+	}
+}

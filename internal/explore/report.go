@@ -67,12 +67,14 @@ type Rate struct {
 	Runs   int            `json:"runs"`
 	Shown  map[string]int `json:"shown"`
 	// Example is the rerun that found the most (the worst class), for its timeline; nil
-	// when none found anything.
-	Example *results.Run `json:"-"`
+	// when none found anything. Draws is every rerun's class and findings.
+	Example *results.Run   `json:"-"`
+	Draws   results.Draws `json:"-"`
 }
 
 func (r *Rate) add(run *results.Run) {
 	r.Runs++
+	r.Draws.Add(run)
 	kinds := findings(run)
 	for _, k := range kinds {
 		r.Shown[k]++
