@@ -68,7 +68,7 @@ type Rate struct {
 	Shown  map[string]int `json:"shown"`
 	// Example is the rerun that found the most (the worst class), for its timeline; nil
 	// when none found anything. Draws is every rerun's class and findings.
-	Example *results.Run   `json:"-"`
+	Example *results.Run  `json:"-"`
 	Draws   results.Draws `json:"-"`
 }
 
