@@ -68,7 +68,7 @@ const (
 	Alpha = 0.05
 	// searchShare is the share of the budget the search takes; shrinking and measuring
 	// the findings take the rest.
-	searchShare = 0.55
+	searchShare = 0.5
 	// grace is how long after the budget a sale under way may take to end; one still
 	// going then is cut short and left out.
 	grace = 20 * time.Second
@@ -274,7 +274,7 @@ func (x *explorer) settle(ctx context.Context) {
 // than many settled badly, and the most promising come first.
 func (x *explorer) settleOne(ctx context.Context, fd *Finding) {
 	fd.Target = fd.target()
-	shrinkBy := time.Now().Add(min(time.Until(x.deadline)/3, 90*time.Second))
+	shrinkBy := time.Now().Add(min(time.Until(x.deadline)/3, time.Minute))
 	earns := func(ctx context.Context, s results.Sale) (results.Run, bool) {
 		var last results.Run
 		for range x.cfg.Tries {

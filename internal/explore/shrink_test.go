@@ -50,7 +50,8 @@ func TestShrinkSteps(t *testing.T) {
 		{"faults", drop(), "fault", ""},
 		{"work", drop(), "think", "150ms"},
 		{"work", with(drop(), "think", "uniform:1ms-3ms"), "think", ""},
-		{"TTL, work and faults", with(drop(), "fault", "slow-work:for=1.5s"), "ttl", "500ms"},
+		{"TTL, work and faults", with(with(drop(), "fault", "slow-work:for=1.5s"), "ttl", "2s"), "ttl", "1s"},
+		{"TTL, work and faults", drop(), "ttl", ""}, // not below a second
 	} {
 		i := slices.IndexFunc(Steps, func(s Step) bool { return s.Name == c.step })
 		if i < 0 {
@@ -71,7 +72,7 @@ func TestShrinkSteps(t *testing.T) {
 			t.Errorf("%s of %v: want %s %s, got %v (%v)", c.step, c.sale.Settings, c.name, c.want, v, ok)
 		}
 	}
-	if got, _ := Steps[slices.IndexFunc(Steps, func(s Step) bool { return s.Name == "TTL, work and faults" })].Apply(with(drop(), "fault", "slow-work:for=1.5s")); got.Get("think") != "150ms" || got.Faults != "slow-work:for=750ms" {
+	if got, _ := Steps[slices.IndexFunc(Steps, func(s Step) bool { return s.Name == "TTL, work and faults" })].Apply(with(with(drop(), "fault", "slow-work:for=1.5s"), "ttl", "2s")); got.Get("think") != "150ms" || got.Faults != "slow-work:for=750ms" {
 		t.Errorf("halving the timing: think %s, faults %s; want 150ms and slow-work:for=750ms", got.Get("think"), got.Faults)
 	}
 }
