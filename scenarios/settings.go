@@ -27,25 +27,25 @@ type Setting struct {
 
 // Settings is every setting, the flags' order.
 var Settings = []Setting{
-	sale("buyers", "`n` buyers, each buying at most once", positive(strconv.Atoi), func(s *Sale, n int) { s.Buyers = n }),
+	sale("buyers", "`n` buyers, each buying at most once", Positive(strconv.Atoi), func(s *Sale, n int) { s.Buyers = n }),
 	sale("stock", "`units` on sale", int64Of, func(s *Sale, n int64) { s.Stock = n }),
-	sale("conns", "`n` connections: the pool shared by all buyers", positive(strconv.Atoi), func(s *Sale, n int) { s.Conns = n }),
+	sale("conns", "`n` connections: the pool shared by all buyers", Positive(strconv.Atoi), func(s *Sale, n int) { s.Conns = n }),
 	sale("rate", "open load: buyers (or orders) arriving per second, at this `rate`, latency counted from each intended arrival (0: every buyer at once)", float, func(s *Sale, r float64) { s.Rate = r }),
 	sale("ramp-to", "with --rate: the arrival `rate` reached by the last buyer, linearly", float, func(s *Sale, r float64) { s.RampTo = r }),
 	sale("warmup", "leave buyers arriving in the sale's first `duration` out of the latency figures", time.ParseDuration, func(s *Sale, d time.Duration) { s.Warmup = d }),
 
-	lock("apps", "`n` application instances the buyers come through, each with its own pool of --conns connections", positive(strconv.Atoi), func(s *FlashSale, n int) { s.Apps = n }),
-	lock("serve", "`n` buyers each application instance serves at once (its workers); the others wait in its queue without touching Redis, until a place frees or their --timeout passes (0: no limit)", nonNegative(strconv.Atoi), func(s *FlashSale, n int) { s.Serve = n }),
+	lock("apps", "`n` application instances the buyers come through, each with its own pool of --conns connections", Positive(strconv.Atoi), func(s *FlashSale, n int) { s.Apps = n }),
+	lock("serve", "`n` buyers each application instance serves at once (its workers); the others wait in its queue without touching Redis, until a place frees or their --timeout passes (0: no limit)", NonNegative(strconv.Atoi), func(s *FlashSale, n int) { s.Serve = n }),
 	lock("critical", "the critical `section`, what a lock holder does: read-think-write or atomic", text, func(s *FlashSale, c string) { s.Critical = Critical(c) }),
 	lock("think", "holder's work between read and write, its `think` time: 2ms, uniform:1ms-3ms, longtail:1ms,1500ms,0.01", ParseThink, func(s *FlashSale, t Think) { s.Think = t }),
-	lock("ttl", "lock TTL, a `duration` (EX-based locks round up to whole seconds)", positive(time.ParseDuration), func(s *FlashSale, d time.Duration) { s.TTL = d }),
-	lock("retry-interval", "the `duration` a buyer sleeps between its tries for the lock", positive(time.ParseDuration), func(s *FlashSale, d time.Duration) { s.Retry.Interval = d }),
-	lock("timeout", "how long (a `duration`) a buyer tries for the lock before giving up", positive(time.ParseDuration), func(s *FlashSale, d time.Duration) { s.Retry.Timeout = d }),
-	lock("waves", "make the sale a scheduled drop of --stock in `n` waves, fired by --buyers scheduler instances through the lock design, their scheduler lock (0: a sale of buyers)", nonNegative(strconv.Atoi), func(s *FlashSale, n int) { s.Drop.Waves = n }),
-	lock("wave-every", "with --waves: the `duration` between two waves", positive(time.ParseDuration), func(s *FlashSale, d time.Duration) { s.Drop.Every = d }),
+	lock("ttl", "lock TTL, a `duration` (EX-based locks round up to whole seconds)", Positive(time.ParseDuration), func(s *FlashSale, d time.Duration) { s.TTL = d }),
+	lock("retry-interval", "the `duration` a buyer sleeps between its tries for the lock", Positive(time.ParseDuration), func(s *FlashSale, d time.Duration) { s.Retry.Interval = d }),
+	lock("timeout", "how long (a `duration`) a buyer tries for the lock before giving up", Positive(time.ParseDuration), func(s *FlashSale, d time.Duration) { s.Retry.Timeout = d }),
+	lock("waves", "make the sale a scheduled drop of --stock in `n` waves, fired by --buyers scheduler instances through the lock design, their scheduler lock (0: a sale of buyers)", NonNegative(strconv.Atoi), func(s *FlashSale, n int) { s.Drop.Waves = n }),
+	lock("wave-every", "with --waves: the `duration` between two waves", Positive(time.ParseDuration), func(s *FlashSale, d time.Duration) { s.Drop.Every = d }),
 
-	queue("workers", "`n` queue workers taking and fulfilling orders", positive(strconv.Atoi), func(s *QueueSale, n int) { s.Workers = n }),
-	queue("visibility", "how long (a `duration`) a taken task stays with its worker before a re-delivering queue hands it on", positive(time.ParseDuration), func(s *QueueSale, d time.Duration) { s.Visibility = d }),
+	queue("workers", "`n` queue workers taking and fulfilling orders", Positive(strconv.Atoi), func(s *QueueSale, n int) { s.Workers = n }),
+	queue("visibility", "how long (a `duration`) a taken task stays with its worker before a re-delivering queue hands it on", Positive(time.ParseDuration), func(s *QueueSale, d time.Duration) { s.Visibility = d }),
 	queue("work", "a worker's time on a task before fulfilling it, a `duration`", time.ParseDuration, func(s *QueueSale, d time.Duration) { s.Work = d }),
 
 	{Name: "seed", Usage: "seed for think-time draws, the faults' victims and rates", set: func(s *Sale, _ *FlashSale, _ *QueueSale, v string) error {
@@ -131,8 +131,8 @@ var (
 	int64Of = func(s string) (int64, error) { return strconv.ParseInt(s, 10, 64) }
 )
 
-// nonNegative refuses what parse reads as below zero.
-func nonNegative[T int | time.Duration](parse func(string) (T, error)) func(string) (T, error) {
+// NonNegative refuses what parse reads as below zero.
+func NonNegative[T int | time.Duration](parse func(string) (T, error)) func(string) (T, error) {
 	return func(s string) (T, error) {
 		v, err := parse(s)
 		if err == nil && v < 0 {
@@ -142,8 +142,8 @@ func nonNegative[T int | time.Duration](parse func(string) (T, error)) func(stri
 	}
 }
 
-// positive refuses what parse reads as zero or less.
-func positive[T int | time.Duration](parse func(string) (T, error)) func(string) (T, error) {
+// Positive refuses what parse reads as zero or less: a setting's parser, and a flag's.
+func Positive[T int | time.Duration](parse func(string) (T, error)) func(string) (T, error) {
 	return func(s string) (T, error) {
 		v, err := parse(s)
 		if err == nil && v <= 0 {

@@ -16,6 +16,7 @@ import (
 	"github.com/stockbench/stockbench/internal/designs/designfile"
 	"github.com/stockbench/stockbench/lockimpl"
 	"github.com/stockbench/stockbench/queueimpl"
+	"github.com/stockbench/stockbench/scenarios"
 )
 
 // catalogue is the designs a command can name: those built into the binary, those read
@@ -50,12 +51,12 @@ func (c *catalogue) bind(fs *flag.FlagSet) {
 	fs.Func("buy-exec", "a whole purchase in any language: a process adapter that supports buy, `[NAME=]CMD ARGS`; repeatable", c.execAdder(adapter.SupportsBuy))
 	fs.Func("queue-exec", "a queue in any language: a process adapter that supports queue, `[NAME=]CMD ARGS`; repeatable", c.execAdder(adapter.SupportsQueue))
 	fs.Func("adapter-procs", "`n` processes in each adapter's pool (default: the sale's --conns, as a PHP-FPM pool)", func(v string) error {
-		n, err := positive(strconv.Atoi)(v)
+		n, err := scenarios.Positive(strconv.Atoi)(v)
 		c.procs = n
 		return err
 	})
 	fs.Func("adapter-nodes", "`n` independent lock servers for each lock adapter, which must support nodes (Redlock's majority over five; default 1)", func(v string) error {
-		n, err := positive(strconv.Atoi)(v)
+		n, err := scenarios.Positive(strconv.Atoi)(v)
 		if err == nil && n > maxNodes {
 			err = fmt.Errorf("at most %d", maxNodes)
 		}
@@ -72,10 +73,7 @@ const maxNodes = 9
 // the base name of the script (the first argument) or of the command, without extension.
 func (c *catalogue) execAdder(part string) func(string) error {
 	return func(spec string) error {
-		name, command, named := strings.Cut(spec, "=")
-		if !named || strings.ContainsAny(name, " /") {
-			name, command = "", spec
-		}
+		name, command := named(spec, " /")
 		argv := strings.Fields(command)
 		if len(argv) == 0 {
 			return errors.New("an adapter needs a command")
@@ -90,6 +88,16 @@ func (c *catalogue) execAdder(part string) func(string) error {
 		c.execs = append(c.execs, execDesign{adapter.Config{Name: name, Command: command}, part})
 		return nil
 	}
+}
+
+// named splits a design's spec "[NAME=]REST": NAME when what comes before the first "="
+// holds no space nor any of not, else "" and the spec whole.
+func named(spec, not string) (name, rest string) {
+	name, rest, ok := strings.Cut(spec, "=")
+	if !ok || strings.ContainsAny(name, " "+not) {
+		return "", spec
+	}
+	return name, rest
 }
 
 // free says whether name is free for a design from where.

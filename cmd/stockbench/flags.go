@@ -1,13 +1,11 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/stockbench/stockbench/bench"
 	"github.com/stockbench/stockbench/internal/servers"
@@ -242,17 +240,6 @@ var (
 	float   = func(s string) (float64, error) { return strconv.ParseFloat(s, 64) }
 	int64Of = func(s string) (int64, error) { return strconv.ParseInt(s, 10, 64) }
 )
-
-// positive refuses what parse reads as zero or less.
-func positive[T int | time.Duration](parse func(string) (T, error)) func(string) (T, error) {
-	return func(s string) (T, error) {
-		v, err := parse(s)
-		if err == nil && v <= 0 {
-			err = errors.New("must be positive")
-		}
-		return v, err
-	}
-}
 
 // parse parses args into fs. Help goes to stdout; a bad flag or any positional argument
 // becomes one usage error.

@@ -25,10 +25,7 @@ const goAdapters = "adapters/go"
 // PROGRAM-VERSION. Two versions of one library side by side are what a maintainer
 // reviewing a change compares (explore --lock-go A --lock-go B).
 func (c *catalogue) goLockAdder(spec string) error {
-	name, rest, named := strings.Cut(spec, "=")
-	if !named || strings.ContainsAny(name, " /@") {
-		name, rest = "", spec
-	}
+	name, rest := named(spec, "/@")
 	fields := strings.Fields(rest)
 	if len(fields) == 0 {
 		return errors.New("want MODULE@VERSION [ARGS], as github.com/go-redsync/redsync/v4@v4.12.1 --extend")
