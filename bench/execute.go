@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -87,6 +88,10 @@ func Execute(ctx context.Context, o Options, jobs []Job, stdout, stderr io.Write
 	}
 	verdict, jcode := judge(file)
 	code = Worst(code, jcode)
+	if n := len(verdict); code != jcode && n > 0 && strings.HasPrefix(verdict[n-1], "exit ") {
+		// The run's own end outranks the judge's reading (Ctrl-C over an incomplete run).
+		verdict[n-1] = fmt.Sprintf("exit %d: %s", code, cmp.Or(file.Incomplete, "the run did not finish"))
+	}
 	if err := out.Progress(file); err != nil {
 		fmt.Fprintln(stderr, "stockbench: write results:", OneLine(err.Error()))
 		return Worst(code, ExitUnfinished)

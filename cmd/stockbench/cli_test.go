@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -279,6 +280,8 @@ func TestInterrupt(t *testing.T) {
 			out := t.TempDir()
 			cmd := exec.Command(binary, "run", "--lock", "set-nx-ex", "--buyers", "50", "--stock", "100",
 				"--think", "200ms", "--redis", tt.mode, "--out", out)
+			var stdout strings.Builder
+			cmd.Stdout = &stdout
 			stderr, err := cmd.StderrPipe()
 			if err != nil {
 				t.Fatal(err)
@@ -304,6 +307,10 @@ func TestInterrupt(t *testing.T) {
 			cmd.Wait()
 			if exp, got := tt.exit, cmd.ProcessState.ExitCode(); exp != got {
 				t.Errorf("exit code: want %d, got %d", exp, got)
+			}
+			// The last line says the code the run exits with, and why.
+			if last := lastLine([]byte(stdout.String())); !strings.HasPrefix(last, fmt.Sprintf("exit %d: ", tt.exit)) {
+				t.Errorf("last line %q, want exit %d's", last, tt.exit)
 			}
 			f := readOnlyRun(t, out)
 			if f.Complete || len(f.Runs) != 1 || f.Runs[0].Complete || !strings.Contains(f.Incomplete, tt.reason) {
