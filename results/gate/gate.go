@@ -160,6 +160,7 @@ func Compare(baseline, current *results.File, rules Rules) Result {
 		}
 		res.Regressions = append(res.Regressions, hardGates(key, r, b)...)
 		if b != nil {
+			res.Regressions = append(res.Regressions, rateGates(key, r, b)...)
 			regs, notes := softGates(key, r, b, current, baseline, rules)
 			res.Regressions, res.Notes = append(res.Regressions, regs...), append(res.Notes, notes...)
 		}

@@ -3,6 +3,7 @@ package gate
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -270,5 +271,44 @@ func TestSlim(t *testing.T) {
 	}
 	if res := Compare(f, s, Defaults); !res.Passed() {
 		t.Errorf("a run gated against its slimmed self: %v", res.Regressions)
+	}
+}
+
+// TestRateGate: between sales run with several seeds, a kind of finding that rose
+// significantly is a regression (a lock that broke in 8 draws of 10 where it broke in
+// none); a rise chance explains (1 of 10 where it was 0 of 10) is not, and a baseline
+// whose draws earned a class admits it in a single draw.
+func TestRateGate(t *testing.T) {
+	draws := func(broken, of int) *results.Draws {
+		d := &results.Draws{}
+		for i := range of {
+			run := results.Run{Params: results.Params{Seed: uint64(i)}, Verdict: oracle.Verdict{Class: oracle.ClassSafe}}
+			if i < broken {
+				run.Verdict = oracle.Verdict{Class: oracle.ClassBroken, Count: 1, Findings: []string{"LOCK-BROKEN 1"}}
+			}
+			d.Add(&run)
+		}
+		return d
+	}
+	for _, tc := range []struct {
+		cur, base int
+		want      string // in the regression; "" for none
+	}{
+		{8, 0, "LOCK-BROKEN in 8 of 10 draws, the baseline's 0 of 10 (Fisher's exact test, p=0.00071)"},
+		{1, 0, ""},
+		{3, 3, ""},
+		{0, 8, ""},
+	} {
+		base, cur := gateFile(gateRun{impl: "token", faults: "slow-work", n: 30}), gateFile(gateRun{impl: "token", faults: "slow-work", n: 30})
+		base.Runs[0].Draws, cur.Runs[0].Draws = draws(tc.base, 10), draws(tc.cur, 10)
+		regs := strings.Join(rateGates("k", &cur.Runs[0], &base.Runs[0]), "\n")
+		if (tc.want == "") != (regs == "") || !strings.Contains(regs, tc.want) {
+			t.Errorf("%d of 10 against %d of 10: regressions %q, want %q", tc.cur, tc.base, regs, tc.want)
+		}
+	}
+	b := gateRun{impl: "token", faults: "slow-work", n: 30}.run()
+	b.Draws = draws(2, 10)
+	if got := rerun(&b); !slices.Contains(got, oracle.ClassBroken) {
+		t.Errorf("the baseline's draws admit %v, want LOCK-BROKEN among them", got)
 	}
 }

@@ -32,10 +32,39 @@ func allows(expected []oracle.Class, c oracle.Class) bool {
 // race (the headline's, under a pause rate) admits, beside its documentation, the harm
 // its own reruns showed, rather than failing every gate whose run lands on the other side.
 func rerun(b *results.Run) []oracle.Class {
-	if b.Repeats == nil {
+	var cs []oracle.Class
+	if b.Repeats != nil {
+		cs = slices.Collect(maps.Keys(b.Repeats.Classes))
+	}
+	if b.Draws != nil { // its draws with other seeds (--runs) likewise
+		cs = append(cs, slices.Collect(maps.Keys(b.Draws.Classes))...)
+	}
+	return cs
+}
+
+// rateAlpha is the two-sided p-value under which rateGates counts a finding's rise
+// between two sales run with several seeds significant.
+const rateAlpha = 0.01
+
+// rateGates: where both sales ran with several seeds (--runs), a kind of finding whose
+// rate rose significantly (Fisher's exact test): a race that now strikes more often,
+// which no single draw, nor the worst of several, tells from chance.
+func rateGates(key string, r, b *results.Run) []string {
+	if r.Draws == nil || b.Draws == nil || r.Draws.Runs < 2 || b.Draws.Runs < 2 {
 		return nil
 	}
-	return slices.Collect(maps.Keys(b.Repeats.Classes))
+	var out []string
+	for _, k := range slices.Sorted(maps.Keys(r.Draws.Findings)) {
+		kr, kb := r.Draws.Findings[k], b.Draws.Findings[k]
+		if float64(kr)/float64(r.Draws.Runs) <= float64(kb)/float64(b.Draws.Runs) {
+			continue
+		}
+		if p := results.FisherExact(kr, r.Draws.Runs, kb, b.Draws.Runs); p < rateAlpha {
+			out = append(out, fmt.Sprintf("%s: %s in %d of %d draws, the baseline's %d of %d (Fisher's exact test, p=%.2g)",
+				key, k, kr, r.Draws.Runs, kb, b.Draws.Runs, p))
+		}
+	}
+	return out
 }
 
 // hardGates: harm where the design is documented safe, or where the baseline had none
