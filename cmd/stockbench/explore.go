@@ -201,8 +201,14 @@ func (c *common) writeExplore(ctx context.Context, rep *explore.Report, e *bench
 		verdict, code = judge(file)
 		why = "the thresholds on the findings' reruns"
 	}
-	if err := out.Progress(file); err != nil {
+	rep.Redis = file.Target
+	if err := os.MkdirAll(out.Dir, 0o755); err != nil {
 		return bench.Complain(stderr, fmt.Errorf("explore: %w", err))
+	}
+	if len(file.Runs) > 0 { // a record of no run is none: explore.json says what ran
+		if err := out.Progress(file); err != nil {
+			return bench.Complain(stderr, fmt.Errorf("explore: %w", err))
+		}
 	}
 	shell := func(s results.Sale) string { return bench.ShellLine(s.Args()) }
 	var md strings.Builder

@@ -3,12 +3,16 @@ package main
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stockbench/stockbench/bench"
 	"github.com/stockbench/stockbench/internal/explore"
+	"github.com/stockbench/stockbench/results"
 )
 
 // TestExploreBadInput: each bad command line is one line and exit 2, and creates
@@ -174,4 +178,40 @@ func TestCheckExplores(t *testing.T) {
 	if code, _, stderr := stockbench(t, "check", bad, "--out", t.TempDir()); code != bench.ExitUsage || !strings.Contains(stderr, "explore: budget") {
 		t.Errorf("a bad budget: exit %d, %s", code, stderr)
 	}
+}
+
+// TestExploreInterrupted: Ctrl-C keeps what the exploration found: its directory is
+// written, marked incomplete, it exits 130 saying so, and no Redis is left behind.
+func TestExploreInterrupted(t *testing.T) {
+	t.Parallel()
+	out := t.TempDir()
+	cmd := exec.Command(binary, "explore", "--lock", "none", "--lock", "lua", "--faults", "none", "--budget", "2m", "--redis", "process", "--out", out)
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(15 * time.Second) // some batches in
+	cmd.Process.Signal(syscall.SIGINT)
+	cmd.Wait()
+	if code := cmd.ProcessState.ExitCode(); code != bench.ExitInterrupted || !strings.HasPrefix(lastLine([]byte(stdout.String())), "exit 130: interrupted") {
+		t.Fatalf("exit %d, want 130 with its line:\n%s\n%s", code, stdout.String(), stderr.String())
+	}
+	files, _ := filepath.Glob(filepath.Join(out, "*", "explore.md"))
+	if len(files) != 1 {
+		t.Fatalf("want one explore.md, got %v", files)
+	}
+	md, _ := os.ReadFile(files[0])
+	if !strings.Contains(string(md), "INCOMPLETE (interrupted)") {
+		t.Errorf("explore.md does not say it is incomplete:\n%s", md)
+	}
+	b, err := os.ReadFile(filepath.Join(filepath.Dir(files[0]), "explore.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep explore.Report
+	if err := json.Unmarshal(b, &rep); err != nil || rep.Complete || rep.Redis.PID == 0 {
+		t.Fatalf("explore.json: %v, complete %v, redis %+v", err, rep.Complete, rep.Redis)
+	}
+	leftBehind(t, &results.File{Target: rep.Redis})
 }

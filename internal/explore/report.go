@@ -166,10 +166,12 @@ type Report struct {
 	Designs []string `json:"designs"`
 	Kind    string   `json:"kind"`
 	// Faults are the faults the space held.
-	Faults   []string `json:"faults"`
-	Started  time.Time
-	Elapsed  time.Duration `json:"elapsed_ns"`
-	Complete bool          `json:"complete"`
+	Faults  []string      `json:"faults"`
+	Started time.Time     `json:"started_at"`
+	Elapsed time.Duration `json:"elapsed_ns"`
+	// Redis is the shared server the sales ran beside, as a run's record names it.
+	Redis    results.Target `json:"redis"`
+	Complete bool           `json:"complete"`
 	// Draws is how many points of the space ran on every design; Refused how many a
 	// design or the checks refused (passed over); Unfinished how many sales did not
 	// finish. Sales is every sale run, the shrinks' and the reruns' included.
