@@ -68,9 +68,11 @@ func ExploreLock(t testing.TB, d LockDesign, budget time.Duration) *explore.Repo
 		need.Apart = r.Owned()
 		ctx, cancel := context.WithTimeout(ctx, saleTimeout)
 		defer cancel()
-		return rig.On(ctx, r.h, need, func(ctx context.Context, red scenarios.Redis) (results.Run, error) {
+		run, err := rig.On(ctx, r.h, need, func(ctx context.Context, red scenarios.Redis) (results.Run, error) {
 			return sale.Run(ctx, red, d.Impl)
 		})
+		run.Sale = &s
+		return run, err
 	}
 	parallel := explore.DefaultParallel
 	if !r.Owned() {

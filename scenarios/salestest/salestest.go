@@ -122,7 +122,10 @@ func Lock(t *testing.T, d LockDesign) {
 		run: func(ctx context.Context, r scenarios.Redis, each func(*scenarios.Sale)) (results.Run, error) {
 			s := sale
 			each(&s.Sale)
-			return s.Run(ctx, r, d.Impl)
+			run, err := s.Run(ctx, r, d.Impl)
+			v := s.Value(d.Impl.Name) // the record says what the sale was, as the command's does
+			run.Sale = &v
+			return run, err
 		},
 	}.check(t)
 }
@@ -141,7 +144,10 @@ func Queue(t *testing.T, d QueueDesign) {
 		run: func(ctx context.Context, r scenarios.Redis, each func(*scenarios.Sale)) (results.Run, error) {
 			s := sale
 			each(&s.Sale)
-			return s.Run(ctx, r, d.Impl)
+			run, err := s.Run(ctx, r, d.Impl)
+			v := s.Value(d.Impl.Name) // the record says what the sale was, as the command's does
+			run.Sale = &v
+			return run, err
 		},
 	}.check(t)
 }
