@@ -144,11 +144,6 @@ func (x *explorer) search(ctx context.Context, until time.Time) {
 		for i := range genes {
 			genes[i] = x.next(r)
 		}
-		type result struct {
-			sale results.Sale
-			run  results.Run
-			err  error
-		}
 		out := make([][]result, perBatch)
 		var wg sync.WaitGroup
 		for i, g := range genes {
@@ -166,45 +161,7 @@ func (x *explorer) search(ctx context.Context, until time.Time) {
 			return // a batch cut short says nothing of its draws
 		}
 		for i, g := range genes {
-			if slices.ContainsFunc(out[i], func(r result) bool { return errors.Is(r.err, ErrRefused) }) {
-				x.rep.Refused++
-				continue
-			}
-			x.rep.Draws++
-			newFeature := false
-			for d, res := range out[i] {
-				if res.err != nil {
-					x.rep.Unfinished++
-					continue
-				}
-				x.rep.cover(&res.sale, &res.run)
-				for _, f := range features(&res.sale, &res.run) {
-					if !x.seen[f] {
-						x.seen[f], newFeature = true, true
-					}
-				}
-				kinds := findings(&res.run)
-				if len(kinds) == 0 {
-					continue
-				}
-				reg := region{faultShape(res.sale.Faults), Timing(&res.sale)}
-				fd := x.found[reg]
-				if fd == nil {
-					fd = &Finding{Faults: reg.faults, Timing: reg.timing, First: res.sale, FirstRun: res.run, FirstDesign: d, Seen: map[string][]int{}}
-					x.found[reg] = fd
-					x.order = append(x.order, reg)
-				}
-				for _, k := range kinds {
-					if fd.Seen[k] == nil {
-						fd.Seen[k] = make([]int, len(x.cfg.Designs))
-						newFeature = true
-						x.signatures++
-						x.newest = Signature{k, reg.faults, reg.timing}
-					}
-					fd.Seen[k][d]++
-				}
-			}
-			if newFeature {
+			if x.absorb(out[i]) {
 				x.corpus = append(x.corpus, g)
 			}
 		}
@@ -212,6 +169,57 @@ func (x *explorer) search(ctx context.Context, until time.Time) {
 			x.cfg.Progress(x.progress("searching"))
 		}
 	}
+}
+
+// result is one design's sale of a draw, and how it ended.
+type result struct {
+	sale results.Sale
+	run  results.Run
+	err  error
+}
+
+// absorb counts a draw's sales, one per design, into the coverage and the findings, and
+// reports whether the draw found a signature or reached a feature none had before: one
+// the search should mutate. A draw a design refused counts as refused, nothing more.
+func (x *explorer) absorb(out []result) (novel bool) {
+	if slices.ContainsFunc(out, func(r result) bool { return errors.Is(r.err, ErrRefused) }) {
+		x.rep.Refused++
+		return false
+	}
+	x.rep.Draws++
+	for d, res := range out {
+		if res.err != nil {
+			x.rep.Unfinished++
+			continue
+		}
+		x.rep.cover(&res.sale, &res.run)
+		for _, f := range features(&res.sale, &res.run) {
+			if !x.seen[f] {
+				x.seen[f], novel = true, true
+			}
+		}
+		kinds := findings(&res.run)
+		if len(kinds) == 0 {
+			continue
+		}
+		reg := region{faultShape(res.sale.Faults), Timing(&res.sale)}
+		fd := x.found[reg]
+		if fd == nil {
+			fd = &Finding{Faults: reg.faults, Timing: reg.timing, First: res.sale, FirstRun: res.run, FirstDesign: d, Seen: map[string][]int{}}
+			x.found[reg] = fd
+			x.order = append(x.order, reg)
+		}
+		for _, k := range kinds {
+			if fd.Seen[k] == nil {
+				fd.Seen[k] = make([]int, len(x.cfg.Designs))
+				novel = true
+				x.signatures++
+				x.newest = Signature{k, reg.faults, reg.timing}
+			}
+			fd.Seen[k][d]++
+		}
+	}
+	return novel
 }
 
 // next is the next draw: a mutation of a draw of the corpus, most often, once there is
