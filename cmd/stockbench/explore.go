@@ -26,8 +26,9 @@ import (
 // compared draw for draw.
 func exploreCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("explore", "explore --lock A [--lock B] [--budget 10m] [--seed N] [flags]")
-	c := &common{parallel: explore.DefaultParallel, sideBySide: true}
+	c := &common{parallel: explore.DefaultParallel}
 	c.bind(fs)
+	fs.IntVar(&c.parallel, "parallel", c.parallel, "`n` sales at once, each on servers of its own (drawn sales are small and mostly wait on their work and their faults; the user's own Redis: one)")
 	c.bindPolicy(fs)
 	c.designs.bind(fs)
 	var locks, queues []string
