@@ -26,6 +26,7 @@ var (
 	retries    = []time.Duration{5 * time.Millisecond, 20 * time.Millisecond, 100 * time.Millisecond}
 	patiences  = []float64{2, 0.5} // how long a buyer tries, in what the sale should take
 	appss      = []int{1, 2, 4}
+	nodess     = []int{3, 5, 7} // an adapter's lock servers, where it takes several
 	nths       = []int{1, 2, 5}
 	lengths    = []float64{0.5, 1.5, 3} // a fault's length, in TTLs (visibility timeouts)
 	counts     = []int{1, 3}
@@ -65,7 +66,7 @@ func NewSpace(kind results.SaleKind, infra bool, only []faults.Kind) Space {
 // gene is one draw's place in the space, as indices into the lists above, so that a
 // mutation changes one dimension and leaves the others.
 type gene struct {
-	TTL, Work, Buyers, Stock, Retry, Patience, Apps int
+	TTL, Work, Buyers, Stock, Retry, Patience, Apps, Nodes int
 	LongTail                                        bool
 	Workers, Fulfil                                 int // queue sales
 	Faults                                          []faultGene
@@ -81,7 +82,7 @@ type faultGene struct {
 func (sp Space) draw(r *rand.Rand) gene {
 	g := gene{
 		TTL: r.IntN(len(ttls)), Work: r.IntN(len(workRatios)), Buyers: r.IntN(len(buyerss)), Stock: r.IntN(len(stockPer)),
-		Retry: r.IntN(len(retries)), Patience: pick(r, 0.8), Apps: r.IntN(len(appss)), LongTail: r.Float64() < 0.2,
+		Retry: r.IntN(len(retries)), Patience: pick(r, 0.8), Apps: r.IntN(len(appss)), Nodes: r.IntN(len(nodess)), LongTail: r.Float64() < 0.2,
 		Workers: r.IntN(len(workerss)), Fulfil: r.IntN(2), Seed: r.Uint64() >> 1,
 	}
 	if sp.Kind == results.QueueSale {
@@ -135,7 +136,7 @@ func (sp Space) mutate(g gene, r *rand.Rand) gene {
 		case 3:
 			g.Retry, g.Patience = fresh.Retry, fresh.Patience
 		case 4:
-			g.Apps, g.Workers, g.Fulfil = fresh.Apps, fresh.Workers, fresh.Fulfil
+			g.Apps, g.Workers, g.Fulfil, g.Nodes = fresh.Apps, fresh.Workers, fresh.Fulfil, fresh.Nodes
 		case 5, 6: // a fault's knobs, or another fault
 			if len(g.Faults) == 0 || len(sp.Faults) == 0 {
 				g.Faults = fresh.Faults
@@ -204,6 +205,9 @@ func (sp Space) apply(base results.Sale, g gene) results.Sale {
 	s.Set("timeout", timeout.String())
 	if a := appss[g.Apps]; a > 1 {
 		s.Set("apps", strconv.Itoa(a))
+	}
+	if s.Source != nil && s.Source.Nodes > 1 { // an adapter given several lock servers takes any odd count
+		s.Source.Nodes = nodess[g.Nodes]
 	}
 	return s
 }
