@@ -67,10 +67,10 @@ func NewSpace(kind results.SaleKind, infra bool, only []faults.Kind) Space {
 // mutation changes one dimension and leaves the others.
 type gene struct {
 	TTL, Work, Buyers, Stock, Retry, Patience, Apps, Nodes int
-	LongTail                                        bool
-	Workers, Fulfil                                 int // queue sales
-	Faults                                          []faultGene
-	Seed                                            uint64
+	LongTail                                               bool
+	Workers, Fulfil                                        int // queue sales
+	Faults                                                 []faultGene
+	Seed                                                   uint64
 }
 
 type faultGene struct {
