@@ -203,13 +203,13 @@ func (c *common) writeExplore(ctx context.Context, rep *explore.Report, e *bench
 		why = "the thresholds on the findings' reruns"
 	}
 	rep.Redis = file.Target
-	if err := os.MkdirAll(out.Dir, 0o755); err != nil {
-		return bench.Complain(stderr, fmt.Errorf("explore: %w", err))
+	// A record of no run is none: explore.json alone says what ran.
+	mkdir := func() error { return os.MkdirAll(out.Dir, 0o755) }
+	if len(file.Runs) > 0 {
+		mkdir = func() error { return out.Progress(file) }
 	}
-	if len(file.Runs) > 0 { // a record of no run is none: explore.json says what ran
-		if err := out.Progress(file); err != nil {
-			return bench.Complain(stderr, fmt.Errorf("explore: %w", err))
-		}
+	if err := mkdir(); err != nil {
+		return bench.Complain(stderr, fmt.Errorf("explore: %w", err))
 	}
 	shell := func(s results.Sale) string { return bench.ShellLine(s.Args()) }
 	var md strings.Builder

@@ -181,6 +181,8 @@ type Report struct {
 	// Coverage is, per fault plan shape and timing, how many draws ran and in how many
 	// the faults struck, with the kinds of finding seen.
 	Coverage []*Cover `json:"coverage"`
+	// Struck is how many of the search's sales each fault struck in.
+	Struck map[string]int `json:"struck"`
 }
 
 // Cover is what the search did in one region of the space.
@@ -193,7 +195,7 @@ type Cover struct {
 }
 
 func newReport(cfg Config) *Report {
-	r := &Report{Seed: cfg.Seed, Budget: cfg.Budget.String(), Kind: string(cfg.Designs[0].Kind), Started: time.Now().UTC()}
+	r := &Report{Seed: cfg.Seed, Budget: cfg.Budget.String(), Kind: string(cfg.Designs[0].Kind), Started: time.Now().UTC(), Struck: map[string]int{}}
 	for _, d := range cfg.Designs {
 		name := d.Design
 		for n := 2; slices.Contains(r.Designs, name); n++ { // a design against itself
@@ -219,6 +221,12 @@ func (r *Report) cover(s *results.Sale, run *results.Run) {
 	c.Sales++
 	if len(run.NotExercised) == 0 {
 		c.Struck++
+	}
+	plan, _ := faults.Parse(s.Faults)
+	for _, f := range plan {
+		if !slices.Contains(run.NotExercised, string(f.Kind)) {
+			r.Struck[string(f.Kind)]++
+		}
 	}
 	for _, k := range results.FindingKinds(run.Verdict) {
 		c.Findings[k]++
@@ -349,20 +357,11 @@ func (r *Report) Quiet() []string {
 	return out
 }
 
-// NeverStruck are the faults of the space that never struck in any sale.
+// NeverStruck are the faults of the space that never struck in any sale of the search.
 func (r *Report) NeverStruck() []string {
-	struck := map[string]bool{}
-	for _, c := range r.Coverage {
-		if c.Struck > 0 {
-			for k := range strings.SplitSeq(c.Faults, "+") {
-				kind, _, _ := strings.Cut(k, ":")
-				struck[kind] = true
-			}
-		}
-	}
 	var out []string
 	for _, k := range r.Faults {
-		if !struck[k] {
+		if r.Struck[k] == 0 {
 			out = append(out, k)
 		}
 	}
