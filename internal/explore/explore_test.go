@@ -84,6 +84,9 @@ func TestExploreTellsDesignsApart(t *testing.T) {
 	if shrunk == 0 {
 		t.Errorf("no finding was shrunk")
 	}
+	if n := rep.NeverStruck(); len(n) != 1 || n[0] != string(faults.ClockJump) {
+		t.Errorf("never struck: %v, want clock-jump alone (refused by both)", n)
+	}
 	if rep.Refused == 0 || rep.Draws == 0 || !rep.Complete {
 		t.Errorf("draws %d, refused %d, complete %v: want some of each", rep.Draws, rep.Refused, rep.Complete)
 	}
