@@ -249,7 +249,7 @@ func printExplore(w io.Writer, rep *explore.Report, shell func(results.Sale) str
 		fmt.Fprintln(w, "DIFFERENCE", d)
 	}
 	for _, f := range rep.Findings {
-		if len(f.Rates) == 0 {
+		if !slices.ContainsFunc(f.Rates, func(r explore.Rate) bool { return r.Runs > 0 }) {
 			fmt.Fprintf(w, "%s, %s: %s; not measured (the budget ended first)\n", explore.Under(f.Faults), f.Timing, strings.Join(f.Kinds(), ", "))
 			continue
 		}

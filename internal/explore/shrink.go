@@ -135,13 +135,13 @@ func halveDuration(name string, least time.Duration) func(results.Sale) (results
 }
 
 // halveTiming halves the TTL, the holders' plain work and the faults' lengths together,
-// keeping how they compare: a shorter sale with the same timing. Not below a second: an
-// EX-based design rounds a TTL up to one, so that a shorter TTL would change the lease
-// of one design and not another's.
+// keeping how they compare: a shorter sale with the same timing. To whole seconds only:
+// an EX-based design rounds a TTL up to one, so that 1.5 s would change the lease of one
+// design and not another's.
 func halveTiming(s results.Sale) (results.Sale, bool) {
 	ttl, err := time.ParseDuration(s.Get("ttl"))
-	if err != nil || ttl < 2*time.Second {
-		return s, false
+	if err != nil || ttl < 2*time.Second || (ttl/2)%time.Second != 0 {
+		return s, false // whole seconds only, as the explorer draws them
 	}
 	think, err := time.ParseDuration(s.Get("think"))
 	if err != nil {

@@ -51,7 +51,8 @@ func TestShrinkSteps(t *testing.T) {
 		{"work", drop(), "think", "150ms"},
 		{"work", with(drop(), "think", "uniform:1ms-3ms"), "think", ""},
 		{"TTL, work and faults", with(with(drop(), "fault", "slow-work:for=1.5s"), "ttl", "2s"), "ttl", "1s"},
-		{"TTL, work and faults", drop(), "ttl", ""}, // not below a second
+		{"TTL, work and faults", drop(), "ttl", ""},                    // not below a second
+		{"TTL, work and faults", with(drop(), "ttl", "3s"), "ttl", ""}, // nor to 1.5 s
 	} {
 		i := slices.IndexFunc(Steps, func(s Step) bool { return s.Name == c.step })
 		if i < 0 {
