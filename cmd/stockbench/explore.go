@@ -16,7 +16,7 @@ import (
 
 	"github.com/stockbench/stockbench/bench"
 	"github.com/stockbench/stockbench/faults"
-	"github.com/stockbench/stockbench/internal/explore"
+	"github.com/stockbench/stockbench/bench/explore"
 	"github.com/stockbench/stockbench/results"
 	"github.com/stockbench/stockbench/results/report"
 )

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/stockbench/stockbench/bench"
-	"github.com/stockbench/stockbench/internal/explore"
+	"github.com/stockbench/stockbench/bench/explore"
 	"github.com/stockbench/stockbench/results"
 )
 

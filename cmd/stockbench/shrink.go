@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/stockbench/stockbench/bench"
-	"github.com/stockbench/stockbench/internal/explore"
+	"github.com/stockbench/stockbench/bench/explore"
 	"github.com/stockbench/stockbench/oracle"
 	"github.com/stockbench/stockbench/results"
 	"github.com/stockbench/stockbench/results/report"

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/stockbench/stockbench/faults"
-	"github.com/stockbench/stockbench/internal/explore"
+	"github.com/stockbench/stockbench/bench/explore"
 	"github.com/stockbench/stockbench/internal/servers/rig"
 	"github.com/stockbench/stockbench/results"
 	"github.com/stockbench/stockbench/scenarios"
