@@ -18,10 +18,10 @@ import (
 	"time"
 
 	"github.com/stockbench/stockbench/bench"
+	"github.com/stockbench/stockbench/bench/explore"
 	"github.com/stockbench/stockbench/faults"
 	"github.com/stockbench/stockbench/internal/designs/adapter"
 	"github.com/stockbench/stockbench/internal/designs/designfile"
-	"github.com/stockbench/stockbench/bench/explore"
 	"github.com/stockbench/stockbench/lockimpl"
 	"github.com/stockbench/stockbench/queueimpl"
 	"github.com/stockbench/stockbench/results"

@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"github.com/stockbench/stockbench/bench"
-	"github.com/stockbench/stockbench/faults"
 	"github.com/stockbench/stockbench/bench/explore"
+	"github.com/stockbench/stockbench/faults"
 	"github.com/stockbench/stockbench/results"
 	"github.com/stockbench/stockbench/results/report"
 )

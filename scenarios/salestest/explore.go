@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stockbench/stockbench/faults"
 	"github.com/stockbench/stockbench/bench/explore"
+	"github.com/stockbench/stockbench/faults"
 	"github.com/stockbench/stockbench/internal/servers/rig"
 	"github.com/stockbench/stockbench/results"
 	"github.com/stockbench/stockbench/scenarios"
