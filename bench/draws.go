@@ -1,8 +1,6 @@
 package bench
 
 import (
-	"cmp"
-
 	"github.com/stockbench/stockbench/results"
 )
 
@@ -99,7 +97,5 @@ func worse(a, b *results.Run) bool {
 	if a.Complete != b.Complete {
 		return a.Complete
 	}
-	ra, _ := a.Verdict.Class.Rank()
-	rb, _ := b.Verdict.Class.Rank()
-	return cmp.Or(cmp.Compare(ra, rb), cmp.Compare(a.Verdict.Count, b.Verdict.Count)) > 0
+	return a.Verdict.Worse(b.Verdict)
 }

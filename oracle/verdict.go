@@ -44,6 +44,15 @@ func (v Verdict) Cell() string {
 	return fmt.Sprintf("%s %d", v.Class, v.Count)
 }
 
+// Worse reports whether v stands before o when one of several is to stand for them all
+// (a sale's worst draw, a finding's worst rerun): the more severe class, then the more
+// damage.
+func (v Verdict) Worse(o Verdict) bool {
+	rv, _ := v.Class.Rank()
+	ro, _ := o.Class.Rank()
+	return rv > ro || rv == ro && v.Count > o.Count
+}
+
 // String is the verdict line: every finding, or the class alone when there is none.
 func (v Verdict) String() string {
 	if len(v.Findings) == 0 {

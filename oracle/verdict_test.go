@@ -61,3 +61,22 @@ func TestWithUnfired(t *testing.T) {
 		t.Errorf("nothing unfired: want SAFE, got %s", v.Class)
 	}
 }
+
+// TestVerdictWorse: the more severe class stands first, then the more damage; SAFE and
+// NOT-EXERCISED stand alike.
+func TestVerdictWorse(t *testing.T) {
+	for _, tc := range []struct {
+		a, b Verdict
+		want bool
+	}{
+		{Verdict{Class: ClassOversold, Count: 1}, Verdict{Class: ClassLost, Count: 50}, true},
+		{Verdict{Class: ClassLost, Count: 50}, Verdict{Class: ClassOversold, Count: 1}, false},
+		{Verdict{Class: ClassLost, Count: 3}, Verdict{Class: ClassLost, Count: 2}, true},
+		{Verdict{Class: ClassLost, Count: 2}, Verdict{Class: ClassLost, Count: 2}, false},
+		{Verdict{Class: ClassNotExercised}, Verdict{Class: ClassSafe}, false},
+	} {
+		if got := tc.a.Worse(tc.b); got != tc.want {
+			t.Errorf("%s worse than %s: %v, want %v", tc.a.Cell(), tc.b.Cell(), got, tc.want)
+		}
+	}
+}

@@ -82,15 +82,9 @@ func (r *Rate) add(run *results.Run) {
 	if len(kinds) == 0 {
 		return
 	}
-	if r.Example == nil || worse(run, r.Example) {
+	if r.Example == nil || run.Verdict.Worse(r.Example.Verdict) {
 		r.Example = run
 	}
-}
-
-func worse(a, b *results.Run) bool {
-	ra, _ := a.Verdict.Class.Rank()
-	rb, _ := b.Verdict.Class.Rank()
-	return cmp.Or(cmp.Compare(ra, rb), cmp.Compare(a.Verdict.Count, b.Verdict.Count)) > 0
 }
 
 // Of is kind's rate as k/n with its 95% interval, or "not measured".

@@ -1,15 +1,14 @@
 package explore
 
 import (
-	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/stockbench/stockbench/faults"
 	"github.com/stockbench/stockbench/results"
+	"github.com/stockbench/stockbench/scenarios"
 )
 
 // The space's values. Each is a list a draw picks one from, so that draws land on
@@ -189,9 +188,9 @@ func (sp Space) apply(base results.Sale, g gene) results.Sale {
 		return s
 	}
 	stock = min(stock, max(1, int(longest/max(work, time.Millisecond))))
-	think := work.String()
+	think := scenarios.Fixed(work)
 	if g.LongTail {
-		think = fmt.Sprintf("longtail:1ms,%s,0.1", work)
+		think = scenarios.LongTail(time.Millisecond, work, 0.1)
 	}
 	// Patient buyers wait out every holder's work before them, and the fault; impatient
 	// ones half of that, and leave stock unsold behind a slow holder.
@@ -200,7 +199,7 @@ func (sp Space) apply(base results.Sale, g gene) results.Sale {
 	s.Set("buyers", strconv.Itoa(buyers))
 	s.Set("stock", strconv.Itoa(stock))
 	s.Set("ttl", ttl.String())
-	s.Set("think", think)
+	s.Set("think", think.String())
 	s.Set("retry-interval", retries[g.Retry].String())
 	s.Set("timeout", timeout.String())
 	if a := appss[g.Apps]; a > 1 {
@@ -255,11 +254,8 @@ func Timing(s *results.Sale) string {
 	if err != nil || l <= 0 {
 		return "?"
 	}
-	if i := strings.LastIndex(work, ","); strings.HasPrefix(work, "longtail:") && i > 0 {
-		work = strings.Split(strings.TrimPrefix(work, "longtail:"), ",")[1]
-	}
-	w, err := time.ParseDuration(work)
-	switch r := float64(w) / float64(l); {
+	t, err := scenarios.ParseThink(work) // a queue's work is a plain duration, which it reads too
+	switch r := float64(t.Longest()) / float64(l); {
 	case err != nil:
 		return "?"
 	case r >= 1:
