@@ -151,7 +151,7 @@ func (x *explorer) search(ctx context.Context, until time.Time) {
 			for d, base := range x.cfg.Designs {
 				s := x.cfg.Space.apply(base, g)
 				wg.Go(func() {
-					run, err := x.run(ctx, s, i*len(x.cfg.Designs)+d)
+					run, err := x.run(x.sctx, s, i*len(x.cfg.Designs)+d)
 					out[i][d] = result{s, run, err}
 				})
 			}
@@ -231,9 +231,9 @@ func (x *explorer) next(r *rand.Rand) gene {
 	return x.cfg.Space.draw(r)
 }
 
-// run runs one sale, counting it.
+// run runs one sale under ctx (x.sctx, or a shrink's shorter one), counting it.
 func (x *explorer) run(ctx context.Context, s results.Sale, slot int) (results.Run, error) {
-	run, err := x.cfg.Run(x.sctx, s, slot)
+	run, err := x.cfg.Run(ctx, s, slot)
 	if err == nil && !run.Complete {
 		err = errors.New("cut short")
 	}
@@ -299,7 +299,11 @@ func (x *explorer) settleOne(ctx context.Context, fd *Finding) {
 	seen := fd.Seen[fd.Target]
 	d := slices.Index(seen, slices.Max(seen))
 	first := x.onDesign(fd.First, d)
-	small, _, tried := Shrink(ctx, first, fd.FirstRun, earns, shrinkBy, x.cfg.Parallel)
+	// A sale still going when the shrink's time is up is cut short, not waited for: the
+	// reruns that measure the finding must start before the budget ends.
+	sctx, cancel := context.WithDeadline(x.sctx, shrinkBy)
+	small, _, tried := Shrink(sctx, first, fd.FirstRun, earns, shrinkBy, x.cfg.Parallel)
+	cancel()
 	fd.Smallest, fd.ShrinkSales, fd.Shrunk = small, tried, ctx.Err() == nil && time.Now().Before(shrinkBy)
 	fd.Rates = make([]Rate, len(x.cfg.Designs))
 	for d := range x.cfg.Designs {
@@ -324,7 +328,7 @@ func (x *explorer) settleOne(ctx context.Context, fd *Finding) {
 		s.Set("seed", strconv.FormatUint(results.DrawSeed(small.Seed(), jb.k), 10))
 		wg.Go(func() {
 			defer func() { <-slots }()
-			run, err := x.run(ctx, s, 0)
+			run, err := x.run(x.sctx, s, 0)
 			if err != nil {
 				return
 			}
