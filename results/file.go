@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"time"
@@ -157,6 +158,18 @@ func Read(path string) (*File, error) {
 		return nil, fmt.Errorf("results: %s: %w", path, err)
 	}
 	return f, nil
+}
+
+// ReadRun reads a run's record: the results.json in run directory d, or d itself when
+// it is a results file.
+func ReadRun(d string) (*File, error) {
+	path := d
+	if st, err := os.Stat(d); err == nil && st.IsDir() {
+		path = filepath.Join(d, "results.json")
+	} else if errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("%s: no such run directory or results file", d)
+	}
+	return Read(path)
 }
 
 // Decode reads a results.json from b, as Read does.

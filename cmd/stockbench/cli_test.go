@@ -24,6 +24,7 @@ import (
 	"github.com/stockbench/stockbench/bench"
 	"github.com/stockbench/stockbench/oracle"
 	"github.com/stockbench/stockbench/results"
+
 	// The command registers asynq; the tests that call the commands in this process do too.
 	_ "github.com/stockbench/stockbench/queueimpl/asynq"
 )

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/stockbench/stockbench/bench"
+	"github.com/stockbench/stockbench/bench/catalog"
 	"github.com/stockbench/stockbench/bench/explore"
 	"github.com/stockbench/stockbench/faults"
 	"github.com/stockbench/stockbench/results"
@@ -30,7 +31,7 @@ func exploreCommand(ctx context.Context, args []string, stdout, stderr io.Writer
 	c.bind(fs)
 	fs.IntVar(&c.parallel, "parallel", c.parallel, "`n` sales at once, each on servers of its own (drawn sales are small and mostly wait on their work and their faults; the user's own Redis: one)")
 	c.bindPolicy(fs)
-	c.designs.bind(fs)
+	bindDesigns(fs, &c.designs)
 	var locks, queues []string
 	fs.Func("lock", "a lock design to explore, by name (built in, or from --lock-file, --lock-exec); repeat it to compare designs draw for draw", func(s string) error { locks = append(locks, s); return nil })
 	fs.Func("queue", "a queue design to explore, by name; repeatable, as --lock", func(s string) error { queues = append(queues, s); return nil })
@@ -107,11 +108,11 @@ func exploreLimits(budget time.Duration, confirm, parallel int) error {
 func (c *common) exploreConfig(locks, queues []string, only string, infra bool) (explore.Config, error) {
 	if len(locks) == 0 && len(queues) == 0 {
 		// The designs of the files and adapters given, as run takes one alone.
-		for _, l := range c.designs.locks() {
+		for _, l := range c.designs.Locks() {
 			locks = append(locks, l.Name)
 		}
 		if len(locks) == 0 {
-			for _, q := range c.designs.queues() {
+			for _, q := range c.designs.Queues() {
 				queues = append(queues, q.Name)
 			}
 		}
@@ -121,15 +122,15 @@ func (c *common) exploreConfig(locks, queues []string, only string, infra bool) 
 	case len(locks) > 0 && len(queues) > 0:
 		return cfg, errors.New("explore: --lock and --queue exclude each other: designs compared must sell alike")
 	case len(locks)+len(queues) == 0:
-		return cfg, fmt.Errorf("explore: name a design with --lock or --queue (locks: %s; queues: %s)", joinNames(c.designs.lockNames()), joinNames(c.designs.queueNames()))
+		return cfg, fmt.Errorf("explore: name a design with --lock or --queue (locks: %s; queues: %s)", joinNames(c.designs.LockNames()), joinNames(c.designs.QueueNames()))
 	}
-	p := plan{locks: locks, scenarios: []string{"fault-sale"}, faults: []string{faults.None}}
+	p := catalog.Plan{Locks: locks, Scenarios: []string{"fault-sale"}, Faults: []string{faults.None}}
 	kind := results.LockSale
 	if len(queues) > 0 {
-		p = plan{queues: queues, queueScenarios: []string{"queue-sale"}, queueFaults: []string{faults.None}, fulfils: []string{"naive"}}
+		p = catalog.Plan{Queues: queues, QueueScenarios: []string{"queue-sale"}, QueueFaults: []string{faults.None}, Fulfils: []string{"naive"}}
 		kind = results.QueueSale
 	}
-	jobs, err := p.jobs(&saleFlags{seed: 1}, c)
+	jobs, err := c.jobs(p, &saleFlags{seed: 1})
 	if err != nil {
 		return cfg, err
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/stockbench/stockbench/bench"
+	"github.com/stockbench/stockbench/bench/catalog"
 	"github.com/stockbench/stockbench/internal/servers"
 	"github.com/stockbench/stockbench/results"
 	"github.com/stockbench/stockbench/results/report"
@@ -25,7 +26,7 @@ type common struct {
 	sideBySide bool
 	// designs are the designs the command may name; run, matrix and check bind their
 	// flags.
-	designs catalogue
+	designs catalog.Catalog
 	// notes are what the command leaves out, and why, printed as it starts.
 	notes []string
 	// shard and runID: run's sale is one shard of a sharded run (see runShard).
@@ -113,7 +114,7 @@ func (c *common) bindSales(fs *flag.FlagSet) *saleFlags {
 	c.bind(fs)
 	c.bindPolicy(fs)
 	c.bindRuns(fs)
-	c.designs.bind(fs)
+	bindDesigns(fs, &c.designs)
 	sf := new(saleFlags)
 	sf.bind(fs)
 	return sf
@@ -131,7 +132,7 @@ func (c *common) options(args []string, after bench.Afterword) bench.Options {
 		parallel = max(parallel, defaultParallel) // a sale's draws, side by side
 	}
 	return bench.Options{Redis: c.redis, Out: c.out, Procs: c.procs, Parallel: parallel, Args: args, Runs: c.runs,
-		Notes: c.notes, Prepare: c.designs.check, Sale: c.sale, After: after, Dashboard: c.dashboard, Repeat: c.repeat, Policy: c.policy, Width: columns, Plots: plots}
+		Notes: c.notes, Prepare: c.designs.Check, Sale: c.sale, After: after, Dashboard: c.dashboard, Repeat: c.repeat, Policy: c.policy, Width: columns, Plots: plots}
 }
 
 // external reports whether the run is on the user's own Redis: nothing is started, and
@@ -174,22 +175,10 @@ func (f *saleFlags) bind(fs *flag.FlagSet) {
 	fs.BoolVar(&f.linear, "check-linearizable", false, "also check the purchases for linearizability with porcupine")
 }
 
-// flashSale is preset s with the flags given written into it.
-func (f *saleFlags) flashSale(s scenarios.FlashSale) scenarios.FlashSale {
-	for _, g := range f.given {
-		_ = scenarios.SetLock(&s, g.Name, g.Value) // checked as the flag was parsed
-	}
-	s.Seed, s.CheckLinearizable = f.seed, f.linear
-	return s
-}
-
-// queueSale is preset s with the flags given written into it.
-func (f *saleFlags) queueSale(s scenarios.QueueSale) scenarios.QueueSale {
-	for _, g := range f.given {
-		_ = scenarios.SetQueue(&s, g.Name, g.Value)
-	}
-	s.Seed = f.seed
-	return s
+// overrides are what the flags given write over a preset, for a run on Redis external
+// or not.
+func (f *saleFlags) overrides(external bool) catalog.Overrides {
+	return catalog.Overrides{Settings: f.given, Seed: f.seed, Linear: f.linear, External: external}
 }
 
 // edits are what the flags given write into a sale of type S, in the order given.

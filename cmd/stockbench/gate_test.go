@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stockbench/stockbench/bench/catalog"
 	"github.com/stockbench/stockbench/faults"
 	"github.com/stockbench/stockbench/lockimpl"
 	"github.com/stockbench/stockbench/oracle"
@@ -216,7 +217,7 @@ func TestBaselineCoversTheDefaultMatrix(t *testing.T) {
 	}
 	var want []string
 	for _, s := range scenarios.DefaultMatrix {
-		for _, fp := range strings.Split(plansOf(faults.Locks), ",") {
+		for _, fp := range catalog.DefaultPlans(faults.Locks) {
 			for _, l := range lockimpl.Names() {
 				want = append(want, s+"/"+l+"/"+fp)
 			}
@@ -224,7 +225,7 @@ func TestBaselineCoversTheDefaultMatrix(t *testing.T) {
 	}
 	for _, s := range scenarios.DefaultQueueMatrix {
 		for _, fu := range scenarios.Fulfils {
-			for _, fp := range strings.Split(plansOf(faults.Queues), ",") {
+			for _, fp := range catalog.DefaultPlans(faults.Queues) {
 				for _, q := range queueimpl.Names() {
 					want = append(want, s+" ("+string(fu)+" fulfil)/"+q+"/"+fp)
 				}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/stockbench/stockbench/bench"
+	"github.com/stockbench/stockbench/bench/catalog"
 	"github.com/stockbench/stockbench/faults"
 	"github.com/stockbench/stockbench/internal/trackrecord"
 	"github.com/stockbench/stockbench/lockimpl"
@@ -21,8 +22,8 @@ import (
 // the faults and the scenario presets.
 func listCommand(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("list", "list [--lock-file F] [--queue-file F] [--lock-exec CMD] [--buy-exec CMD]")
-	var designs catalogue
-	designs.bind(fs)
+	var designs catalog.Catalog
+	bindDesigns(fs, &designs)
 	if help, err := parse(fs, args, stdout); help || err != nil {
 		return bench.Complain(stderr, err)
 	}
@@ -39,7 +40,7 @@ const listWidth = 100
 
 // list prints the designs, the faults and the scenario presets, each section a table
 // that fits width columns.
-func list(w io.Writer, designs *catalogue, width int) error {
+func list(w io.Writer, designs *catalog.Catalog, width int) error {
 	sections := []report.Table{
 		{Heads: []string{"LOCK", "HOW", "DOCUMENTED TO OVERSELL UNDER"}, Caption: "LOCK DESIGNS"},
 		{Heads: []string{"QUEUE", "HOW", "GUARANTEE"}, Caption: "QUEUE DESIGNS"},
@@ -47,17 +48,17 @@ func list(w io.Writer, designs *catalogue, width int) error {
 		{Heads: []string{"SCENARIO", "WHAT", "DEFAULT MATRIX"}, Caption: "SCENARIOS"},
 		{Heads: []string{"BUG (stockbench repro)", "WHAT THE SALE SHOWS", "ISSUES"}, Caption: "THE TRACK RECORD (stockbench repro NAME)"},
 	}
-	for _, impl := range append(lockimpl.All(), designs.locks()...) {
+	for _, impl := range append(lockimpl.All(), designs.Locks()...) {
 		under := oversellsUnder(impl)
 		switch {
 		case impl.Procs != nil: // an adapter says it in its hello, once a run starts it
 			under = "said by the adapter's hello (protocol 2), in each run's record"
 		case !impl.Documented.Documented():
-			under = "not documented: " + or(bench.ShellLine(designs.source(impl.Name).Flags(results.LockSale, impl.Name)), "built in")
+			under = "not documented: " + or(bench.ShellLine(designs.Source(impl.Name).Flags(results.LockSale, impl.Name)), "built in")
 		}
 		sections[0].Rows = append(sections[0].Rows, []string{impl.Name, impl.Summary, under})
 	}
-	for _, impl := range append(queueimpl.All(), designs.queues()...) {
+	for _, impl := range append(queueimpl.All(), designs.Queues()...) {
 		sections[1].Rows = append(sections[1].Rows, []string{impl.Name, impl.Summary, or(impl.Guarantee, "-")})
 	}
 	for _, f := range faults.Specs() {
@@ -70,7 +71,7 @@ func list(w io.Writer, designs *catalogue, width int) error {
 		sections[3].Rows = append(sections[3].Rows, []string{p.Name, p.Summary, yes(slices.Contains(scenarios.DefaultQueueMatrix, p.Name))})
 	}
 	for _, e := range trackrecord.All() {
-		sections[4].Rows = append(sections[4].Rows, []string{e.Name, e.Library + ": " + e.Shows, issueList(e)})
+		sections[4].Rows = append(sections[4].Rows, []string{e.Name, e.Library + ": " + e.Shows, e.IssueList()})
 	}
 	for i := range sections {
 		sections[i].Title, sections[i].Plain = 1, 1

@@ -38,6 +38,7 @@ import (
 	"github.com/stockbench/stockbench/internal/host"
 	"github.com/stockbench/stockbench/internal/redact"
 	"github.com/stockbench/stockbench/internal/servers"
+
 	// Library designs with heavy dependencies register themselves here, not in the
 	// packages every sale imports.
 	_ "github.com/stockbench/stockbench/queueimpl/asynq"

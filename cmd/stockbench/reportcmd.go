@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -74,13 +73,4 @@ func resultsDir(d string) string {
 	return d
 }
 
-// readResults reads the results.json of a run directory, or the file itself.
-func readResults(d string) (*results.File, error) {
-	path := d
-	if st, err := os.Stat(d); err == nil && st.IsDir() {
-		path = filepath.Join(d, "results.json")
-	} else if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("%s: no such run directory or results file", d)
-	}
-	return results.Read(path)
-}
+func readResults(d string) (*results.File, error) { return results.ReadRun(d) }

@@ -2,296 +2,37 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
-	"os/exec"
-	"path/filepath"
-	"strings"
-	"time"
 
 	"github.com/stockbench/stockbench/bench"
-	"github.com/stockbench/stockbench/internal/trackrecord"
-	"github.com/stockbench/stockbench/oracle"
-	"github.com/stockbench/stockbench/results"
-	"github.com/stockbench/stockbench/results/report"
+	"github.com/stockbench/stockbench/bench/repro"
 )
 
 // reproCommand is `stockbench repro [NAME...]`: without a name, the track record; with
-// names (or --all), each bug's sale on the release that has it and, where one can be
-// had here, on a fixed one, each in a run directory of its own, and whether each showed
-// what the record says. Exit 0 when all did, 1 when one did not, 2 for a name not in
-// the record, 3 when a sale that showed it did not finish (bench.ExitRule, with the
-// record's case as the sale's documented verdict).
+// names (or --all), repro.Run.
 func reproCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("repro", "repro [NAME...] [--all [--quick]] [--out DIR] [--redis MODE]")
-	all := fs.Bool("all", false, "every bug of the record")
-	quick := fs.Bool("quick", false, "with --all, leave out the bugs whose sale takes minutes")
-	out := fs.String("out", "results/runs", "directory that receives the run directories")
-	mode := fs.String("redis", "", "where Redis comes from, its `mode`, as run takes it (default auto)")
+	cfg := repro.Config{Args: append([]string{"repro"}, args...), Read: readRunLine}
+	fs.BoolVar(&cfg.All, "all", false, "every bug of the record")
+	fs.BoolVar(&cfg.Quick, "quick", false, "with --all, leave out the bugs whose sale takes minutes")
+	fs.StringVar(&cfg.Out, "out", "results/runs", "directory that receives the run directories")
+	fs.StringVar(&cfg.Mode, "redis", "", "where Redis comes from, its `mode`, as run takes it (default auto)")
 	names, help, err := parseWithArgs(fs, args, stdout)
 	if help || err != nil {
 		return bench.Complain(stderr, err)
 	}
-	if len(names) == 0 && !*all {
-		listRecord(stdout)
+	if cfg.Names = names; len(names) == 0 && !cfg.All {
+		repro.List(stdout, columns)
 		return bench.ExitOK
 	}
-	sales, err := reproSales(names, *all, *quick, *out, *mode)
+	return repro.Run(ctx, cfg, stdout, stderr)
+}
+
+// readRunLine reads a run command line into its options and jobs (repro.Reader).
+func readRunLine(args []string) (bench.Options, []bench.Job, error) {
+	c, jobs, _, err := runJobs(args, io.Discard)
 	if err != nil {
-		return bench.Complain(stderr, err)
+		return bench.Options{}, nil, err
 	}
-	code := bench.ExitOK
-	var lines []string
-	rec := record{}
-	for _, s := range sales {
-		fmt.Fprintf(stderr, "stockbench: repro %s (%s) on %s: want %s\n", s.entry.Name, issueList(s.entry), s.c.Version, s.want())
-		if err := s.build(ctx, stderr); err != nil {
-			return bench.Complain(stderr, err)
-		}
-		line, ok, got := "", false, bench.ExitOK
-		var f *results.File
-		tries := max(s.c.Tries, 1)
-		for try := 1; try <= tries && !ok; try++ {
-			if line, ok, got, f = s.run(ctx, stderr); line == "" {
-				return got // no record came of it: interrupted, or the servers would not start
-			}
-			if ok && tries > 1 {
-				line = fmt.Sprintf("%s (sale %d of up to %d)", line, try, tries)
-			}
-		}
-		lines = append(lines, fmt.Sprintf("%s on %s: %s", s.entry.Name, s.c.Version, line))
-		rec.add(s, f, line, ok)
-		switch {
-		case !ok:
-			code = bench.Worst(code, bench.ExitFailed)
-		case got != bench.ExitOK && !s.crashes():
-			code = bench.Worst(code, got) // it showed the bug, but the sale did not finish
-		}
-	}
-	for _, l := range lines {
-		fmt.Fprintln(stdout, l)
-	}
-	if len(sales) > 1 {
-		dir, err := rec.write(ctx, *out, append([]string{"repro"}, args...))
-		if err != nil {
-			fmt.Fprintln(stderr, "stockbench: repro: write the record's matrix:", bench.OneLine(err.Error()))
-			return bench.Worst(code, bench.ExitUnfinished)
-		}
-		fmt.Fprintf(stdout, "\nthe record as one matrix, a row per sale: %s\n", dir)
-	}
-	return code
-}
-
-// record gathers the sales of one repro into one run record: each sale's run a row of
-// its matrix, and whether it showed what the record says a check of it.
-type record struct {
-	first  *results.File
-	runs   []results.Run
-	checks []results.Check
-}
-
-func (r *record) add(s reproSale, f *results.File, line string, ok bool) {
-	if f != nil && r.first == nil {
-		r.first = f
-	}
-	if f != nil && len(f.Runs) > 0 {
-		r.runs = append(r.runs, f.Runs[0])
-	}
-	r.checks = append(r.checks, results.Check{Run: s.entry.Name + " on " + s.c.Version, Threshold: "as the record says: " + s.want(),
-		Held: ok, Why: line})
-}
-
-// write writes the record's run directory under out (results.json, summary.md,
-// report.html) and returns it.
-func (r *record) write(ctx context.Context, out string, args []string) (string, error) {
-	if r.first == nil {
-		return "", fmt.Errorf("no sale left a record")
-	}
-	id := results.NewID()
-	f := bench.NewFile(args, id, r.first.Target)
-	f.Runs, f.Checks, f.Complete, f.FinishedAt = r.runs, r.checks, true, time.Now().UTC()
-	o := results.NewOutput(out, "record-"+id)
-	if err := o.Progress(f); err != nil {
-		return "", err
-	}
-	return o.Dir, report.Write(ctx, o, f)
-}
-
-// build makes what the sale runs, as its case says, in the checkout.
-func (s reproSale) build(ctx context.Context, stderr io.Writer) error {
-	if len(s.c.Build) == 0 {
-		return nil
-	}
-	cmd := exec.CommandContext(ctx, "make", append([]string{"-C", s.root}, s.c.Build...)...)
-	cmd.Stdout, cmd.Stderr = stderr, stderr
-	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("repro %s: make %s: %w", s.entry.Name, strings.Join(s.c.Build, " "), err)
-	}
-	return nil
-}
-
-// run runs the sale once, in a run directory of its own: the line its record reads as,
-// whether it showed what the record says, run's exit code, and its record. The line is
-// "" when no record came of it.
-func (s reproSale) run(ctx context.Context, stderr io.Writer) (line string, ok bool, code int, file *results.File) {
-	c, jobs, _, _ := runJobs(s.args, io.Discard)
-	after := func(f *results.File) ([]string, int) {
-		file = f
-		line, ok = s.judge(f)
-		if !ok {
-			return []string{line}, bench.ExitFailed
-		}
-		return []string{line}, bench.ExitOK
-	}
-	// The record, not the library's documentation, says what the sale must show.
-	o := c.options(append([]string{"run"}, s.args...), nil)
-	o.Judge = after
-	code = bench.Execute(ctx, o, jobs, io.Discard, stderr)
-	return line, ok, code, file
-}
-
-// reproSale is one sale of the record: a bug's, on the release that has it or a fixed one.
-type reproSale struct {
-	entry trackrecord.Entry
-	c     trackrecord.Case
-	fixed bool
-	args  []string // run's, paths made absolute, the command's own flags added
-	out   string   // where its run directory goes
-	root  string   // the checkout
-}
-
-// reproSales are the sales the names (or all) ask for, each checked as run checks its
-// command line, so that a bad one stops the command before a server starts.
-func reproSales(names []string, all, quick bool, out, mode string) ([]reproSale, error) {
-	var picked []trackrecord.Entry
-	for _, n := range names {
-		e, err := trackrecord.Lookup(n)
-		if err != nil {
-			return nil, bench.UsageError(fmt.Errorf("repro: %w", err))
-		}
-		picked = append(picked, e)
-	}
-	for _, e := range trackrecord.All() {
-		if all && (!e.Slow || !quick) {
-			picked = append(picked, e)
-		}
-	}
-	root, err := checkout()
-	if err != nil {
-		return nil, bench.UsageError(fmt.Errorf("repro: the adapters the record runs are not here: run it in the checkout"))
-	}
-	extra := []string{"--out", out}
-	if mode != "" {
-		extra = append(extra, "--redis", mode)
-	}
-	var sales []reproSale
-	for _, e := range picked {
-		cases := []trackrecord.Case{e.Buggy}
-		if e.Fixed != nil {
-			cases = append(cases, *e.Fixed)
-		}
-		for i, c := range cases {
-			s := reproSale{entry: e, c: c, fixed: i == 1, args: append(fromRoot(root, c.Args), extra...), out: out, root: root}
-			if _, _, _, err := runJobs(s.args, io.Discard); err != nil {
-				return nil, bench.UsageError(fmt.Errorf("repro %s: %w", e.Name, err))
-			}
-			sales = append(sales, s)
-		}
-	}
-	return sales, nil
-}
-
-func (s reproSale) crashes() bool { return s.c.Crash != "" && !s.fixed }
-
-// want says what the sale must show.
-func (s reproSale) want() string {
-	switch {
-	case s.crashes():
-		return fmt.Sprintf("the sale to end incomplete with %q", s.c.Crash)
-	case s.fixed:
-		return fmt.Sprintf("SAFE, no %s", s.entry.Buggy.Finding)
-	}
-	return s.c.Finding
-}
-
-// judge reads the sale's record: the line to print, and whether it showed what the
-// record says.
-func (s reproSale) judge(f *results.File) (string, bool) {
-	if len(f.Runs) == 0 {
-		return "NOT reproduced: the sale left no record (" + f.Incomplete + ")", false
-	}
-	r := f.Runs[0]
-	seen := fmt.Sprintf("%s (%s), in %s", r.Verdict.Cell(), r.Verdict, filepath.Join(s.out, f.ID))
-	if s.crashes() {
-		if !f.Complete && strings.Contains(f.Incomplete, s.c.Crash) {
-			return "reproduced: incomplete, " + f.Incomplete, true
-		}
-		return fmt.Sprintf("NOT reproduced: want the sale to end with %q, got %s", s.c.Crash, seen), false
-	}
-	found := false
-	for _, finding := range r.Verdict.Findings {
-		found = found || strings.HasPrefix(finding, s.entry.Buggy.Finding)
-	}
-	switch {
-	case !f.Complete:
-		return "NOT judged: the sale did not finish (" + f.Incomplete + "), " + seen, false
-	case s.fixed && (found || r.Verdict.Class != oracle.ClassSafe):
-		return "NOT fixed: " + seen, false
-	case s.fixed:
-		return "passes: " + seen, true
-	case found && s.c.Redelivered > 0 && (r.Recovery == nil || r.Recovery.Redelivered != s.c.Redelivered):
-		return fmt.Sprintf("NOT reproduced: want %d dead workers' tasks back, the control, got %+v, %s", s.c.Redelivered, r.Recovery, seen), false
-	case found && s.c.Redelivered > 0:
-		return fmt.Sprintf("reproduced: %s; %d of %d dead workers' tasks came back", seen, r.Recovery.Redelivered, r.Recovery.Deaths), true
-	case found:
-		return "reproduced: " + seen, true
-	}
-	return "NOT reproduced: " + seen, false
-}
-
-// fromRoot makes the paths of the shipped adapters in args (adapters/..., and the Go
-// ones built into bin/adapters/...) absolute, from the checkout's root, so that the
-// record runs from wherever the command does.
-func fromRoot(root string, args []string) []string {
-	out := make([]string, len(args))
-	for i, a := range args {
-		fields := strings.Fields(a)
-		changed := false
-		for j, f := range fields {
-			for _, dir := range []string{"adapters/", "bin/adapters/"} {
-				if k := strings.Index(f, dir); k >= 0 && (k == 0 || f[k-1] == '=') {
-					fields[j], changed = f[:k]+filepath.Join(root, f[k:]), true
-					break
-				}
-			}
-		}
-		if changed {
-			a = strings.Join(fields, " ")
-		}
-		out[i] = a
-	}
-	return out
-}
-
-// listRecord writes the track record: each bug, where it was reported, the library and
-// what the sale shows.
-func listRecord(w io.Writer) {
-	t := report.Table{Heads: []string{"BUG", "ISSUES", "LIBRARY", "FIXED RELEASE HERE"}, Title: 1}
-	for _, e := range trackrecord.All() {
-		fixed := "none"
-		if e.Fixed != nil {
-			fixed = e.Fixed.Version
-		}
-		t.Rows = append(t.Rows, []string{e.Name, issueList(e), e.Library, fixed})
-	}
-	t.Fit(w, columns)
-	fmt.Fprintln(w, "\nstockbench repro NAME runs one; --all every one (--quick leaves out those that take minutes).")
-}
-
-func issueList(e trackrecord.Entry) string {
-	parts := make([]string, len(e.Issues))
-	for i, is := range e.Issues {
-		parts[i] = is.String()
-	}
-	return strings.Join(parts, ", ")
+	return c.options(append([]string{"run"}, args...), nil), jobs, nil
 }

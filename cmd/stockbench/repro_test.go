@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/stockbench/stockbench/bench"
+	"github.com/stockbench/stockbench/bench/repro"
 	"github.com/stockbench/stockbench/internal/trackrecord"
 	"github.com/stockbench/stockbench/results"
 )
@@ -37,7 +38,7 @@ func TestRecordEntries(t *testing.T) {
 			}
 		}
 	}
-	if _, err := reproSales(nil, true, false, t.TempDir(), ""); err != nil {
+	if err := repro.Check(repro.Config{All: true, Out: t.TempDir(), Read: readRunLine}); err != nil {
 		t.Errorf("the record's sales: %v", err)
 	}
 	if code, _, stderr := stockbench(t, "repro", "kombu-338"); code != bench.ExitUsage || !strings.Contains(stderr, `unknown bug "kombu-338"`) {

@@ -6,7 +6,6 @@ import (
 	"io"
 
 	"github.com/stockbench/stockbench/bench"
-	"github.com/stockbench/stockbench/internal/designs/adapter"
 	"github.com/stockbench/stockbench/internal/redact"
 	"github.com/stockbench/stockbench/internal/servers"
 	"github.com/stockbench/stockbench/results"
@@ -28,7 +27,7 @@ func (c *common) sale(j bench.Job) *results.Sale {
 	default:
 		return nil
 	}
-	s.Source = c.designs.source(s.Design)
+	s.Source = c.designs.Source(s.Design)
 	s.Redis = c.redisArgs()
 	return &s
 }
@@ -47,25 +46,6 @@ func (c *common) redisArgs() []string {
 		args = append(args, "--redis", string(c.redis.Mode))
 	}
 	return args
-}
-
-// source is where the design named name comes from: nil for a built-in design.
-func (c *catalogue) source(name string) *results.DesignSource {
-	for _, d := range c.files {
-		if d.Name() == name {
-			return &results.DesignSource{File: d.Path}
-		}
-	}
-	for _, e := range c.execs {
-		if e.cfg.Name == name {
-			src := &results.DesignSource{Exec: e.cfg.Command, Part: e.part, Procs: c.procs}
-			if c.nodes > 1 && e.part == adapter.SupportsLock {
-				src.Nodes = c.nodes
-			}
-			return src
-		}
-	}
-	return nil
 }
 
 // jobOf is the job sale s describes, read back as its command line would be; an error is

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/stockbench/stockbench/bench"
+	"github.com/stockbench/stockbench/bench/catalog"
 	"github.com/stockbench/stockbench/faults"
 	"github.com/stockbench/stockbench/results"
 	"github.com/stockbench/stockbench/scenarios"
@@ -40,10 +41,11 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if given(fs, v.setting.flag) {
 		return bench.Complain(stderr, bench.UsageError(fmt.Errorf("sweep: --%s is what --vary varies; give it once", v.setting.flag)))
 	}
-	base, err := plan{locks: splitList(*locks), scenarios: []string{*scenario}, faults: []string{*fault}}.lockJobs(sf, &c)
+	base, notes, err := catalog.Plan{Locks: splitList(*locks), Scenarios: []string{*scenario}, Faults: []string{*fault}}.LockJobs(&c.designs, sf.overrides(c.external()))
 	if err != nil {
 		return bench.Complain(stderr, bench.UsageError(err))
 	}
+	c.notes = append(c.notes, notes...)
 	var jobs []bench.Job
 	for _, p := range v.points {
 		for _, b := range base {

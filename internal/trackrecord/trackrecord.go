@@ -214,3 +214,12 @@ func Names() []string {
 	}
 	return names
 }
+
+// IssueList is e's issues, comma-separated.
+func (e Entry) IssueList() string {
+	parts := make([]string, len(e.Issues))
+	for i, is := range e.Issues {
+		parts[i] = is.String()
+	}
+	return strings.Join(parts, ", ")
+}

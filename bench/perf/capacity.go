@@ -1,4 +1,4 @@
-package main
+package perf
 
 import (
 	"context"
@@ -17,69 +17,81 @@ import (
 	"github.com/stockbench/stockbench/scenarios"
 )
 
-// planCommand is `stockbench plan --buyers N --rate R`: how many shards of which size and
-// what Redis a sale needs, from its per-buyer costs measured here by a small sale of the
-// same design and the same share of stock to buyers.
-func planCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fset := newFlagSet("plan", "plan --buyers N --rate R [--lock NAME] [--stock N] [--shard-cpus C] [--shard-memory SIZE]")
-	var c common
-	c.bind(fset)
-	lock := fset.String("lock", "lua", "the lock design the sale runs through")
-	buyers := fset.Int("buyers", 0, "buyers in the whole sale (required)")
-	stock := fset.Int64("stock", 500, "units for sale")
-	rate := fset.Float64("rate", 0, "buyers arriving per second (required: a plan sizes an open-load sale)")
-	cpus := fset.Float64("shard-cpus", 2, "CPUs one shard gets (deploy/k8s/shards-job.yaml requests 2)")
-	memory := fset.String("shard-memory", "2GiB", "memory one shard may hold (deploy/k8s/shards-job.yaml's limit)")
-	calib := fset.Int("calibrate", 20000, "buyers of the sale run here to measure the per-buyer costs")
-	if help, err := parse(fset, args, stdout); help || err != nil {
-		return bench.Complain(stderr, err)
-	}
-	impl, err := lockimpl.Lookup(*lock)
-	mem, merr := parseSize(*memory)
+// Sizing is the sale a capacity plan sizes and the shards it may use.
+type Sizing struct {
+	// Impl is the lock design the sale runs through.
+	Impl lockimpl.Impl
+	// Buyers and Stock are the whole sale's; Rate its buyers arriving per second (a plan
+	// sizes an open-load sale).
+	Buyers int
+	Stock  int64
+	Rate   float64
+	// ShardCPUs and ShardMemory are what one shard gets (deploy/k8s/shards-job.yaml
+	// requests 2 CPUs and limits memory to 2GiB), ShardMemory as Kubernetes writes it.
+	ShardCPUs   float64
+	ShardMemory string
+	// Calibrate is how many buyers of the sale run here to measure the per-buyer costs.
+	Calibrate int
+}
+
+// in is the plan's input without its measured costs, checked before anything starts.
+func (z Sizing) in() (scenarios.PlanIn, scenarios.FlashSale, error) {
+	mem, err := ParseSize(z.ShardMemory)
 	switch {
 	case err != nil:
-		return bench.Complain(stderr, bench.UsageError(fmt.Errorf("plan: %w", err)))
-	case merr != nil:
-		return bench.Complain(stderr, bench.UsageError(fmt.Errorf("plan: --shard-memory: %w", merr)))
-	case *buyers < 1 || *stock < 0:
-		return bench.Complain(stderr, bench.UsageError(fmt.Errorf("plan: --buyers must be positive and --stock not negative, got %d and %d", *buyers, *stock)))
-	case !(*rate > 0) || math.IsInf(*rate, 0):
-		return bench.Complain(stderr, bench.UsageError(fmt.Errorf("plan: --rate must be a positive number of buyers a second: a plan sizes an open-load sale, got %g", *rate)))
-	case !(*cpus > 0) || *cpus > 1024 || *calib < 1 || *calib > 1_000_000:
-		return bench.Complain(stderr, bench.UsageError(fmt.Errorf("plan: --shard-cpus must be from 0 to 1024 and --calibrate from 1 to 1,000,000")))
+		return scenarios.PlanIn{}, scenarios.FlashSale{}, fmt.Errorf("plan: --shard-memory: %w", err)
+	case z.Buyers < 1 || z.Stock < 0:
+		return scenarios.PlanIn{}, scenarios.FlashSale{}, fmt.Errorf("plan: --buyers must be positive and --stock not negative, got %d and %d", z.Buyers, z.Stock)
+	case !(z.Rate > 0) || math.IsInf(z.Rate, 0):
+		return scenarios.PlanIn{}, scenarios.FlashSale{}, fmt.Errorf("plan: --rate must be a positive number of buyers a second: a plan sizes an open-load sale, got %g", z.Rate)
+	case !(z.ShardCPUs > 0) || z.ShardCPUs > 1024 || z.Calibrate < 1 || z.Calibrate > 1_000_000:
+		return scenarios.PlanIn{}, scenarios.FlashSale{}, fmt.Errorf("plan: --shard-cpus must be from 0 to 1024 and --calibrate from 1 to 1,000,000")
 	}
 	sale, err := scenarios.Lookup("flash-sale")
 	if err != nil {
-		return bench.Complain(stderr, err)
+		return scenarios.PlanIn{}, sale, err
 	}
-	sale.Buyers, sale.Stock = *buyers, *stock
-	in := scenarios.PlanIn{Sale: sale, Impl: impl, Rate: *rate, ShardCPUs: *cpus, ShardMem: mem}
-	if _, err := scenarios.MakePlan(scenarios.PlanIn{Sale: sale, Impl: impl, Rate: *rate, ShardCPUs: *cpus, ShardMem: mem, Cost: scenarios.Cost{Driver: 1}}); err != nil {
-		return bench.Complain(stderr, bench.UsageError(err)) // what no measurement changes
+	sale.Buyers, sale.Stock = z.Buyers, z.Stock
+	in := scenarios.PlanIn{Sale: sale, Impl: z.Impl, Rate: z.Rate, ShardCPUs: z.ShardCPUs, ShardMem: mem}
+	probe := in
+	probe.Cost = scenarios.Cost{Driver: 1}
+	if _, err := scenarios.MakePlan(probe); err != nil {
+		return in, sale, err // what no measurement changes
 	}
+	return in, sale, nil
+}
 
-	e, code := bench.Start(ctx, c.options(nil, nil), stderr)
-	if e == nil {
-		return code
+// Check says what is wrong with z before a server is started for it.
+func (z Sizing) Check() error {
+	_, _, err := z.in()
+	return err
+}
+
+// Capacity measures z's design here with a small sale of the same share of stock to
+// buyers, on e's shared server, and prints how many shards of which size and what Redis
+// the whole sale needs.
+func Capacity(ctx context.Context, e *bench.Env, z Sizing, stdout, stderr io.Writer) error {
+	in, sale, err := z.in()
+	if err != nil {
+		return err
 	}
-	defer e.Stop(stderr)
 	cal := sale
-	cal.Buyers = min(*calib, *buyers)
-	cal.Stock = int64(math.Round(float64(*stock) * float64(cal.Buyers) / float64(*buyers)))
-	if *stock > 0 {
+	cal.Buyers = min(z.Calibrate, z.Buyers)
+	cal.Stock = int64(math.Round(float64(z.Stock) * float64(cal.Buyers) / float64(z.Buyers)))
+	if z.Stock > 0 {
 		cal.Stock = max(cal.Stock, 1)
 	}
 	cal.Name, cal.Prefix = "plan", "{stockbench-plan}"
-	fmt.Fprintf(stderr, "stockbench: measuring %s here: %s buyers, stock %d, all at once\n", impl.Name, host.Count(cal.Buyers), cal.Stock)
-	if in.Cost, err = calibrate(ctx, e, cal, impl); err != nil {
-		return bench.Complain(stderr, err)
+	fmt.Fprintf(stderr, "stockbench: measuring %s here: %s buyers, stock %d, all at once\n", z.Impl.Name, host.Count(cal.Buyers), cal.Stock)
+	if in.Cost, err = calibrate(ctx, e, cal, z.Impl); err != nil {
+		return err
 	}
 	p, err := scenarios.MakePlan(in)
 	if err != nil {
-		return bench.Complain(stderr, err)
+		return err
 	}
-	writePlan(stdout, in, p, cal, fmt.Sprintf("a %s redis %s", e.Shared.Info.Kind, e.Shared.Info.Version), *memory)
-	return bench.ExitOK
+	writePlan(stdout, in, p, cal, fmt.Sprintf("a %s redis %s", e.Shared.Info.Kind, e.Shared.Info.Version), z.ShardMemory)
+	return nil
 }
 
 // calibrate runs s and returns what each of its buyers cost: this process's CPU (the
@@ -153,8 +165,8 @@ func round(d time.Duration) time.Duration {
 	return d.Round(10 * time.Nanosecond)
 }
 
-// parseSize reads a byte count as Kubernetes writes one: 2GiB, 2Gi, 512MiB, 1G, 1000.
-func parseSize(v string) (int64, error) {
+// ParseSize reads a byte count as Kubernetes writes one: 2GiB, 2Gi, 512MiB, 1G, 1000.
+func ParseSize(v string) (int64, error) {
 	num := strings.TrimRightFunc(v, func(r rune) bool { return r < '0' || r > '9' })
 	unit := strings.TrimSuffix(strings.TrimPrefix(v, num), "B")
 	n, err := strconv.ParseInt(num, 10, 64)

@@ -1,4 +1,4 @@
-package main
+package catalog
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/stockbench/stockbench/bench"
 	"github.com/stockbench/stockbench/internal/designs/adapter"
 )
 
@@ -19,13 +20,13 @@ import (
 // module of its own, so that a library runs at the version its go.mod names.
 const goAdapters = "adapters/go"
 
-// goLockAdder adds a lock adapter built from adapters/go at a Go module's version as
-// its flag is parsed: "[NAME=]MODULE@VERSION [ARGS]", the program being the adapter that
+// AddGoLock adds a lock adapter built from adapters/go at a Go module's version (--lock-go):
+// spec is "[NAME=]MODULE@VERSION [ARGS]", the program being the adapter that
 // imports MODULE, built once into bin/adapters/PROGRAM-VERSION, NAME by default
 // PROGRAM-VERSION. Two versions of one library side by side are what a maintainer
 // reviewing a change compares (explore --lock-go A --lock-go B).
-func (c *catalogue) goLockAdder(spec string) error {
-	name, rest := named(spec, "/@")
+func (c *Catalog) AddGoLock(ctx context.Context, spec string) error {
+	name, rest := Named(spec, "/@")
 	fields := strings.Fields(rest)
 	if len(fields) == 0 {
 		return errors.New("want MODULE@VERSION [ARGS], as github.com/go-redsync/redsync/v4@v4.12.1 --extend")
@@ -34,7 +35,7 @@ func (c *catalogue) goLockAdder(spec string) error {
 	if !ok || module == "" || !regexp.MustCompile(`^v[0-9][0-9A-Za-z.+-]*$`).MatchString(version) {
 		return fmt.Errorf("%q: want MODULE@VERSION, a version as v4.12.1", fields[0])
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
 	defer cancel()
 	bin, err := buildGoAdapter(ctx, module, version)
 	if err != nil {
@@ -56,7 +57,7 @@ func (c *catalogue) goLockAdder(spec string) error {
 // path. An adapter's build tags (//go:build TAG) are its features that need a later
 // release: each is built in where the release compiles with it.
 func buildGoAdapter(ctx context.Context, module, version string) (string, error) {
-	root, err := checkout()
+	root, err := bench.Checkout()
 	if err != nil {
 		return "", fmt.Errorf("--lock-go builds from %s: %w", goAdapters, err)
 	}
