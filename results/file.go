@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
+	"sort"
 	"strconv"
 	"time"
 
@@ -170,6 +172,23 @@ func ReadRun(d string) (*File, error) {
 		return nil, fmt.Errorf("%s: no such run directory or results file", d)
 	}
 	return Read(path)
+}
+
+// runIDPattern matches the names of run directories: their UTC start time, then a
+// random part, so the newest sorts last.
+var runIDPattern = regexp.MustCompile(`^\d{8}-\d{6}-[0-9a-f]+$`)
+
+// Newest is the newest run directory under runs that holds a results.json, "" when
+// there is none.
+func Newest(runs string) string {
+	matches, _ := filepath.Glob(filepath.Join(runs, "*", "results.json"))
+	sort.Strings(matches)
+	for i := len(matches) - 1; i >= 0; i-- {
+		if runIDPattern.MatchString(filepath.Base(filepath.Dir(matches[i]))) {
+			return filepath.Dir(matches[i])
+		}
+	}
+	return ""
 }
 
 // Decode reads a results.json from b, as Read does.

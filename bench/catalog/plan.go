@@ -233,3 +233,15 @@ func Words[T ~string](vs []T) []string {
 
 // Join is names as one comma-separated list, as flags take them.
 func Join(names []string) string { return strings.Join(names, ",") }
+
+// Split reads a comma-separated list, as flags take them: spaces trimmed, empty items
+// dropped.
+func Split(s string) []string {
+	var out []string
+	for part := range strings.SplitSeq(s, ",") {
+		if part = strings.TrimSpace(part); part != "" {
+			out = append(out, part)
+		}
+	}
+	return out
+}

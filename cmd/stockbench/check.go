@@ -13,6 +13,7 @@ import (
 	"github.com/stockbench/stockbench/bench"
 	"github.com/stockbench/stockbench/bench/catalog"
 	"github.com/stockbench/stockbench/bench/explore"
+	"github.com/stockbench/stockbench/bench/findings"
 	"github.com/stockbench/stockbench/bench/runfile"
 	"github.com/stockbench/stockbench/results"
 	"github.com/stockbench/stockbench/results/gate"
@@ -34,8 +35,8 @@ func checkCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if p.explore.Budget == 0 || code == bench.ExitUsage || code == bench.ExitInterrupted {
 		return code
 	}
-	fmt.Fprintf(stdout, "\ncheck: exploring %s for %s\n", strings.Join(designNames(p.explore.Designs), " and "), p.explore.Budget)
-	return bench.Worst(code, p.c.runExplore(ctx, p.explore, append([]string{"check"}, args...), p.judge, stdout, stderr))
+	fmt.Fprintf(stdout, "\ncheck: exploring %s for %s\n", strings.Join(findings.DesignNames(p.explore.Designs), " and "), p.explore.Budget)
+	return bench.Worst(code, p.c.explore(ctx, p.explore, append([]string{"check"}, args...), p.judge, stdout, stderr))
 }
 
 // checkPlan is what a check runs and how it judges it.
@@ -125,7 +126,7 @@ func exploration(rf *runfile.File, c *common, p catalog.Plan) (explore.Config, e
 		return cfg, err
 	}
 	confirm := cmp.Or(x.Confirm, explore.DefaultConfirm)
-	if err := exploreLimits(budget, confirm, explore.DefaultParallel); err != nil {
+	if err := findings.Limits(budget, confirm, explore.DefaultParallel); err != nil {
 		return cfg, err
 	}
 	cfg.Budget, cfg.Seed, cfg.Confirm, cfg.Parallel = budget, x.Seed, confirm, explore.DefaultParallel

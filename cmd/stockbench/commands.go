@@ -50,10 +50,10 @@ func runJobs(args []string, stdout io.Writer) (c *common, jobs []bench.Job, help
 	if help, err := parse(fs, args, stdout); help || err != nil {
 		return nil, nil, help, err
 	}
-	if c.shard, err = shardOf(*shard); err != nil {
+	if c.shard, err = bench.ShardOf(*shard); err != nil {
 		return nil, nil, false, bench.UsageError(fmt.Errorf("run: --shard: %w", err))
 	}
-	if c.shard.Join, err = shardWaitOf(fs, *shardWait); err != nil {
+	if c.shard.Join, err = bench.ShardWait(*shardWait, given(fs, "shard-wait")); err != nil {
 		return nil, nil, false, bench.UsageError(fmt.Errorf("run: %w", err))
 	}
 	if *lock == "" && *queue == "" {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"strings"
 
 	"github.com/stockbench/stockbench/bench"
 	"github.com/stockbench/stockbench/bench/catalog"
@@ -181,55 +180,6 @@ func (f *saleFlags) overrides(external bool) catalog.Overrides {
 	return catalog.Overrides{Settings: f.given, Seed: f.seed, Linear: f.linear, External: external}
 }
 
-// edits are what the flags given write into a sale of type S, in the order given.
-type edits[S any] []func(*S)
-
-func (e edits[S]) apply(s *S) {
-	for _, edit := range e {
-		edit(s)
-	}
-}
-
-// field binds flag name: given, it parses its value and adds an edit that sets it.
-func field[S, T any](fs *flag.FlagSet, e *edits[S], name, usage string, parse func(string) (T, error), set func(*S, T)) {
-	fs.Var(setter[S, T]{e, parse, set}, name, usage)
-}
-
-// toggle binds boolean flag name as field binds others: given as -name or -name=false.
-func toggle[S any](fs *flag.FlagSet, e *edits[S], name, usage string, set func(*S, bool)) {
-	fs.Var(switchSetter[S]{setter[S, bool]{e, strconv.ParseBool, set}}, name, usage)
-}
-
-// switchSetter is a boolean setter: the flag package lets it go without a value.
-type switchSetter[S any] struct{ setter[S, bool] }
-
-func (switchSetter[S]) IsBoolFlag() bool { return true }
-
-// setter is a flag that writes into values of type S: sales, or gate rules.
-type setter[S, T any] struct {
-	edits *edits[S]
-	parse func(string) (T, error)
-	set   func(*S, T)
-}
-
-func (f setter[S, T]) String() string { return "" }
-
-func (f setter[S, T]) Set(s string) error {
-	v, err := f.parse(s)
-	if err != nil {
-		return err
-	}
-	*f.edits = append(*f.edits, func(x *S) { f.set(x, v) })
-	return nil
-}
-
-// The flags' parsers; a bad value's error is the flag package's "invalid value" line.
-var (
-	text    = func(s string) (string, error) { return s, nil }
-	float   = func(s string) (float64, error) { return strconv.ParseFloat(s, 64) }
-	int64Of = func(s string) (int64, error) { return strconv.ParseInt(s, 10, 64) }
-)
-
 // parse parses args into fs. Help goes to stdout; a bad flag or any positional argument
 // becomes one usage error.
 func parse(fs *flag.FlagSet, args []string, stdout io.Writer) (help bool, err error) {
@@ -275,12 +225,4 @@ func newFlagSet(name, synopsis string) *flag.FlagSet {
 	return fs
 }
 
-func splitList(s string) []string {
-	var out []string
-	for part := range strings.SplitSeq(s, ",") {
-		if part = strings.TrimSpace(part); part != "" {
-			out = append(out, part)
-		}
-	}
-	return out
-}
+func splitList(s string) []string { return catalog.Split(s) }

@@ -3,31 +3,22 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
-	"maps"
-	"path/filepath"
-	"slices"
-	"strings"
+	"time"
 
 	"github.com/stockbench/stockbench/bench"
-	"github.com/stockbench/stockbench/oracle"
-	"github.com/stockbench/stockbench/results"
-	"github.com/stockbench/stockbench/results/report"
+	"github.com/stockbench/stockbench/bench/replay"
 )
 
-// replayCommand is `stockbench replay RUN_DIR`: every sale of a run (or those --only
-// names) run again --times times, each from the command its record holds, and whether
-// each rerun earned the recorded class. The seed fixes the schedule, the victims and the
-// draws, but real Redis adds timing: the answer is a rate, written back into the run's
-// record and report, where a cell that did not repeat is marked.
+// replayCommand is `stockbench replay RUN_DIR`: replay.Replay.
 func replayCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("replay", "replay RUN_DIR [--times N] [--only TEXT]")
 	c := &common{sideBySide: true, parallel: defaultParallel}
 	c.bind(fs)
 	c.bindPolicy(fs)
-	times := fs.Int("times", 1, "how many times to rerun each sale")
-	only := fs.String("only", "", "rerun only the sales whose scenario/design/fault contains this `text`, as fault-sale/token/failover")
+	cfg := replay.Config{SaleOf: saleOf}
+	fs.IntVar(&cfg.Times, "times", 1, "how many times to rerun each sale")
+	fs.StringVar(&cfg.Only, "only", "", "rerun only the sales whose scenario/design/fault contains this `text`, as fault-sale/token/failover")
 	dirs, help, err := parseWithArgs(fs, args, stdout)
 	if help || err != nil {
 		return bench.Complain(stderr, err)
@@ -35,94 +26,37 @@ func replayCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if len(dirs) != 1 {
 		return bench.Complain(stderr, bench.UsageError(errors.New("replay: name one run directory (results/runs/ID)")))
 	}
-	if *times < 1 {
-		return bench.Complain(stderr, bench.UsageError(fmt.Errorf("replay: --times must be positive, got %d", *times)))
-	}
-	orig, err := readResults(dirs[0])
-	if err != nil {
-		return bench.Complain(stderr, bench.UsageError(err))
-	}
-	var picked []int
-	var jobs []bench.Job
-	for i, r := range orig.Runs {
-		if !strings.Contains(r.Key(), *only) {
-			continue
-		}
-		s, err := saleOf(&r)
-		if err != nil {
-			return bench.Complain(stderr, bench.UsageError(fmt.Errorf("replay: %s: %w", r.Key(), err)))
-		}
-		j, err := jobOf(s)
-		if err != nil {
-			return bench.Complain(stderr, bench.UsageError(fmt.Errorf("replay: %s: its sale %q: %w", r.Key(), bench.ShellLine(s.Args()), err)))
-		}
-		js := []bench.Job{j}
-		picked = append(picked, i)
-		for range *times {
-			jobs = append(jobs, js...)
-		}
-	}
-	if len(picked) == 0 {
-		return bench.Complain(stderr, bench.UsageError(fmt.Errorf("replay: no sale of %s matches --only %q", dirs[0], *only)))
-	}
-	after := func(f *results.File) ([]string, int) {
-		return tally(orig, picked, f.Runs), bench.ExitOK
-	}
-	code := bench.Execute(ctx, c.options(append([]string{"replay"}, args...), after), jobs, stdout, stderr)
-	if code == bench.ExitUsage {
-		return code
-	}
-	// The tallies are in orig now: its record and report say how steady each cell is.
-	dir := resultsDir(dirs[0])
-	out := results.Reopen(dir)
-	if err := out.Progress(orig); err != nil {
-		return bench.Complain(stderr, fmt.Errorf("replay: write %s: %w", dir, err))
-	}
-	if err := report.Write(context.WithoutCancel(ctx), out, orig); err != nil {
-		fmt.Fprintf(stderr, "stockbench: replay: report: %s\n", bench.OneLine(err.Error()))
-		return bench.Worst(code, bench.ExitUnfinished)
-	}
-	fmt.Fprintf(stdout, "replay: repeats written into %s\n", filepath.Join(dir, "results.json"))
-	return code
+	cfg.Dir = dirs[0]
+	return replay.Replay(ctx, c.options(append([]string{"replay"}, args...), nil), cfg, stdout, stderr)
 }
 
-// tally counts, for each picked run of orig, the classes its reruns earned, keeps them
-// in orig, and returns a line for each, then the summary.
-func tally(orig *results.File, picked []int, reruns []results.Run) []string {
-	var lines []string
-	steady := 0
-	for _, i := range picked {
-		r := &orig.Runs[i]
-		rep := &results.Repeats{Classes: map[oracle.Class]int{}}
-		for _, x := range reruns {
-			if x.Key() != r.Key() || !x.Complete {
-				continue
-			}
-			rep.Times++
-			rep.Classes[x.Verdict.Class]++
-			if x.Verdict.Class == r.Verdict.Class {
-				rep.Same++
-			}
-		}
-		if rep.Times == 0 {
-			// Interrupted before any rerun of it ended: what an earlier replay tallied stands.
-			lines = append(lines, fmt.Sprintf("%s: recorded %s; not rerun (the replay ended first)", r.Key(), r.Verdict.Class))
-			continue
-		}
-		r.Repeats = rep
-		if rep.Steady() {
-			steady++
-		}
-		var got []string
-		for _, c := range slices.Sorted(maps.Keys(rep.Classes)) {
-			got = append(got, fmt.Sprintf("%s %d", c, rep.Classes[c]))
-		}
-		mark := ""
-		if !rep.Steady() {
-			mark = "  <- did not repeat"
-		}
-		lines = append(lines, fmt.Sprintf("%s: recorded %s; %d of %d reruns the same (%s)%s",
-			r.Key(), r.Verdict.Class, rep.Same, rep.Times, strings.Join(got, ", "), mark))
+// shrinkCommand is `stockbench shrink RUN_DIR`: replay.Shrink on a server of its own.
+func shrinkCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("shrink", "shrink RUN_DIR [--only TEXT] [--tries N] [--budget DURATION]")
+	c := &common{parallel: 1}
+	c.bind(fs)
+	cfg := replay.ShrinkConfig{SaleOf: saleOf, Args: append([]string{"shrink"}, args...)}
+	fs.StringVar(&cfg.Only, "only", "", "shrink the first harmful sale whose scenario/design/fault contains this `text` (default: the first harmful sale)")
+	fs.IntVar(&cfg.Tries, "tries", 3, "reruns of a smaller sale before it is judged not to earn the class: real Redis adds timing")
+	fs.DurationVar(&cfg.Budget, "budget", 5*time.Minute, "how long the search may take")
+	dirs, help, err := parseWithArgs(fs, args, stdout)
+	if help || err != nil {
+		return bench.Complain(stderr, err)
 	}
-	return append(lines, fmt.Sprintf("%d of %d sales earned their recorded class on every rerun", steady, len(picked)))
+	switch {
+	case len(dirs) != 1:
+		return bench.Complain(stderr, bench.UsageError(errors.New("shrink: name one run directory (results/runs/ID)")))
+	case c.dashboard != "":
+		return bench.Complain(stderr, bench.UsageError(errors.New("shrink: --dashboard watches a run; run the smallest sale shrink prints with it")))
+	}
+	cfg.Dir, cfg.Out, cfg.Plots = dirs[0], c.out, string(*c.plots)
+	if _, _, err := cfg.Pick(); err != nil {
+		return bench.Complain(stderr, err)
+	}
+	e, code := bench.Start(ctx, c.options(nil, nil), stderr)
+	if e == nil {
+		return code
+	}
+	defer e.Stop(stderr)
+	return replay.Shrink(ctx, e, cfg, stdout, stderr)
 }

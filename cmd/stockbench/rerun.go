@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/stockbench/stockbench/bench"
+	"github.com/stockbench/stockbench/bench/replay"
 	"github.com/stockbench/stockbench/internal/redact"
 	"github.com/stockbench/stockbench/internal/servers"
 	"github.com/stockbench/stockbench/results"
@@ -18,18 +19,12 @@ func (c *common) sale(j bench.Job) *results.Sale {
 	if c.shard.Sharded() {
 		return nil
 	}
-	var s results.Sale
-	switch j := j.(type) {
-	case bench.LockJob:
-		s = j.Sale.Value(j.Impl.Name)
-	case bench.QueueJob:
-		s = j.Sale.Value(j.Impl.Name)
-	default:
+	s := c.designs.Sale(j)
+	if s == nil {
 		return nil
 	}
-	s.Source = c.designs.Source(s.Design)
 	s.Redis = c.redisArgs()
-	return &s
+	return s
 }
 
 // redisArgs says where Redis came from, when the command was told: a password in a URL
@@ -48,21 +43,11 @@ func (c *common) redisArgs() []string {
 	return args
 }
 
-// jobOf is the job sale s describes, read back as its command line would be; an error is
-// a setting the sale's checks refuse (a shrink or a draw went past what they take).
-func jobOf(s *results.Sale) (bench.Job, error) {
-	_, jobs, _, err := runJobs(s.Args()[1:], io.Discard)
-	if err != nil {
-		return nil, err
-	}
-	return jobs[0], nil
-}
-
 // saleOf is run r's sale as a value: its record's, or for a record older than the
 // value, read back from the command line it kept.
 func saleOf(r *results.Run) (*results.Sale, error) {
 	if r.Sale != nil {
-		return r.Sale, nil
+		return replay.Recorded(r)
 	}
 	if len(r.Rerun) == 0 {
 		return nil, errors.New("no recorded command (a shard's sale, or a record older than replay)")

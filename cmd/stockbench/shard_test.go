@@ -24,7 +24,7 @@ func TestShardSlot(t *testing.T) {
 	}{
 		{"yhfl9egtk5kffap4gn7y6qcow", 4, 0}, {"1", 4, 1}, {"3", 4, 3}, {"4", 4, 0}, {"0", 4, 0}, {"-1", 4, 0}, {"2", 0, 0},
 	} {
-		if got := shardSlot(tc.slot, tc.count); got != tc.want {
+		if got := bench.ShardSlot(tc.slot, tc.count); got != tc.want {
 			t.Errorf("shardSlot(%q, %d) = %d, want %d", tc.slot, tc.count, got, tc.want)
 		}
 	}

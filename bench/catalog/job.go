@@ -1,0 +1,115 @@
+package catalog
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+
+	"github.com/stockbench/stockbench/bench"
+	"github.com/stockbench/stockbench/faults"
+	"github.com/stockbench/stockbench/results"
+	"github.com/stockbench/stockbench/scenarios"
+)
+
+// Job is the job sale s describes, checked as the command line s.Args would be: its
+// design built in or brought from its source, its preset with its settings and its
+// fault plan. An error is a design that cannot be had or a setting the sale's checks
+// refuse (a shrink or a draw went past what they take).
+func Job(s *results.Sale) (bench.Job, error) {
+	var c Catalog
+	if err := c.addSource(s); err != nil {
+		return nil, err
+	}
+	external := slices.Contains(s.Redis, "--redis-url") || slices.Contains(s.Redis, "external")
+	fp, err := faults.Parse(s.Faults)
+	if err != nil {
+		return nil, err
+	}
+	if s.Kind == results.QueueSale {
+		return queueJob(&c, s, fp, external)
+	}
+	sale, err := scenarios.Lookup(s.Scenario)
+	if err != nil {
+		return nil, err
+	}
+	for _, x := range s.Settings {
+		if err := scenarios.SetLock(&sale, x.Name, x.Value); err != nil {
+			return nil, fmt.Errorf("--%s: %w", x.Name, err)
+		}
+	}
+	if sale.Faults = fp; external {
+		sale.KeyLease = scenarios.DefaultKeyLease
+	}
+	impl, err := c.Lock(s.Design)
+	if err == nil {
+		err = sale.Validate()
+	}
+	if err == nil {
+		err = fitsExternal(external, fp, impl.LockNodes(), impl.Name)
+	}
+	if err == nil {
+		err = cmp.Or(scenarios.Refused(impl.Name, impl.Outside, fp), sale.Takes(impl))
+	}
+	if err != nil {
+		return nil, err
+	}
+	return bench.LockJob{Sale: sale, Impl: impl}, nil
+}
+
+func queueJob(c *Catalog, s *results.Sale, fp faults.Plan, external bool) (bench.Job, error) {
+	sale, err := scenarios.LookupQueue(s.Scenario)
+	if err != nil {
+		return nil, err
+	}
+	for _, x := range s.Settings {
+		if err := scenarios.SetQueue(&sale, x.Name, x.Value); err != nil {
+			return nil, fmt.Errorf("--%s: %w", x.Name, err)
+		}
+	}
+	if sale.Faults = fp; external {
+		sale.KeyLease = scenarios.DefaultKeyLease
+	}
+	impl, err := c.Queue(s.Design)
+	switch {
+	case err != nil:
+	case external && impl.Own:
+		err = fmt.Errorf("queue %s writes keys of its own outside the run's prefix, so it runs only on servers the harness starts", impl.Name)
+	default:
+		err = cmp.Or(sale.Validate(), fitsExternal(external, fp, 1, impl.Name), scenarios.Refused(impl.Name, impl.Outside, fp))
+	}
+	if err != nil {
+		return nil, err
+	}
+	return bench.QueueJob{Sale: sale, Impl: impl}, nil
+}
+
+// addSource adds the design of s that is not built in, from where it comes.
+func (c *Catalog) addSource(s *results.Sale) error {
+	src := s.Source
+	switch {
+	case src == nil:
+		return nil
+	case src.File != "":
+		return c.AddFile(src.File, s.Kind != results.QueueSale)
+	case src.Exec != "":
+		c.Procs, c.Nodes = src.Procs, src.Nodes
+		return c.AddExec(src.Part, s.Design+"="+src.Exec)
+	}
+	return nil
+}
+
+// Sale is job j as a value (scenarios.FlashSale.Value), with where its design comes
+// from; nil for a job that is no sale of one design.
+func (c *Catalog) Sale(j bench.Job) *results.Sale {
+	var s results.Sale
+	switch j := j.(type) {
+	case bench.LockJob:
+		s = j.Sale.Value(j.Impl.Name)
+	case bench.QueueJob:
+		s = j.Sale.Value(j.Impl.Name)
+	default:
+		return nil
+	}
+	s.Source = c.Source(s.Design)
+	return &s
+}

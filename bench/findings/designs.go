@@ -1,0 +1,70 @@
+package findings
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/stockbench/stockbench/bench/catalog"
+	"github.com/stockbench/stockbench/bench/explore"
+	"github.com/stockbench/stockbench/faults"
+	"github.com/stockbench/stockbench/results"
+)
+
+// Designs is an exploration of the designs of cat named locks or queues (naming none,
+// those of its files and adapters): their sales at their preset, checked, and the space
+// of their kind, drawing the faults only names (comma-separated; "" for all, none for
+// timings and loads alone), on a Sentinel group or a Cluster too when infra is set.
+// redis is where Redis comes from, as flags, for the sales' records.
+func Designs(cat *catalog.Catalog, locks, queues []string, only string, infra bool, redis []string) (explore.Config, error) {
+	if len(locks) == 0 && len(queues) == 0 {
+		// The designs of the files and adapters given, as run takes one alone.
+		for _, l := range cat.Locks() {
+			locks = append(locks, l.Name)
+		}
+		if len(locks) == 0 {
+			for _, q := range cat.Queues() {
+				queues = append(queues, q.Name)
+			}
+		}
+	}
+	var cfg explore.Config
+	switch {
+	case len(locks) > 0 && len(queues) > 0:
+		return cfg, errors.New("explore: --lock and --queue exclude each other: designs compared must sell alike")
+	case len(locks)+len(queues) == 0:
+		return cfg, fmt.Errorf("explore: name a design with --lock or --queue (locks: %s; queues: %s)", catalog.Join(cat.LockNames()), catalog.Join(cat.QueueNames()))
+	}
+	p := catalog.Plan{Locks: locks, Scenarios: []string{"fault-sale"}, Faults: []string{faults.None}}
+	kind := results.LockSale
+	if len(queues) > 0 {
+		p = catalog.Plan{Queues: queues, QueueScenarios: []string{"queue-sale"}, QueueFaults: []string{faults.None}, Fulfils: []string{"naive"}}
+		kind = results.QueueSale
+	}
+	jobs, _, err := p.Jobs(cat, catalog.Overrides{Seed: 1, External: slices.Contains(redis, "--redis-url")})
+	if err != nil {
+		return cfg, err
+	}
+	for _, j := range jobs {
+		s := cat.Sale(j)
+		s.Redis = redis
+		cfg.Designs = append(cfg.Designs, *s)
+	}
+	if only == faults.None { // timings and loads alone
+		cfg.Space = explore.NewSpace(kind, infra, nil)
+		cfg.Space.Faults = nil
+		return cfg, nil
+	}
+	var kinds []faults.Kind
+	for _, k := range catalog.Split(only) {
+		if _, ok := faults.Lookup(faults.Kind(k)); !ok {
+			return cfg, fmt.Errorf("explore: --faults: unknown fault %q (known: %s)", k, explore.AllFaults())
+		}
+		kinds = append(kinds, faults.Kind(k))
+	}
+	cfg.Space = explore.NewSpace(kind, infra, kinds)
+	if len(kinds) > 0 && len(cfg.Space.Faults) == 0 {
+		return cfg, fmt.Errorf("explore: --faults: none of %s applies to %s sales", only, kind)
+	}
+	return cfg, nil
+}

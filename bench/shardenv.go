@@ -1,0 +1,146 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/stockbench/stockbench/results"
+	"github.com/stockbench/stockbench/results/report"
+	"github.com/stockbench/stockbench/scenarios"
+)
+
+// ShardOf reads --shard, or else a Kubernetes Indexed Job's JOB_COMPLETION_INDEX or a
+// swarm job's STOCKBENCH_SHARD_SLOT with STOCKBENCH_SHARDS (the job's completions); the
+// zero Shard when none says.
+func ShardOf(flag string) (scenarios.Shard, error) {
+	if flag != "" {
+		return scenarios.ParseShard(flag)
+	}
+	index, count := os.Getenv("JOB_COMPLETION_INDEX"), os.Getenv("STOCKBENCH_SHARDS")
+	from := "JOB_COMPLETION_INDEX"
+	if slot := os.Getenv("STOCKBENCH_SHARD_SLOT"); index == "" && slot != "" {
+		n, _ := strconv.Atoi(count)
+		index, from = strconv.Itoa(ShardSlot(slot, n)), "STOCKBENCH_SHARD_SLOT"
+	}
+	if index == "" || count == "" {
+		return scenarios.Shard{}, nil
+	}
+	s, err := scenarios.ParseShard(index + "/" + count)
+	if err != nil {
+		return s, fmt.Errorf("from %s and STOCKBENCH_SHARDS=%s: %w", from, count, err)
+	}
+	return s, nil
+}
+
+// ShardSlot reads a swarm replicated job's {{.Task.Slot}}, as deploy/swarm/stack.yml
+// passes it: the engine numbers a job's slots from 0 and writes slot 0 as the node's id,
+// so a slot that is no number is 0; taken modulo the count, so that slots numbered
+// from 1, as a service's are, serve too.
+func ShardSlot(slot string, count int) int {
+	n, err := strconv.Atoi(slot)
+	if err != nil || n < 0 || count < 1 {
+		return 0
+	}
+	return n % count
+}
+
+// ShardWait is --shard-wait's value v, or STOCKBENCH_SHARD_WAIT when the flag was not
+// given, checked.
+func ShardWait(v time.Duration, given bool) (time.Duration, error) {
+	if env := os.Getenv("STOCKBENCH_SHARD_WAIT"); env != "" && !given {
+		d, err := time.ParseDuration(env)
+		if err != nil {
+			return 0, fmt.Errorf("STOCKBENCH_SHARD_WAIT=%s: a duration, as 30s or 2m", env)
+		}
+		v = d
+	}
+	if v <= 0 || v > time.Hour {
+		return 0, fmt.Errorf("--shard-wait must be more than 0 and at most 1h, got %s", v)
+	}
+	return v, nil
+}
+
+// MergeConfig is a merge of a sharded sale's partial records.
+type MergeConfig struct {
+	// Dirs are the shards' directories, or the run's, which holds them all.
+	Dirs []string
+	// Out receives the merged run directory; Plots is which plot files its report
+	// writes; Args is the command line its record keeps.
+	Out, Plots string
+	Args       []string
+	// Policy fails the merged sale over what its design documents.
+	Policy results.Policy
+	// Width is the terminal's, for the tables printed (0: any).
+	Width int
+}
+
+// Merge joins the shards' partial records of one sale into the sale's record, judged on
+// the union and reported as any run is, and returns the exit code (ExitRule).
+func Merge(ctx context.Context, m MergeConfig, stdout, stderr io.Writer) int {
+	if len(m.Dirs) == 0 {
+		return Complain(stderr, UsageError(errors.New("merge: name the shards' directories, or the run directory that holds them")))
+	}
+	if err := Writable(m.Out); err != nil {
+		return Complain(stderr, UsageError(err))
+	}
+	var parts []results.Part
+	for _, d := range shardDirs(m.Dirs) {
+		p, err := results.ReadPart(d)
+		if err != nil {
+			return Complain(stderr, UsageError(fmt.Errorf("merge: %w", err)))
+		}
+		parts = append(parts, p)
+	}
+	run, err := scenarios.Merge(parts)
+	if err != nil {
+		return Complain(stderr, UsageError(err))
+	}
+	first := parts[0]
+	file := NewFile(m.Args, first.ID+"-merged", results.Target{})
+	file.StartedAt, file.FinishedAt = run.Started.UTC(), run.Started.Add(run.Duration).UTC()
+	file.Complete, file.Incomplete, file.Runs = run.Complete, run.Error, []results.Run{run}
+	file.Plots = m.Plots
+	if f, err := results.Read(filepath.Join(first.Run.Source, "results.json")); err == nil {
+		file.Target, file.Host = f.Target, f.Host // the load generator's host, not the merge's
+	}
+	o := results.NewOutput(m.Out, file.ID)
+	if _, err := os.Stat(o.Dir); err == nil {
+		return Complain(stderr, UsageError(fmt.Errorf("merge: %s exists already", o.Dir)))
+	}
+	if err := o.Progress(file); err != nil {
+		return Complain(stderr, err)
+	}
+	fmt.Fprintf(stdout, "merged %d shards of run %s\n\n", len(parts), first.ID)
+	report.WriteReport(stdout, file.Runs, m.Width)
+	fmt.Fprintf(stdout, "\nresults: %s\n", o.Dir)
+	code := WriteReport(ctx, o, file, ExitOK, stderr)
+	if !run.Complete {
+		fmt.Fprintln(stderr, "stockbench: incomplete:", run.Error)
+	}
+	lines, judged := Judge(m.Policy)(file)
+	fmt.Fprintln(stdout)
+	for _, l := range lines {
+		fmt.Fprintln(stdout, l)
+	}
+	return Worst(code, judged)
+}
+
+// shardDirs expands each directory that holds no results.json but shards' directories
+// into those (Merge puts them in order).
+func shardDirs(dirs []string) []string {
+	var out []string
+	for _, d := range dirs {
+		matches, _ := filepath.Glob(filepath.Join(d, "shard-*-of-*"))
+		if _, err := os.Stat(filepath.Join(d, "results.json")); err == nil || len(matches) == 0 {
+			matches = []string{d} // a shard's own, or ReadPart says what is wrong with it
+		}
+		out = append(out, matches...)
+	}
+	return out
+}
