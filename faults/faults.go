@@ -245,6 +245,12 @@ type Spec struct {
 	// server acts on the lock server for d while the victim (who) works, and says what
 	// it did.
 	server func(ctx context.Context, in *Injector, d time.Duration, who string) (string, error)
+	// by: the fault's length is how far a clock jumps (by=), not how long it lasts (for=).
+	by bool
+	// choice names the fault's one named setting (a mode, a persistence), and choices its
+	// values, the default first; "" for none.
+	choice  string
+	choices []string
 	// timeless: the fault takes as long as it takes (a crash, a restart, a failover),
 	// whatever its length says, so that its for= changes nothing.
 	timeless bool
@@ -339,6 +345,7 @@ var specs = []Spec{
 	},
 	{
 		Kind: RedisRestart, Applies: Locks | Queues, Fires: OnVictim, Needs: Needs{SeparateStock: true, Owned: true},
+		choice: "persist", choices: words(Persistences),
 		Summary:  fmt.Sprintf("the lock server (or the queue's) is killed and restarts while the %s holder (or task) is being worked on: empty, or with what its persistence mode kept (persist=none|rdb|aof-everysec|aof-always)", nth),
 		timeless: true,
 		server: func(ctx context.Context, in *Injector, _ time.Duration, who string) (string, error) {
@@ -357,6 +364,7 @@ var specs = []Spec{
 	},
 	{
 		Kind: ServerErrors, Applies: Locks, Fires: OnVictim, Needs: Needs{SeparateStock: true, Owned: true}, optIn: true,
+		choice: "mode", choices: modes,
 		Summary: fmt.Sprintf("the lock server (the first of Redlock's five; the others answer) answers errors for %s the TTL while the %s holder works: OOM to writes, as at maxmemory with noeviction (mode=oom, the default), READONLY to writes, as a master demoted to a replica (mode=readonly), or LOADING to everything, as while it reloads its dataset (mode=loading: DEBUG RELOAD, slowed to last that long)", length, nth),
 		server:  answerErrors,
 	},
@@ -377,7 +385,7 @@ var specs = []Spec{
 		},
 	},
 	{
-		Kind: ClockJump, Applies: Locks, Fires: OnVictim, Needs: Needs{SeparateStock: true, Owned: true, Clock: true},
+		Kind: ClockJump, Applies: Locks, Fires: OnVictim, Needs: Needs{SeparateStock: true, Owned: true, Clock: true}, by: true,
 		Summary: fmt.Sprintf("the lock server's wall clock jumps %s the TTL forward while the %s holder works: Redis keeps expiries as wall-clock times, so its keys expire early (by=how far)", length, nth),
 		server: func(ctx context.Context, in *Injector, d time.Duration, who string) (string, error) {
 			return fmt.Sprintf("lock server's clock jumped %s forward while %s holds the lock", d, who), in.srv.Lock.JumpClock(ctx, d)

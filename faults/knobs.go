@@ -1,6 +1,10 @@
 package faults
 
-import "slices"
+import (
+	"cmp"
+	"slices"
+	"strconv"
+)
 
 // Knob is a setting of a fault that changes what the fault does to a sale: what an
 // explorer varies, and what a shrink may make smaller. Each fault's knobs are read off
@@ -14,31 +18,39 @@ type Knob struct {
 	// Shrinks: a smaller value makes a smaller sale (an earlier victim, a shorter
 	// fault, fewer workers), so that a shrink tries it.
 	Shrinks bool
+	// Default is the value a plan that does not set it gets, as written for a reader.
+	Default string
 }
 
-// Knobs are the settings that change what the fault does.
+// Knobs are the settings that change what the fault does, read off its row of the
+// table alone.
 func (s Spec) Knobs() []Knob {
 	var ks []Knob
 	if s.Fires == OnVictim || s.Fires == OnAcquire || s.Fires == OnStep {
-		ks = append(ks, Knob{Key: "nth", Shrinks: true})
+		ks = append(ks, Knob{Key: "nth", Shrinks: true, Default: strconv.Itoa(DefaultNth)})
 	}
+	unit := "the TTL"
 	switch {
-	case s.Kind == ClockJump:
-		ks = append(ks, Knob{Key: "by", Shrinks: true})
+	case s.Applies == Queues:
+		unit = "the visibility timeout"
+	case s.Applies&Queues != 0:
+		unit = "the TTL (a queue's visibility timeout)"
+	}
+	length := strconv.FormatFloat(cmp.Or(s.length, DefaultLength), 'g', -1, 64) + "x " + unit
+	switch {
+	case s.by:
+		ks = append(ks, Knob{Key: "by", Shrinks: true, Default: length})
 	case (s.victim != nil || s.server != nil) && !s.timeless:
-		ks = append(ks, Knob{Key: "for", Shrinks: true})
+		ks = append(ks, Knob{Key: "for", Shrinks: true, Default: length})
 	}
 	if s.span {
-		ks = append(ks, Knob{Key: "count", Shrinks: true})
+		ks = append(ks, Knob{Key: "count", Shrinks: true, Default: strconv.Itoa(DefaultCount)})
 	}
-	switch s.Kind {
-	case ServerErrors:
-		ks = append(ks, Knob{Key: "mode", Choices: slices.Clone(modes)})
-	case RedisRestart:
-		ks = append(ks, Knob{Key: "persist", Choices: words(Persistences)})
+	if s.choice != "" {
+		ks = append(ks, Knob{Key: s.choice, Choices: slices.Clone(s.choices), Default: s.choices[0]})
 	}
 	if s.Rated() {
-		ks = append(ks, Knob{Key: "p"})
+		ks = append(ks, Knob{Key: "p", Default: "none: one victim"})
 	}
 	return ks
 }

@@ -61,14 +61,16 @@ var builtins = []Impl{
 	},
 	{
 		Name:           "token",
+		OwnerRelease:   true,
 		Summary:        "SET key token NX PX ttl; Lua compare-and-delete",
 		Documented:     ttlLock,
 		DropDocumented: dropTTL,
 		NewLocker:      func(e Env) Locker { return Token{e.Locks[0]} },
 	},
 	{
-		Name:    "token-wait",
-		Summary: "token, then WAIT 1 500ms: held only once a replica has it, else given back",
+		Name:         "token-wait",
+		OwnerRelease: true,
+		Summary:      "token, then WAIT 1 500ms: held only once a replica has it, else given back",
 		// A restart empties the replica too, but it resyncs only after a retry, and the
 		// restarted master, on Redis's default settings, waits repl-diskless-sync-delay
 		// (5 s) for more replicas before it syncs: until then WAIT refuses every lock,
@@ -84,7 +86,8 @@ var builtins = []Impl{
 		NewLocker:      func(e Env) Locker { return TokenWait{Client: e.Locks[0]} },
 	},
 	{
-		Name:    "token-watchdog",
+		Name:         "token-watchdog",
+		OwnerRelease: true, Renews: true,
 		Summary: "token, renewed every ttl/3 while held (Redisson's watchdog)",
 		// A server answering OOM to writes still takes PEXPIRE, which takes no memory:
 		// the renewals go on (READONLY refuses them: server-errors:mode=readonly oversells).
@@ -94,8 +97,9 @@ var builtins = []Impl{
 		NewLocker:      func(e Env) Locker { return TokenWatchdog{e.Locks[0]} },
 	},
 	{
-		Name:    "fencing",
-		Summary: "token + INCR fencing token; the stock store refuses stale tokens",
+		Name:         "fencing",
+		OwnerRelease: true,
+		Summary:      "token + INCR fencing token; the stock store refuses stale tokens",
 		// A restart in turn of its one server comes back empty half a TTL after the
 		// victim took the lock, and the next grant lands just before or just after the
 		// victim's lease ends: LOCK-BROKEN or OVERLAP (CI saw LOCK-BROKEN 8 once).
@@ -118,8 +122,9 @@ var builtins = []Impl{
 		NewPurchaser: func(e Env) Purchaser { return Lua{e.Stock} },
 	},
 	{
-		Name:    "redislock",
-		Summary: "bsm/redislock: SET NX PX token, compare-and-delete",
+		Name:         "redislock",
+		OwnerRelease: true,
+		Summary:      "bsm/redislock: SET NX PX token, compare-and-delete",
 		// Under redis-pause the library's own acquire deadline cuts off SETs that Redis
 		// runs on resuming: the lock is then held by nobody, for a TTL, which may or may
 		// not cover the victim.
@@ -128,16 +133,18 @@ var builtins = []Impl{
 		NewLocker:      func(e Env) Locker { return Redislock{redislock.New(e.Locks[0])} },
 	},
 	{
-		Name:    "redsync",
-		Summary: "go-redsync/redsync on one Redis",
+		Name:         "redsync",
+		OwnerRelease: true,
+		Summary:      "go-redsync/redsync on one Redis",
 		// As redislock's, under redis-pause.
 		Documented:     ttlLock.With(nil, faults.RedisPause),
 		DropDocumented: dropTTL,
 		NewLocker:      func(e Env) Locker { return NewRedsync(e.Locks...) },
 	},
 	{
-		Name:    "redlock",
-		Summary: "go-redsync/redsync Redlock over 5 independent Redis servers (majority of 3)",
+		Name:         "redlock",
+		OwnerRelease: true,
+		Summary:      "go-redsync/redsync Redlock over 5 independent Redis servers (majority of 3)",
 		// Faults on one of the five servers let a second holder in only when the victim
 		// held a bare majority, which depends on the race for the other servers; a pause
 		// past the TTL outlives the lock on all five. Under more contention or latency

@@ -11,10 +11,6 @@ import (
 // Fencing is [Token] plus a fencing token from INCR on a counter beside the lock. The
 // stock store checks the token on every read and write ([FencedRead], [FencedWrite]), so a
 // holder that lost its lock, by a pause or a failover, is refused rather than obeyed.
-//
-// Expected verdict: never oversells. Holds may still overlap; the stale holder's writes
-// are refused and counted. Tokens from a lock server that lost its counter in a failover
-// may repeat; the store refuses the repeat, so that costs sales, not stock.
 type Fencing struct {
 	Client redis.Cmdable
 }

@@ -23,9 +23,6 @@ import (
 // of a 1s lock) and counts a slower node as a refusal. Under a flash sale's queueing that
 // refuses nearly every attempt, so this design uses a factor of 0.5; a user tuning
 // redsync for such load would too.
-//
-// Expected verdict: as [Token] on one server; on several, a minority of servers failing
-// or restarting does not let a second holder in, a holder paused past the TTL still does.
 type Redsync struct {
 	rs *redsync.Redsync
 }
@@ -77,8 +74,6 @@ func (l redsyncLease) Release(ctx context.Context) error {
 
 // Redislock takes the lock with bsm/redislock: SET NX PX with a random token, one attempt
 // per TryLock, a compare-and-delete release.
-//
-// Expected verdict: as [Token].
 type Redislock struct {
 	Client *redislock.Client
 }

@@ -16,9 +16,6 @@ var purchaseScript = redis.NewScript(purchaseLua)
 
 // Lua buys with one Lua script that checks the stock, decrements it and records the order.
 // Redis runs a script without interleaving other commands, so no lock is needed.
-//
-// Expected verdict: safe under contention and client faults; the reference that the lock
-// designs are measured against.
 type Lua struct {
 	Client redis.Scripter
 }

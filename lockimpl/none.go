@@ -7,8 +7,6 @@ import (
 
 // None grants every TryLock at once and releases nothing: the negative control. A check
 // that does not find its oversell is broken.
-//
-// Expected verdict: oversells whenever buyers overlap.
 type None struct{}
 
 var _ Locker = None{}

@@ -41,6 +41,13 @@ type Impl struct {
 	Summary string
 	// Nodes is how many independent lock servers the design uses. Default: 1.
 	Nodes int
+	// OwnerRelease: the release frees the lock only while it is still the holder's (its
+	// token compared in one script), so that a late release cannot free a lock another
+	// holder took since. Default: false, a bare DEL.
+	OwnerRelease bool
+	// Renews: a holder renews its lease while it works (a watchdog), so that a lock
+	// outlives slow work. Default: false.
+	Renews bool
 	// Replicas is how many replicas its lock server must have (WAIT for them): the
 	// harness gives such a design a lock server of its own with a replica. Default: 0.
 	Replicas int

@@ -18,7 +18,7 @@ import (
 //     with a plain SET. A negative TTL is also what every holder shows between its own
 //     SETNX and EXPIRE, so under contention a second buyer steals a live lock.
 //
-// Release is DEL without an owner check. Expected verdict: oversells under contention.
+// Release is DEL without an owner check.
 type SeedSetNX struct {
 	Client redis.Cmdable
 }

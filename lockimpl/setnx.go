@@ -11,9 +11,6 @@ import (
 // SetNXExpire takes the lock with SETNX and then sets its TTL with EXPIRE: two round
 // trips, so a holder that dies between them leaves a lock without a TTL. The TTL is
 // rounded up to whole seconds. Release is DEL without an owner check.
-//
-// Expected verdict: safe while holders finish within the TTL and never crash; stuck after
-// a crash between the two commands; oversells when work outlasts the TTL.
 type SetNXExpire struct {
 	Client redis.Cmdable
 }
@@ -46,9 +43,6 @@ func (s SetNXExpire) TryLock(ctx context.Context, key string, ttl time.Duration)
 // SetNXEX takes the lock atomically with SET key 1 NX EX ttl (rounded up to whole
 // seconds). Release is DEL without an owner check, so a holder whose lock expired deletes
 // the next holder's lock.
-//
-// Expected verdict: safe while holders finish within the TTL; oversells when work (or
-// the client's own queueing) outlasts it.
 type SetNXEX struct {
 	Client redis.Cmdable
 }

@@ -15,9 +15,6 @@ import (
 // Token takes the lock with SET key token NX PX ttl, a token unique to the grant, and
 // releases it with a Lua compare-and-delete, so that a holder whose lock expired cannot
 // delete the next holder's.
-//
-// Expected verdict: safe for work inside the TTL; two holders (and, with read-think-write,
-// an oversell) when a holder is paused past the TTL or the lock is lost in a failover.
 type Token struct {
 	Client redis.Cmdable
 }

@@ -11,12 +11,6 @@ import (
 
 // TokenWait is Token followed by WAIT 1: the lock counts as taken only once a replica
 // has it too, and is given back when none acknowledged it within Timeout.
-//
-// Expected verdict: what Token earns, except where the lock server is replaced by its
-// replica: a lock the replica acknowledged is still there after a failover. It buys
-// nothing against a restart (the replica resyncs from the emptied server) nor against
-// writes a holder makes elsewhere, and a replica that stops acknowledging stops the
-// sale: no lock is granted at all.
 type TokenWait struct {
 	Client redis.Cmdable
 	// Timeout is how long WAIT waits for the replica. Default: DefaultWaitTimeout.

@@ -14,9 +14,6 @@ import (
 // Watch buys optimistically: WATCH the stock, read it, think, then SET and record the
 // order in MULTI/EXEC; EXEC fails if anyone wrote the stock in between, and the buyer
 // retries as Retry says.
-//
-// Expected verdict: safe under every fault that leaves the stock store alone; throughput
-// collapses under contention, since every overlapping buyer but one must start again.
 type Watch struct {
 	Client redis.UniversalClient
 	Retry  Retry

@@ -15,10 +15,6 @@ import (
 // TokenWatchdog is [Token] with a watchdog, as Redisson does it: while the lease is held a
 // goroutine extends its TTL every ttl/3 with a compare-and-PEXPIRE, and stops when the
 // lease is released or found lost.
-//
-// Expected verdict: survives slow work, since the lock never expires under a live holder;
-// not a stop-the-world pause ([Freezer]), which stops the watchdog with the holder, nor a
-// failover that loses the lock.
 type TokenWatchdog struct {
 	Client redis.Cmdable
 }

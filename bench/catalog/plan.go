@@ -20,6 +20,9 @@ import (
 type Plan struct {
 	Locks, Scenarios, Faults                     []string
 	Queues, QueueScenarios, QueueFaults, Fulfils []string
+	// Headline are lock designs the headline preset runs, under its own faults, after
+	// the rest ("default": scenarios.Headline).
+	Headline []string
 }
 
 // Overrides are what a sale's flags write over its preset: settings by their flags'
@@ -73,6 +76,17 @@ func (p Plan) Jobs(c *Catalog, o Overrides) (jobs []bench.Job, notes []string, e
 		return nil, nil, bench.UsageError(err)
 	}
 	jobs, notes = append(lockJobs, queueJobs...), append(notes, more...)
+	if names := p.Headline; len(names) > 0 {
+		if len(names) == 1 && names[0] == "default" {
+			names = scenarios.Headline
+		}
+		preset, _ := scenarios.Lookup("headline")
+		more, moreNotes, err := Plan{Locks: names, Scenarios: []string{"headline"}, Faults: []string{preset.Faults.String()}}.LockJobs(c, o)
+		if err != nil {
+			return nil, nil, bench.UsageError(err)
+		}
+		jobs, notes = append(jobs, more...), append(notes, moreNotes...)
+	}
 	if len(jobs) == 0 && len(notes) > 0 {
 		return nil, nil, bench.UsageError(errors.New(notes[0]))
 	}

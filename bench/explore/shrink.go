@@ -171,7 +171,7 @@ func halveTiming(s results.Sale) (results.Sale, bool) {
 // in TTLs when unset.
 func halveLength(f *faults.Fault, base time.Duration) bool {
 	length := &f.For
-	if f.Kind == faults.ClockJump {
+	if has(f.Kind, "by") {
 		length = &f.By
 	}
 	if base <= 0 && *length == 0 {

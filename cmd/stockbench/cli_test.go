@@ -22,6 +22,7 @@ import (
 	"github.com/testcontainers/testcontainers-go"
 
 	"github.com/stockbench/stockbench/bench"
+	"github.com/stockbench/stockbench/bench/docs"
 	"github.com/stockbench/stockbench/oracle"
 	"github.com/stockbench/stockbench/results"
 
@@ -208,8 +209,8 @@ func TestList(t *testing.T) {
 		}
 	}
 	for _, l := range lines {
-		if n := utf8.RuneCountInString(l); n > listWidth {
-			t.Errorf("a line of %d columns, more than %d: %q", n, listWidth, l)
+		if n := utf8.RuneCountInString(l); n > docs.ListWidth {
+			t.Errorf("a line of %d columns, more than %d: %q", n, docs.ListWidth, l)
 		}
 	}
 }

@@ -117,44 +117,17 @@ func matrixCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 		return bench.Complain(stderr, bench.UsageError(fmt.Errorf("matrix: --parallel must be at least 1, got %d", c.parallel)))
 	}
 	if *infra {
-		if !given(fs, "faults") {
-			*faultList = joinNames(catalog.InfraPlans(faults.Locks))
-		}
-		if !given(fs, "queue-faults") {
-			*queueFaults = joinNames(catalog.InfraPlans(faults.Queues))
-		}
+		*faultList, *queueFaults = defaultTo(fs, "faults", *faultList, catalog.InfraPlans(faults.Locks)), defaultTo(fs, "queue-faults", *queueFaults, catalog.InfraPlans(faults.Queues))
 	}
 	// The designs read from files join the default lists, as built-in ones.
-	if !given(fs, "locks") {
-		*locks = joinNames(c.designs.LockNames())
-	}
-	if !given(fs, "queues") {
-		*queues = joinNames(c.designs.QueueNames())
-	}
-	p := catalog.Plan{
+	*locks, *queues = defaultTo(fs, "locks", *locks, c.designs.LockNames()), defaultTo(fs, "queues", *queues, c.designs.QueueNames())
+	jobs, err := c.jobs(catalog.Plan{
 		Locks: splitList(*locks), Scenarios: splitList(*scens), Faults: splitList(*faultList),
 		Queues: splitList(*queues), QueueScenarios: splitList(*queueScens), QueueFaults: splitList(*queueFaults),
-		Fulfils: splitList(*fulfils),
-	}
-	names := splitList(*headline)
-	if len(names) == 1 && names[0] == "default" {
-		names = scenarios.Headline
-	}
-	var jobs []bench.Job
-	if len(p.Locks)+len(p.Queues) > 0 || len(names) == 0 {
-		var err error
-		if jobs, err = c.jobs(p, sf); err != nil {
-			return bench.Complain(stderr, err)
-		}
-	}
-	if len(names) > 0 {
-		preset, _ := scenarios.Lookup("headline")
-		more, notes, err := catalog.Plan{Locks: names, Scenarios: []string{"headline"}, Faults: []string{preset.Faults.String()}}.LockJobs(&c.designs, sf.overrides(c.external()))
-		if err != nil {
-			return bench.Complain(stderr, bench.UsageError(err))
-		}
-		c.notes = append(c.notes, notes...)
-		jobs = append(jobs, more...)
+		Fulfils: splitList(*fulfils), Headline: splitList(*headline),
+	}, sf)
+	if err != nil {
+		return bench.Complain(stderr, err)
 	}
 	return bench.Execute(ctx, c.options(args, nil), jobs, stdout, stderr)
 }
@@ -179,6 +152,14 @@ func or(s, def string) string {
 		return def
 	}
 	return s
+}
+
+// defaultTo is v, flag name's value, unless the flag was not given: then def.
+func defaultTo(fs *flag.FlagSet, name, v string, def []string) string {
+	if given(fs, name) {
+		return v
+	}
+	return joinNames(def)
 }
 
 // given reports whether flag name was on the command line.

@@ -53,26 +53,13 @@ func gateCommand(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return bench.Complain(stderr, bench.UsageError(fmt.Errorf("gate: current: %w", err)))
 	}
-	for _, f := range []*results.File{base, cur} {
-		for _, r := range f.Runs {
-			if r.Shard != nil && !r.Shard.Merged {
-				return bench.Complain(stderr, bench.UsageError(fmt.Errorf("gate: %s holds shard %d of %d, a partial record: gate the merge of its shards (stockbench merge)", f.ID, r.Shard.Index, r.Shard.Count)))
-			}
-		}
-	}
-	res := gate.Compare(base, cur, rules)
-	fmt.Fprintf(stdout, "gate: %s against baseline %s: %d runs compared (reference: %s)\n", cur.ID, base.ID, res.Compared, refs(rules))
-	for _, n := range res.Notes {
-		fmt.Fprintln(stdout, "note:", n)
-	}
-	for _, r := range res.Regressions {
-		fmt.Fprintln(stdout, "REGRESSION:", r)
-	}
-	if !res.Passed() {
-		fmt.Fprintf(stdout, "gate: FAIL, %d regressions\n", len(res.Regressions))
+	passed, err := gate.Report(stdout, base, cur, rules)
+	switch {
+	case err != nil:
+		return bench.Complain(stderr, bench.UsageError(fmt.Errorf("gate: %w", err)))
+	case !passed:
 		return bench.ExitFailed
 	}
-	fmt.Fprintln(stdout, "gate: PASS")
 	return bench.ExitOK
 }
 
@@ -112,12 +99,4 @@ func baselineCommand(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "baseline: %s now holds run %s (%d sales)\n", *to, f.ID, len(f.Runs))
 	return bench.ExitOK
-}
-
-// refs names the gate's reference designs for its first line.
-func refs(g gate.Rules) string {
-	if g.Reference == "" && g.QueueReference == "" {
-		return "none, absolute figures"
-	}
-	return fmt.Sprintf("%s for locks, %s for queues", or(g.Reference, "none"), or(g.QueueReference, "none"))
 }

@@ -1,8 +1,12 @@
 package gate
 
 import (
+	"cmp"
 	"fmt"
+	"io"
 	"strconv"
+
+	"github.com/stockbench/stockbench/results"
 )
 
 // Flag is a rule a command line may set over the gate file's: its flag's name, its
@@ -74,4 +78,39 @@ func Load(file string, given [][2]string) (Rules, error) {
 		}
 	}
 	return rules, rules.Validate()
+}
+
+// Report compares cur with base under rules and writes what the gate says: the runs
+// compared, notes, one line per regression, and PASS or FAIL. It reports whether the
+// gate passed; an error is a record no gate reads (a shard's partial one).
+func Report(w io.Writer, base, cur *results.File, rules Rules) (bool, error) {
+	for _, f := range []*results.File{base, cur} {
+		for _, r := range f.Runs {
+			if r.Shard != nil && !r.Shard.Merged {
+				return false, fmt.Errorf("%s holds shard %d of %d, a partial record: gate the merge of its shards (stockbench merge)", f.ID, r.Shard.Index, r.Shard.Count)
+			}
+		}
+	}
+	res := Compare(base, cur, rules)
+	fmt.Fprintf(w, "gate: %s against baseline %s: %d runs compared (reference: %s)\n", cur.ID, base.ID, res.Compared, refs(rules))
+	for _, n := range res.Notes {
+		fmt.Fprintln(w, "note:", n)
+	}
+	for _, r := range res.Regressions {
+		fmt.Fprintln(w, "REGRESSION:", r)
+	}
+	if !res.Passed() {
+		fmt.Fprintf(w, "gate: FAIL, %d regressions\n", len(res.Regressions))
+		return false, nil
+	}
+	fmt.Fprintln(w, "gate: PASS")
+	return true, nil
+}
+
+// refs names the gate's reference designs for its first line.
+func refs(g Rules) string {
+	if g.Reference == "" && g.QueueReference == "" {
+		return "none, absolute figures"
+	}
+	return fmt.Sprintf("%s for locks, %s for queues", cmp.Or(g.Reference, "none"), cmp.Or(g.QueueReference, "none"))
 }
