@@ -13,7 +13,7 @@ export TESTCONTAINERS_RYUK_DISABLED ?= true
 # when no engine answers (the harness then runs redis-server as a process).
 REDIS_ENV = img=$$(scripts/redis-image.sh) && export STOCKBENCH_REDIS_IMAGE=$${img:-$${STOCKBENCH_REDIS_IMAGE:-redis:7}}
 
-.PHONY: build bench bench-infra bench-distributed bench-swarm image run test vet fmt-check redis-image redis-server chromium prometheus adapters go-adapters gate baseline guarantees perf report fuzz chaos clean clean-containers
+.PHONY: docs build bench bench-infra bench-distributed bench-swarm image run test vet fmt-check redis-image redis-server chromium prometheus adapters go-adapters gate baseline guarantees perf report fuzz chaos clean clean-containers
 
 # How long make fuzz runs each fuzz target.
 FUZZTIME ?= 30s
@@ -105,6 +105,12 @@ guarantees: build adapters
 ## the peak RSS of 200,000 and of 1,000,000 buyers waiting on a lock, measured in one run
 perf: build redis-server adapters
 	@$(REDIS_ENV) && ./$(BIN) perf $(ARGS)
+
+## docs: regenerate what the README, docs/ and the command's doc comment take from the
+## registries (designs, faults, commands) and from baseline/results.json; the tests fail
+## when one of them was edited by hand or its source changed without this
+docs:
+	$(GO) test -count=1 -run '^TestGenerated$$' ./bench/docs -update
 
 ## report: rebuild a run's report, or compare runs: make report ARGS="results/runs/A results/runs/B"
 report: build

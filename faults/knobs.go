@@ -50,7 +50,7 @@ func (s Spec) Knobs() []Knob {
 		ks = append(ks, Knob{Key: s.choice, Choices: slices.Clone(s.choices), Default: s.choices[0]})
 	}
 	if s.Rated() {
-		ks = append(ks, Knob{Key: "p", Default: "none: one victim"})
+		ks = append(ks, Knob{Key: "p", Default: "off"})
 	}
 	return ks
 }

@@ -58,7 +58,7 @@ func TestSyncFindsAHandEdit(t *testing.T) {
 	if _, err := Sync(root, true); err != nil {
 		t.Fatal(err)
 	}
-	if b, _ := os.ReadFile(page); strings.Contains(string(b), "NX EX ttl") {
+	if b, _ := os.ReadFile(page); strings.Contains(string(b), "SET key token NX EX ttl") {
 		t.Error("make docs left the hand edit")
 	}
 }

@@ -3,6 +3,7 @@ package docs
 import (
 	"bytes"
 	"fmt"
+	"go/format"
 	"os"
 	"path/filepath"
 	"strings"
@@ -83,6 +84,11 @@ func Sync(root string, write bool) (stale []string, err error) {
 			return nil, fmt.Errorf("%s: %w", bl.File, err)
 		}
 		updated := []byte(body)
+		if strings.HasSuffix(bl.File, ".go") {
+			if updated, err = format.Source(updated); err != nil {
+				return nil, fmt.Errorf("%s: %w", bl.File, err)
+			}
+		}
 		if bl.Name != "" {
 			if updated, err = replace(old, bl, body); err != nil {
 				return nil, err
