@@ -12,8 +12,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/stockbench/stockbench/bench"
 	"github.com/stockbench/stockbench/internal/designs/adapter"
+	"github.com/stockbench/stockbench/internal/host"
 )
 
 // goAdapters is where the Go process adapters' module is in stockbench's checkout: a
@@ -57,7 +57,7 @@ func (c *Catalog) AddGoLock(ctx context.Context, spec string) error {
 // path. An adapter's build tags (//go:build TAG) are its features that need a later
 // release: each is built in where the release compiles with it.
 func buildGoAdapter(ctx context.Context, module, version string) (string, error) {
-	root, err := bench.Checkout()
+	root, err := host.Checkout()
 	if err != nil {
 		return "", fmt.Errorf("--lock-go builds from %s: %w", goAdapters, err)
 	}

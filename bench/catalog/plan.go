@@ -1,29 +1,12 @@
 package catalog
 
 import (
-	"cmp"
-	"errors"
-	"fmt"
-	"slices"
 	"strings"
 
-	"github.com/stockbench/stockbench/bench"
 	"github.com/stockbench/stockbench/faults"
-	"github.com/stockbench/stockbench/lockimpl"
-	"github.com/stockbench/stockbench/queueimpl"
 	"github.com/stockbench/stockbench/results"
 	"github.com/stockbench/stockbench/scenarios"
 )
-
-// Plan is what a command or a run file asks to run, by name: every lock under every
-// fault plan on every preset, then every queue likewise, once per fulfil.
-type Plan struct {
-	Locks, Scenarios, Faults                     []string
-	Queues, QueueScenarios, QueueFaults, Fulfils []string
-	// Headline are lock designs the headline preset runs, under its own faults, after
-	// the rest ("default": scenarios.Headline).
-	Headline []string
-}
 
 // Overrides are what a sale's flags write over its preset: settings by their flags'
 // names (scenarios.Settings), in the order given, then the seed and the
@@ -62,154 +45,6 @@ func (o Overrides) QueueSale(s scenarios.QueueSale) scenarios.QueueSale {
 	return s
 }
 
-// Jobs checks every name and setting of p before anything starts, so that bad input
-// never leaves a Redis behind or a results directory without results, and returns the
-// jobs, with notes on what was left out and why (a design refused by a fault). Its
-// errors are usage errors (bench.UsageError).
-func (p Plan) Jobs(c *Catalog, o Overrides) (jobs []bench.Job, notes []string, err error) {
-	lockJobs, notes, err := p.LockJobs(c, o)
-	if err != nil {
-		return nil, nil, bench.UsageError(err)
-	}
-	queueJobs, more, err := p.queueJobs(c, o)
-	if err != nil {
-		return nil, nil, bench.UsageError(err)
-	}
-	jobs, notes = append(lockJobs, queueJobs...), append(notes, more...)
-	if names := p.Headline; len(names) > 0 {
-		if len(names) == 1 && names[0] == "default" {
-			names = scenarios.Headline
-		}
-		preset, _ := scenarios.Lookup("headline")
-		more, moreNotes, err := Plan{Locks: names, Scenarios: []string{"headline"}, Faults: []string{preset.Faults.String()}}.LockJobs(c, o)
-		if err != nil {
-			return nil, nil, bench.UsageError(err)
-		}
-		jobs, notes = append(jobs, more...), append(notes, moreNotes...)
-	}
-	if len(jobs) == 0 && len(notes) > 0 {
-		return nil, nil, bench.UsageError(errors.New(notes[0]))
-	}
-	if len(jobs) == 0 {
-		return nil, nil, bench.UsageError(fmt.Errorf("nothing to run: name at least one lock or queue, with a scenario and a fault plan"))
-	}
-	return jobs, notes, nil
-}
-
-// LockJobs are p's lock sales, as Jobs checks them.
-func (p Plan) LockJobs(c *Catalog, o Overrides) (jobs []bench.Job, notes []string, err error) {
-	impls := make([]lockimpl.Impl, len(p.Locks))
-	for i, l := range p.Locks {
-		if impls[i], err = c.Lock(l); err != nil {
-			return nil, nil, err
-		}
-	}
-	plans, err := parsePlans(p.Faults)
-	if err != nil {
-		return nil, nil, err
-	}
-	for _, name := range p.Scenarios {
-		preset, err := scenarios.Lookup(name)
-		if err != nil {
-			return nil, nil, err
-		}
-		sale := o.FlashSale(preset)
-		for _, fp := range plans {
-			sale.Faults = fp
-			if err := sale.Validate(); err != nil {
-				return nil, nil, err
-			}
-			for _, impl := range impls {
-				if err := fitsExternal(o.External, fp, impl.LockNodes(), impl.Name); err != nil {
-					return nil, nil, err
-				}
-				if err := cmp.Or(scenarios.Refused(impl.Name, impl.Outside, fp), sale.Takes(impl)); err != nil {
-					notes = append(notes, err.Error())
-					continue
-				}
-				jobs = append(jobs, bench.LockJob{Sale: sale, Impl: impl})
-			}
-		}
-	}
-	return jobs, notes, nil
-}
-
-func (p Plan) queueJobs(c *Catalog, o Overrides) (jobs []bench.Job, notes []string, err error) {
-	impls := make([]queueimpl.Impl, len(p.Queues))
-	for i, name := range p.Queues {
-		if impls[i], err = c.Queue(name); err != nil {
-			return nil, nil, err
-		}
-	}
-	plans, err := parsePlans(p.QueueFaults)
-	if err != nil {
-		return nil, nil, err
-	}
-	if o.External {
-		impls = slices.DeleteFunc(impls, func(impl queueimpl.Impl) bool {
-			if impl.Own {
-				notes = append(notes, fmt.Sprintf("queue %s left out: it writes keys of its own outside the run's prefix, so it runs only on servers the harness starts", impl.Name))
-			}
-			return impl.Own
-		})
-	}
-	for _, name := range p.QueueScenarios {
-		preset, err := scenarios.LookupQueue(name)
-		if err != nil {
-			return nil, nil, err
-		}
-		base := o.QueueSale(preset)
-		for _, f := range p.Fulfils {
-			for _, fp := range plans {
-				sale := base
-				sale.Fulfil, sale.Faults = scenarios.Fulfil(f), fp
-				if err := sale.Validate(); err != nil {
-					return nil, nil, err
-				}
-				for _, impl := range impls {
-					if err := fitsExternal(o.External, fp, 1, impl.Name); err != nil {
-						return nil, nil, err
-					}
-					if err := scenarios.Refused(impl.Name, impl.Outside, fp); err != nil {
-						notes = append(notes, err.Error())
-						continue
-					}
-					jobs = append(jobs, bench.QueueJob{Sale: sale, Impl: impl})
-				}
-			}
-		}
-	}
-	return jobs, notes, nil
-}
-
-func parsePlans(specs []string) ([]faults.Plan, error) {
-	plans := make([]faults.Plan, len(specs))
-	for i, spec := range specs {
-		fp, err := faults.Parse(spec)
-		if err != nil {
-			return nil, err
-		}
-		plans[i] = fp
-	}
-	return plans, nil
-}
-
-// fitsExternal refuses, before anything starts, what the user's own Redis cannot do:
-// the harness starts no servers beside it, and acts on none.
-func fitsExternal(external bool, fp faults.Plan, nodes int, design string) error {
-	if !external {
-		return nil
-	}
-	n := fp.Needs()
-	switch {
-	case n.Owned || n.SeparateStock || n.Replica:
-		return fmt.Errorf("fault %s acts on Redis servers the harness starts; it cannot run with --redis-url", fp)
-	case nodes > 1:
-		return fmt.Errorf("%s needs %d independent Redis servers the harness starts; it cannot run with --redis-url", design, nodes)
-	}
-	return nil
-}
-
 // DefaultPlans is a matrix's fault plans for sales of a: none, then each fault of the
 // default matrix.
 func DefaultPlans(a faults.Applies) []string {
@@ -224,16 +59,6 @@ func InfraPlans(a faults.Applies) []string {
 		plans = append(plans, faults.Fault{Kind: faults.RedisRestart, Persist: p}.String())
 	}
 	return plans
-}
-
-// Default is the plan a matrix runs when it names nothing: every design c names, on
-// the default presets, under the default faults, with both fulfils.
-func Default(c *Catalog) Plan {
-	return Plan{
-		Locks: c.LockNames(), Scenarios: scenarios.DefaultMatrix, Faults: DefaultPlans(faults.Locks),
-		Queues: c.QueueNames(), QueueScenarios: scenarios.DefaultQueueMatrix, QueueFaults: DefaultPlans(faults.Queues),
-		Fulfils: Words(scenarios.Fulfils),
-	}
 }
 
 // Words writes a vocabulary's values as the strings a command line takes.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/stockbench/stockbench/bench"
 	"github.com/stockbench/stockbench/bench/catalog"
 	"github.com/stockbench/stockbench/bench/explore"
 	"github.com/stockbench/stockbench/faults"
@@ -35,10 +36,10 @@ func Designs(cat *catalog.Catalog, locks, queues []string, only string, infra bo
 	case len(locks)+len(queues) == 0:
 		return cfg, fmt.Errorf("explore: name a design with --lock or --queue (locks: %s; queues: %s)", catalog.Join(cat.LockNames()), catalog.Join(cat.QueueNames()))
 	}
-	p := catalog.Plan{Locks: locks, Scenarios: []string{"fault-sale"}, Faults: []string{faults.None}}
+	p := bench.Plan{Locks: locks, Scenarios: []string{"fault-sale"}, Faults: []string{faults.None}}
 	kind := results.LockSale
 	if len(queues) > 0 {
-		p = catalog.Plan{Queues: queues, QueueScenarios: []string{"queue-sale"}, QueueFaults: []string{faults.None}, Fulfils: []string{"naive"}}
+		p = bench.Plan{Queues: queues, QueueScenarios: []string{"queue-sale"}, QueueFaults: []string{faults.None}, Fulfils: []string{"naive"}}
 		kind = results.QueueSale
 	}
 	jobs, _, err := p.Jobs(cat, catalog.Overrides{Seed: 1, External: slices.Contains(redis, "--redis-url")})
@@ -46,7 +47,7 @@ func Designs(cat *catalog.Catalog, locks, queues []string, only string, infra bo
 		return cfg, err
 	}
 	for _, j := range jobs {
-		s := cat.Sale(j)
+		s := bench.SaleOf(cat, j)
 		s.Redis = redis
 		cfg.Designs = append(cfg.Designs, *s)
 	}

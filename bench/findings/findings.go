@@ -18,7 +18,6 @@ import (
 	"time"
 
 	"github.com/stockbench/stockbench/bench"
-	"github.com/stockbench/stockbench/bench/catalog"
 	"github.com/stockbench/stockbench/bench/explore"
 	"github.com/stockbench/stockbench/results"
 	"github.com/stockbench/stockbench/results/report"
@@ -47,7 +46,7 @@ func Run(ctx context.Context, e *bench.Env, cfg explore.Config, rec Record, stdo
 	runtime.GOMAXPROCS(runtime.NumCPU()) // side by side, the sales mostly wait
 	var n atomic.Int64
 	cfg.Run = func(ctx context.Context, s results.Sale, _ int) (results.Run, error) {
-		j, err := catalog.Job(&s)
+		j, err := bench.JobOf(&s)
 		if err != nil {
 			return results.Run{}, fmt.Errorf("%w: %w", explore.ErrRefused, err)
 		}

@@ -24,6 +24,7 @@ import (
 
 	"github.com/stockbench/stockbench/bench"
 	"github.com/stockbench/stockbench/internal/designs/adapter"
+	"github.com/stockbench/stockbench/internal/host"
 	"github.com/stockbench/stockbench/lockimpl"
 	"github.com/stockbench/stockbench/oracle"
 	"github.com/stockbench/stockbench/results"
@@ -155,7 +156,7 @@ func perfAdapters(ctx context.Context, e *bench.Env, rounds int, stdout, stderr 
 	if err != nil {
 		return err
 	}
-	root, err := bench.Checkout()
+	root, err := host.Checkout()
 	if err != nil {
 		return fmt.Errorf("perf: %w (or pass --adapters=false)", err)
 	}

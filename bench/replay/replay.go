@@ -14,7 +14,6 @@ import (
 	"strings"
 
 	"github.com/stockbench/stockbench/bench"
-	"github.com/stockbench/stockbench/bench/catalog"
 	"github.com/stockbench/stockbench/oracle"
 	"github.com/stockbench/stockbench/results"
 	"github.com/stockbench/stockbench/results/report"
@@ -63,7 +62,7 @@ func (cfg Config) Plan() (orig *results.File, picked []int, jobs []bench.Job, er
 		if err != nil {
 			return nil, nil, nil, bench.UsageError(fmt.Errorf("replay: %s: %w", r.Key(), err))
 		}
-		j, err := catalog.Job(s)
+		j, err := bench.JobOf(s)
 		if err != nil {
 			return nil, nil, nil, bench.UsageError(fmt.Errorf("replay: %s: its sale %q: %w", r.Key(), bench.ShellLine(s.Args()), err))
 		}

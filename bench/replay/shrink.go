@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/stockbench/stockbench/bench"
-	"github.com/stockbench/stockbench/bench/catalog"
 	"github.com/stockbench/stockbench/bench/explore"
 	"github.com/stockbench/stockbench/oracle"
 	"github.com/stockbench/stockbench/results"
@@ -60,7 +59,7 @@ func (cfg ShrinkConfig) Pick() (results.Run, *results.Sale, error) {
 	}
 	sale, err := saleOf(&first)
 	if err == nil {
-		_, err = catalog.Job(sale)
+		_, err = bench.JobOf(sale)
 	}
 	if err != nil {
 		return first, nil, bench.UsageError(fmt.Errorf("shrink: %s: %w", first.Key(), err))
@@ -124,7 +123,7 @@ type shrinker struct {
 
 // earns runs sale s up to tries times and returns the first run that earned the class.
 func (s *shrinker) earns(ctx context.Context, sale results.Sale) (run results.Run, ok bool) {
-	j, err := catalog.Job(&sale)
+	j, err := bench.JobOf(&sale)
 	if err != nil {
 		return results.Run{}, false // a smaller sale the settings refuse
 	}

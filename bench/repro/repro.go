@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/stockbench/stockbench/bench"
+	"github.com/stockbench/stockbench/internal/host"
 	"github.com/stockbench/stockbench/internal/trackrecord"
 	"github.com/stockbench/stockbench/oracle"
 	"github.com/stockbench/stockbench/results"
@@ -194,7 +195,7 @@ func reproSales(cfg Config) ([]reproSale, error) {
 			picked = append(picked, e)
 		}
 	}
-	root, err := bench.Checkout()
+	root, err := host.Checkout()
 	if err != nil {
 		return nil, bench.UsageError(fmt.Errorf("repro: the adapters the record runs are not here: run it in the checkout"))
 	}

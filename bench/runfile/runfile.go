@@ -173,40 +173,40 @@ func (rf *File) Apply(fs Setter) error {
 
 // Plan is what the run file at path file names, its design files and adapters added
 // to designs.
-func (rf *File) Plan(file string, designs *catalog.Catalog) (catalog.Plan, error) {
+func (rf *File) Plan(file string, designs *catalog.Catalog) (bench.Plan, error) {
 	for _, f := range rf.LockFiles {
 		if err := designs.AddFile(relTo(file, f), true); err != nil {
-			return catalog.Plan{}, fmt.Errorf("lock_files: %w", err)
+			return bench.Plan{}, fmt.Errorf("lock_files: %w", err)
 		}
 	}
 	for _, f := range rf.QueueFiles {
 		if err := designs.AddFile(relTo(file, f), false); err != nil {
-			return catalog.Plan{}, fmt.Errorf("queue_files: %w", err)
+			return bench.Plan{}, fmt.Errorf("queue_files: %w", err)
 		}
 	}
 	for _, e := range rf.LockExecs {
 		if err := designs.AddExec(adapter.SupportsLock, e); err != nil {
-			return catalog.Plan{}, fmt.Errorf("lock_execs: %w", err)
+			return bench.Plan{}, fmt.Errorf("lock_execs: %w", err)
 		}
 	}
 	for _, e := range rf.QueueExecs {
 		if err := designs.AddExec(adapter.SupportsQueue, e); err != nil {
-			return catalog.Plan{}, fmt.Errorf("queue_execs: %w", err)
+			return bench.Plan{}, fmt.Errorf("queue_execs: %w", err)
 		}
 	}
 	for _, e := range rf.BuyExecs {
 		if err := designs.AddExec(adapter.SupportsBuy, e); err != nil {
-			return catalog.Plan{}, fmt.Errorf("buy_execs: %w", err)
+			return bench.Plan{}, fmt.Errorf("buy_execs: %w", err)
 		}
 	}
 	if rf.AdapterProcs < 0 {
-		return catalog.Plan{}, fmt.Errorf("adapter_procs: must not be negative, got %d", rf.AdapterProcs)
+		return bench.Plan{}, fmt.Errorf("adapter_procs: must not be negative, got %d", rf.AdapterProcs)
 	}
 	if rf.AdapterNodes < 0 || rf.AdapterNodes > catalog.MaxNodes {
-		return catalog.Plan{}, fmt.Errorf("adapter_nodes: must be 1 to %d, got %d", catalog.MaxNodes, rf.AdapterNodes)
+		return bench.Plan{}, fmt.Errorf("adapter_nodes: must be 1 to %d, got %d", catalog.MaxNodes, rf.AdapterNodes)
 	}
 	designs.Procs, designs.Nodes = rf.AdapterProcs, rf.AdapterNodes
-	p := catalog.Plan{
+	p := bench.Plan{
 		Locks:     names(designs.Locks(), func(i lockimpl.Impl) string { return i.Name }),
 		Queues:    names(designs.Queues(), func(i queueimpl.Impl) string { return i.Name }),
 		Scenarios: orList(rf.Scenarios, scenarios.DefaultMatrix), Faults: orList(rf.Faults, catalog.DefaultPlans(faults.Locks)),

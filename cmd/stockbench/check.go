@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/stockbench/stockbench/bench"
-	"github.com/stockbench/stockbench/bench/catalog"
 	"github.com/stockbench/stockbench/bench/explore"
 	"github.com/stockbench/stockbench/bench/findings"
 	"github.com/stockbench/stockbench/bench/runfile"
@@ -111,7 +110,7 @@ func checkJobs(args []string, stdout io.Writer) (*checkPlan, bool, error) {
 }
 
 // exploration is the run file's exploration of the designs of p, checked.
-func exploration(rf *runfile.File, c *common, p catalog.Plan) (explore.Config, error) {
+func exploration(rf *runfile.File, c *common, p bench.Plan) (explore.Config, error) {
 	x := rf.Explore
 	budget, err := time.ParseDuration(x.Budget)
 	if err != nil {

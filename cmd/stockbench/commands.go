@@ -65,7 +65,7 @@ func runJobs(args []string, stdout io.Writer) (c *common, jobs []bench.Job, help
 			*queue = q[0].Name
 		}
 	}
-	var p catalog.Plan
+	var p bench.Plan
 	switch {
 	case *lock != "" && *queue != "":
 		return nil, nil, false, bench.UsageError(fmt.Errorf("run: --lock and --queue exclude each other"))
@@ -74,9 +74,9 @@ func runJobs(args []string, stdout io.Writer) (c *common, jobs []bench.Job, help
 		if preset, err := scenarios.Lookup(name); err == nil && !given(fs, "fault") && len(preset.Faults) > 0 {
 			*fault = preset.Faults.String() // the preset's own, as the headline's pause rate
 		}
-		p = catalog.Plan{Locks: []string{*lock}, Scenarios: []string{name}, Faults: []string{*fault}}
+		p = bench.Plan{Locks: []string{*lock}, Scenarios: []string{name}, Faults: []string{*fault}}
 	case *queue != "":
-		p = catalog.Plan{Queues: []string{*queue}, QueueScenarios: []string{or(*scenario, "queue-sale")}, QueueFaults: []string{*fault},
+		p = bench.Plan{Queues: []string{*queue}, QueueScenarios: []string{or(*scenario, "queue-sale")}, QueueFaults: []string{*fault},
 			Fulfils: []string{*fulfil}}
 	default:
 		return nil, nil, false, bench.UsageError(fmt.Errorf("run: --lock or --queue is required (locks: %s; queues: %s)",
@@ -121,7 +121,7 @@ func matrixCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	// The designs read from files join the default lists, as built-in ones.
 	*locks, *queues = defaultTo(fs, "locks", *locks, c.designs.LockNames()), defaultTo(fs, "queues", *queues, c.designs.QueueNames())
-	jobs, err := c.jobs(catalog.Plan{
+	jobs, err := c.jobs(bench.Plan{
 		Locks: splitList(*locks), Scenarios: splitList(*scens), Faults: splitList(*faultList),
 		Queues: splitList(*queues), QueueScenarios: splitList(*queueScens), QueueFaults: splitList(*queueFaults),
 		Fulfils: splitList(*fulfils), Headline: splitList(*headline),
@@ -137,9 +137,9 @@ func matrixCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 // 42 s to 1 min 19 s (most fault sales sleep through their faults); eight took no less.
 const defaultParallel = 4
 
-// jobs are the jobs of p with the sale's flags written over its presets (catalog.Plan.Jobs),
+// jobs are the jobs of p with the sale's flags written over its presets (bench.Plan.Jobs),
 // their notes kept for the run to print.
-func (c *common) jobs(p catalog.Plan, sf *saleFlags) ([]bench.Job, error) {
+func (c *common) jobs(p bench.Plan, sf *saleFlags) ([]bench.Job, error) {
 	jobs, notes, err := p.Jobs(&c.designs, sf.overrides(c.external()))
 	c.notes = append(c.notes, notes...)
 	return jobs, err

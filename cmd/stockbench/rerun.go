@@ -19,7 +19,7 @@ func (c *common) sale(j bench.Job) *results.Sale {
 	if c.shard.Sharded() {
 		return nil
 	}
-	s := c.designs.Sale(j)
+	s := bench.SaleOf(&c.designs, j)
 	if s == nil {
 		return nil
 	}

@@ -2,6 +2,8 @@ package salestest_test
 
 import (
 	"context"
+	"os"
+	"os/exec"
 	"testing"
 
 	"github.com/stockbench/stockbench/faults"
@@ -89,4 +91,24 @@ func TestOnYourOwnRedis(t *testing.T) {
 	if keys, _ := c.Keys(ctx, "*").Result(); len(keys) != 1 {
 		t.Errorf("want only the user's key left, got %v", keys)
 	}
+}
+
+// A design file and a process adapter run in the kit as in the command: the token lock
+// written as scripts keeps the claims of the Go one; the Python adapter's redis-py lock
+// is safe with no fault and when its holder dies.
+func TestDesignsFromFilesAndAdapters(t *testing.T) {
+	scripts := salestest.LockFile(t, "../../examples/locks/token-scripts.json")
+	salestest.Lock(t, salestest.LockDesign{
+		Impl:   scripts,
+		Claims: salestest.Claims{faults.ClientPause: oracle.ClassOversold},
+		Faults: []faults.Kind{faults.ClientPause, faults.CrashHolder},
+	})
+	if _, err := exec.LookPath("/usr/bin/python3"); err != nil || exec.Command("/usr/bin/python3", "-c", "import redis").Run() != nil {
+		if os.Getenv("STOCKBENCH_REQUIRE_ADAPTERS") != "" {
+			t.Fatalf("Debian's Python with redis-py is missing")
+		}
+		t.Skip("Debian's Python with redis-py is missing; scripts/ensure-adapters.sh installs it")
+	}
+	py := salestest.LockExec(t, "redis-py=/usr/bin/python3 ../../adapters/python/redis_py_lock.py", 4)
+	salestest.Lock(t, salestest.LockDesign{Impl: py, Faults: []faults.Kind{faults.CrashHolder}})
 }

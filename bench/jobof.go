@@ -1,23 +1,23 @@
-package catalog
+package bench
 
 import (
 	"cmp"
 	"fmt"
 	"slices"
 
-	"github.com/stockbench/stockbench/bench"
+	"github.com/stockbench/stockbench/bench/catalog"
 	"github.com/stockbench/stockbench/faults"
 	"github.com/stockbench/stockbench/results"
 	"github.com/stockbench/stockbench/scenarios"
 )
 
-// Job is the job sale s describes, checked as the command line s.Args would be: its
+// JobOf is the job sale s describes, checked as the command line s.Args would be: its
 // design built in or brought from its source, its preset with its settings and its
 // fault plan. An error is a design that cannot be had or a setting the sale's checks
 // refuse (a shrink or a draw went past what they take).
-func Job(s *results.Sale) (bench.Job, error) {
-	var c Catalog
-	if err := c.addSource(s); err != nil {
+func JobOf(s *results.Sale) (Job, error) {
+	var c catalog.Catalog
+	if err := addSource(&c, s); err != nil {
 		return nil, err
 	}
 	external := slices.Contains(s.Redis, "--redis-url") || slices.Contains(s.Redis, "external")
@@ -53,10 +53,10 @@ func Job(s *results.Sale) (bench.Job, error) {
 	if err != nil {
 		return nil, err
 	}
-	return bench.LockJob{Sale: sale, Impl: impl}, nil
+	return LockJob{Sale: sale, Impl: impl}, nil
 }
 
-func queueJob(c *Catalog, s *results.Sale, fp faults.Plan, external bool) (bench.Job, error) {
+func queueJob(c *catalog.Catalog, s *results.Sale, fp faults.Plan, external bool) (Job, error) {
 	sale, err := scenarios.LookupQueue(s.Scenario)
 	if err != nil {
 		return nil, err
@@ -80,11 +80,11 @@ func queueJob(c *Catalog, s *results.Sale, fp faults.Plan, external bool) (bench
 	if err != nil {
 		return nil, err
 	}
-	return bench.QueueJob{Sale: sale, Impl: impl}, nil
+	return QueueJob{Sale: sale, Impl: impl}, nil
 }
 
-// addSource adds the design of s that is not built in, from where it comes.
-func (c *Catalog) addSource(s *results.Sale) error {
+// addSource adds to c the design of s that is not built in, from where it comes.
+func addSource(c *catalog.Catalog, s *results.Sale) error {
 	src := s.Source
 	switch {
 	case src == nil:
@@ -98,14 +98,14 @@ func (c *Catalog) addSource(s *results.Sale) error {
 	return nil
 }
 
-// Sale is job j as a value (scenarios.FlashSale.Value), with where its design comes
-// from; nil for a job that is no sale of one design.
-func (c *Catalog) Sale(j bench.Job) *results.Sale {
+// SaleOf is job j as a value (scenarios.FlashSale.Value), with where its design comes
+// from in c; nil for a job that is no sale of one design.
+func SaleOf(c *catalog.Catalog, j Job) *results.Sale {
 	var s results.Sale
 	switch j := j.(type) {
-	case bench.LockJob:
+	case LockJob:
 		s = j.Sale.Value(j.Impl.Name)
-	case bench.QueueJob:
+	case QueueJob:
 		s = j.Sale.Value(j.Impl.Name)
 	default:
 		return nil
