@@ -13,7 +13,7 @@ export TESTCONTAINERS_RYUK_DISABLED ?= true
 # when no engine answers (the harness then runs redis-server as a process).
 REDIS_ENV = img=$$(scripts/redis-image.sh) && export STOCKBENCH_REDIS_IMAGE=$${img:-$${STOCKBENCH_REDIS_IMAGE:-redis:7}}
 
-.PHONY: docs build bench bench-infra bench-distributed bench-swarm image run test vet fmt-check redis-image redis-server chromium prometheus adapters go-adapters gate baseline guarantees perf report fuzz chaos clean clean-containers
+.PHONY: docs test-long build bench bench-infra bench-distributed bench-swarm image run test vet fmt-check redis-image redis-server chromium prometheus adapters go-adapters gate baseline guarantees perf report fuzz chaos clean clean-containers
 
 # How long make fuzz runs each fuzz target.
 FUZZTIME ?= 30s
@@ -123,27 +123,41 @@ report: build
 # race build's export data (-race): compiling the dependencies once more without the
 # detector cost 80 s on a fresh machine; go test's own vet is that vet's subset, so it
 # is off. TEST_ALONE's tests run first, by themselves: every design's documented verdict
-# under every fault, whose buyers ran out of patience with another package's sales
-# beside them. Then TEST_P packages at once, the longest first (their sales mostly wait
-# on Redis, its containers and their faults).
+# under every fault on its clients, whose buyers ran out of patience with another
+# package's sales beside them. Then TEST_P packages at once (their sales mostly wait on
+# Redis, its containers and their faults).
+#
+# The long suite is the tests of the *_long_test.go files (build tag long): the swarm,
+# the track record, the report in a browser and the dashboard with Prometheus, each
+# shipped adapter's library at length, and the documented verdicts under the faults on
+# servers and the network. make test leaves them out; make test-long runs them alone
+# (scripts/long-tests.sh names them), and CI runs both.
 TEST_BIN   := $(shell mktemp -d -u /tmp/stockbench-testbin.XXXXXX)
 TEST_P     ?= 2
 TEST_ALONE := ./scenarios
-TEST_LONG  := ./cmd/stockbench ./internal/designs/adapter ./internal/servers
 TEST_FLAGS := -race -vet=off -count=1 -timeout 30m
 
-## test: gofmt, vet and the race-enabled tests against a real Redis (and, where Chromium
-## and Prometheus are or can be installed, the report and the live dashboard checked in a
-## headless browser, the live metrics scraped)
-test: redis-server chromium prometheus adapters fmt-check
+## test: gofmt, vet, the generated docs, and every package's race-enabled tests against a
+## real Redis with small sales (about 6 minutes on 2 CPUs from a fresh clone)
+test: redis-server adapters fmt-check
 	@mkdir -p $(TEST_BIN) && { CGO_ENABLED=0 $(GO) build -o $(TEST_BIN)/stockbench ./cmd/stockbench & static=$$!; }; \
 	$(GO) test -race -c -o $(TEST_BIN)/ ./... >/dev/null; code=$$?; \
 	wait $$static || code=1; rm -rf $(TEST_BIN); [ $$code = 0 ]
 	$(GO) vet -race ./...
+	$(GO) vet -tags long ./...
 	cd adapters/go && $(GO) vet ./...
 	@$(REDIS_ENV) && $(GO) test $(TEST_FLAGS) $(TEST_ALONE) && \
-	rest=$$($(GO) list $(TEST_LONG) ./... | grep -vxF "$$($(GO) list $(TEST_ALONE))") && \
+	rest=$$($(GO) list ./... | grep -vxF "$$($(GO) list $(TEST_ALONE))") && \
 	$(GO) test $(TEST_FLAGS) -p $(TEST_P) $$rest
+
+## test-long: the long suite (the *_long_test.go files): the swarm, the track record, the
+## report and the live dashboard in a headless browser with Prometheus scraping it, the
+## shipped adapters' libraries at length, and the documented verdicts under the faults
+## on servers and the network (about 20 minutes on 2 CPUs)
+test-long: redis-server chromium prometheus adapters
+	@set -e; tests=$$(scripts/long-tests.sh); pattern=$$(echo "$$tests" | head -1); pkgs=$$(echo "$$tests" | tail -n +2); \
+	$(GO) test -race -tags long -c -o $(TEST_BIN)/ $$pkgs >/dev/null; rm -rf $(TEST_BIN); \
+	$(REDIS_ENV) && $(GO) test $(TEST_FLAGS) -tags long -p $(TEST_P) -run "$$pattern" $$pkgs
 
 ## fuzz: run each fuzz target for FUZZTIME (default 30s): fault plans, think times, sale
 ## settings, command lines, Redis URLs, results.json and gate rules

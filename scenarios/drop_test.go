@@ -18,14 +18,19 @@ import (
 // TestDocumentedDropVerdicts runs every built-in lock as the scheduler lock of the
 // drop-sale preset, under each fault its drop verdicts name, and asserts them: a failover
 // fires a wave twice through the TTL locks (the periodic job run twice, OVERSOLD), never
-// through fencing, whose store refuses the stale fire.
+// through fencing, whose store refuses the stale fire. make test runs the faults on the
+// schedulers, make test-long the failover (TestDocumentedDropVerdictsOnServers).
 func TestDocumentedDropVerdicts(t *testing.T) {
 	for _, impl := range lockimpl.All() {
 		if impl.NewLocker != nil && !impl.DropDocumented.Documented() {
 			t.Errorf("%s documents no drop verdicts", impl.Name)
 		}
 	}
-	earnsDocumented(t, "drop-sale", func(impl lockimpl.Impl) faults.Verdicts { return impl.DropDocumented },
+	documentedDropVerdicts(t, onClients)
+}
+
+func documentedDropVerdicts(t *testing.T, cells func(faults.Plan) bool) {
+	earnsDocumented(t, "drop-sale", cells, func(impl lockimpl.Impl) faults.Verdicts { return impl.DropDocumented },
 		func(t *testing.T, impl lockimpl.Impl, _ faults.Plan, run results.Run) {
 			if run.AsExpected == nil || !*run.AsExpected {
 				t.Errorf("the record says %s is not what %s documents as a drop (%v)", run.Verdict.Cell(), impl.Name, run.Expected)

@@ -31,20 +31,38 @@ func documented(v faults.Verdicts, a faults.Applies) (plans []faults.Plan, want 
 	return plans, want
 }
 
-// TestDocumentedVerdicts runs every design under every fault it documents a verdict for,
-// on the preset make bench runs, and asserts the verdict: the negative control oversells
-// everywhere, fencing and the lock-free designs never oversell, the TTL locks break
-// exactly where they say they do.
-func TestDocumentedVerdicts(t *testing.T) {
-	earnsDocumented(t, "fault-sale", func(impl lockimpl.Impl) faults.Verdicts { return impl.Documented },
+// onClients reports whether every fault of plan acts on the sale's own clients, with no
+// server of its own to start: make test runs the documented verdicts under those (and
+// with no fault), make test-long under the faults on servers and the network
+// (expect_long_test.go), so that the two together assert every one.
+func onClients(plan faults.Plan) bool {
+	for _, f := range plan {
+		if s, _ := faults.Lookup(f.Kind); s.Needs != (faults.Needs{}) {
+			return false
+		}
+	}
+	return true
+}
+
+func onServers(plan faults.Plan) bool { return !onClients(plan) }
+
+// TestDocumentedVerdicts runs every design under every fault on its clients it documents
+// a verdict for, on the preset make bench runs, and asserts the verdict: the negative
+// control oversells everywhere, fencing and the lock-free designs never oversell, the
+// TTL locks break exactly where they say they do.
+func TestDocumentedVerdicts(t *testing.T) { documentedVerdicts(t, onClients) }
+
+func documentedVerdicts(t *testing.T, cells func(faults.Plan) bool) {
+	earnsDocumented(t, "fault-sale", cells, func(impl lockimpl.Impl) faults.Verdicts { return impl.Documented },
 		func(t *testing.T, impl lockimpl.Impl, plan faults.Plan, run results.Run) {
 			brokenOrOutlived(t, impl.Name, plan, run.Oracle)
 		})
 }
 
-// earnsDocumented runs every design in the preset named preset under every fault
-// verdicts(design) documents, asserts the verdict, and has check look further.
-func earnsDocumented(t *testing.T, preset string, verdicts func(lockimpl.Impl) faults.Verdicts, check func(*testing.T, lockimpl.Impl, faults.Plan, results.Run)) {
+// earnsDocumented runs every design in the preset named preset under every fault plan
+// cells takes of those verdicts(design) documents, asserts the verdict, and has check
+// look further.
+func earnsDocumented(t *testing.T, preset string, cells func(faults.Plan) bool, verdicts func(lockimpl.Impl) faults.Verdicts, check func(*testing.T, lockimpl.Impl, faults.Plan, results.Run)) {
 	h := rigtest.Harness(t)
 	sale, err := scenarios.Lookup(preset)
 	if err != nil {
@@ -53,6 +71,9 @@ func earnsDocumented(t *testing.T, preset string, verdicts func(lockimpl.Impl) f
 	for _, impl := range lockimpl.All() {
 		plans, wants := documented(verdicts(impl), faults.Locks)
 		for i, plan := range plans {
+			if !cells(plan) {
+				continue
+			}
 			t.Run(impl.Name+"/"+plan.String(), func(t *testing.T) {
 				if impl.LockNodes() == 1 {
 					// GOMAXPROCS at a time: most of a sale is waiting. Redlock runs alone:
@@ -109,11 +130,13 @@ func brokenOrOutlived(t *testing.T, design string, plan faults.Plan, o oracle.Re
 	}
 }
 
-// TestDocumentedQueueVerdicts runs every queue design under every fault it documents a
-// verdict for, with each fulfil, on the preset make bench runs: list and zpopmin lose
-// exactly the crashed workers' tasks, reliable-list and stream lose none and duplicate
-// only what an idempotent fulfil absorbs, no design oversells.
-func TestDocumentedQueueVerdicts(t *testing.T) {
+// TestDocumentedQueueVerdicts runs every queue design under every fault on its workers it
+// documents a verdict for, with each fulfil, on the preset make bench runs: list and
+// zpopmin lose exactly the crashed workers' tasks, reliable-list and stream lose none and
+// duplicate only what an idempotent fulfil absorbs, no design oversells.
+func TestDocumentedQueueVerdicts(t *testing.T) { documentedQueueVerdicts(t, onClients) }
+
+func documentedQueueVerdicts(t *testing.T, cells func(faults.Plan) bool) {
 	h := rigtest.Harness(t)
 	sale, err := scenarios.LookupQueue("queue-sale")
 	if err != nil {
@@ -123,6 +146,9 @@ func TestDocumentedQueueVerdicts(t *testing.T) {
 		for _, fulfil := range scenarios.Fulfils {
 			plans, wants := documented(impl.Documented.For(fulfil == scenarios.Idempotent), faults.Queues)
 			for i, plan := range plans {
+				if !cells(plan) {
+					continue
+				}
 				t.Run(fmt.Sprintf("%s/%s/%s", impl.Name, plan, fulfil), func(t *testing.T) {
 					t.Parallel()
 					s := sale
@@ -188,47 +214,6 @@ func TestEveryDesignDocumented(t *testing.T) {
 				t.Errorf("queue %s with a %s fulfil documents %d faults", impl.Name, f, len(v.Under))
 			}
 		}
-	}
-}
-
-// TestServerErrorModes: a lock server answering OOM still takes the watchdog's PEXPIRE,
-// which takes no memory, and the lease lives; one answering READONLY, as a demoted
-// master, refuses it, and the lease is outlived; one LOADING refuses everything and
-// comes back without the lock that expired while it loaded: the mode decides the
-// verdict.
-func TestServerErrorModes(t *testing.T) {
-	h := rigtest.Harness(t)
-	sale, err := scenarios.Lookup("fault-sale")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, tc := range []struct {
-		design, plan string
-		want         []oracle.Class
-	}{
-		{"token-watchdog", "server-errors", []oracle.Class{oracle.ClassSafe}},
-		{"token-watchdog", "server-errors:mode=readonly", []oracle.Class{oracle.ClassOversold, oracle.ClassLost}},
-		// Its renewals meet LOADING, and the reload drops the lock that expired meanwhile.
-		{"token-watchdog", "server-errors:mode=loading", []oracle.Class{oracle.ClassOversold, oracle.ClassLost}},
-	} {
-		impl, err := lockimpl.Lookup(tc.design)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Run(tc.design+"/"+tc.plan, func(t *testing.T) {
-			t.Parallel()
-			plan, err := faults.Parse(tc.plan)
-			if err != nil {
-				t.Fatal(err)
-			}
-			s := sale
-			s.Faults, s.Prefix = plan, fmt.Sprintf("{test:modes:%s:%s}", tc.design, plan)
-			run := rigtest.On(t, h, rig.ForLock(impl, plan, s.WithDefaults().Conns),
-				func(ctx context.Context, r scenarios.Redis) (results.Run, error) { return s.Run(ctx, r, impl) })
-			if !slices.Contains(tc.want, run.Verdict.Class) || len(run.Events) == 0 || run.Events[0].Err != "" {
-				t.Errorf("want %v, got %s (%s); events %+v", tc.want, run.Verdict.Cell(), run.Verdict, run.Events)
-			}
-		})
 	}
 }
 

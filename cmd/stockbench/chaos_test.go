@@ -160,35 +160,6 @@ func TestSignalAtScale(t *testing.T) {
 	}
 }
 
-// TestSignalDuringReport: a signal while the report is written stops it; results.json,
-// written before, is whole and complete.
-func TestSignalDuringReport(t *testing.T) {
-	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
-		t.Run(sig.String(), func(t *testing.T) {
-			s := launch(t, "matrix", "--locks", "lua,set-nx-ex", "--faults", "none,crash-holder,crash-acquire",
-				"--queues", "list,stream", "--queue-faults", "none,worker-crash", "--redis", "process")
-			s.until(t, "writing the report")
-			s.cmd.Process.Signal(sig)
-			s.wait(t, bench.ExitInterrupted)
-			path := firstResults(t, s.out)
-			f, err := results.Read(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !f.Complete {
-				t.Errorf("every sale ran, yet results.json says: %s", f.Incomplete)
-			}
-			if _, err := os.Stat(filepath.Join(filepath.Dir(path), "report.html")); err == nil {
-				t.Error("report.html was written after all: the signal came too late to test anything")
-			}
-			if !strings.Contains(s.err.String(), "interrupted while writing the report") {
-				t.Errorf("stderr does not say what happened:\n%s", s.err.String())
-			}
-			s.nothingLeft(t, f)
-		})
-	}
-}
-
 // TestRedisKilled: Redis killed under an open-loop sale or a queue sale stops it within
 // seconds (not at the end of its schedule), with the reason on stderr, the run
 // incomplete and its verdict UNKNOWN: what Redis held cannot be read.

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -19,151 +18,12 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
-
-	"github.com/stockbench/stockbench/results"
 )
 
 // prometheusBinary is Debian's prometheus, which scrapes a live run in the tests; see
 // tool (STOCKBENCH_REQUIRE_PROMETHEUS, which CI sets after scripts/ensure-prometheus.sh).
 func prometheusBinary(t *testing.T) string {
 	return tool(t, "STOCKBENCH_REQUIRE_PROMETHEUS", "prometheus", "prometheus")
-}
-
-// TestDashboardLive runs a sale with --dashboard (set-nx-ex with its holder paused: it
-// oversells as it goes) while headless Chromium watches the page and Debian's
-// Prometheus scrapes /metrics with deploy/monitoring/prometheus.yml: the page's
-// counters move mid-sale, PromQL answers the sold count and the p99 the record has, every
-// query of deploy/monitoring/grafana-dashboard.json runs, and the page saved at the end
-// opens with the network off and shows the verdict. Screenshots (PNG) go to bin/artefacts.
-func TestDashboardLive(t *testing.T) {
-	t.Parallel()
-	exe, promExe := browser(t), prometheusBinary(t)
-	out := t.TempDir()
-	// 15 s of sale: time for a browser and Prometheus to start on a loaded machine.
-	cmd := exec.Command(binary, "run", "--lock", "set-nx-ex", "--fault", "client-pause", "--buyers", "600", "--stock", "480",
-		"--rate", "40", "--out", out, "--dashboard", ":0")
-	var stdout strings.Builder
-	cmd.Stdout = &stdout
-	errPipe, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
-	addr, stderr := make(chan string, 1), make(chan string, 1)
-	go func() {
-		var all strings.Builder
-		sc := bufio.NewScanner(errPipe)
-		for sc.Scan() {
-			all.WriteString(sc.Text() + "\n")
-			if m := regexp.MustCompile(`dashboard at http://([^/]+)/`).FindStringSubmatch(sc.Text()); m != nil {
-				addr <- m[1]
-			}
-		}
-		stderr <- all.String()
-	}()
-	var host string
-	select {
-	case host = <-addr:
-	case <-time.After(60 * time.Second):
-		t.Fatal("no dashboard address on stderr")
-	}
-	page := "http://" + host + "/"
-
-	prom := startPrometheus(t, promExe, host)
-
-	// The page, mid-sale: the sold counter moves between two looks a few seconds apart.
-	ctx := browserContext(t, exe)
-	if err := chromedp.Do(ctx, chromedp.Navigate(page), chromedp.WaitVisible(chromedp.CSS("#sold"))); err != nil {
-		t.Fatalf("chromium: %v", err)
-	}
-	// Read in one evaluation: the page redraws its counters every poll, and a node looked
-	// up first and read after was once gone in between ("No node with given id found").
-	text := func(sel string) string {
-		s, err := chromedp.Run(ctx, chromedp.Evaluate[string](fmt.Sprintf(`(document.querySelector(%q) || {}).textContent || ""`, sel)))
-		if err != nil {
-			t.Fatalf("chromium: %s: %v", sel, err)
-		}
-		return s
-	}
-	first := text("#sold")
-	time.Sleep(3 * time.Second)
-	second, overlaps := text("#sold"), text("#overlaps")
-	if first == second {
-		t.Errorf("the sold counter did not move in 3 s: %s", first)
-	}
-	if n, _ := strconv.Atoi(overlaps); n == 0 {
-		t.Errorf("a paused holder's lock taken by others: want overlaps seen, got %q", overlaps)
-	}
-	if shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(100)); err == nil {
-		keep(t, "dashboard-live.png", shot)
-	}
-	t.Logf("mid-sale: sold %s, then %s; overlaps seen %s", first, second, overlaps)
-
-	// PromQL while the sale goes: a scrape has the sold count.
-	if v := prom.wait(t, `max(max_over_time(stockbench_sold_total{design="set-nx-ex"}[5m]))`); v <= 0 {
-		t.Errorf("sold mid-sale: %v", v)
-	}
-
-	if err := cmd.Wait(); err != nil && cmd.ProcessState.ExitCode() > 1 {
-		t.Fatalf("run: %v\n%s\n%s", err, stdout.String(), <-stderr)
-	}
-	<-stderr
-
-	// The record and the saved page.
-	dirs, _ := filepath.Glob(filepath.Join(out, "*", "dashboard.html"))
-	if len(dirs) != 1 {
-		t.Fatalf("want one dashboard.html, found %v", dirs)
-	}
-	saved := dirs[0]
-	f, err := results.Read(filepath.Join(filepath.Dir(saved), "results.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	run := f.Runs[0]
-	state := savedState(t, saved)
-
-	// PromQL after the sale: the last scrape has the final figures, which are the page's,
-	// and the p99 read off the buckets lies in the bucket of the record's p99.
-	if v := prom.query(t, `max(max_over_time(stockbench_sold_total{design="set-nx-ex"}[5m]))`); v != float64(state.Sales[0].Sold) {
-		t.Errorf("PromQL sold %v, the saved page %d", v, state.Sales[0].Sold)
-	}
-	// histogram_quantile ranks the p99 at 0.99 n, HdrHistogram at 0.99 n rounded: at a
-	// bucket's edge the two may name neighbouring samples, one on each side of it.
-	p99 := prom.query(t, `histogram_quantile(0.99, max by (le) (max_over_time(stockbench_latency_seconds_bucket{design="set-nx-ex"}[5m])))`)
-	lo, hi := bucketOf(float64(run.Latency["purchase"].P99Us) / 1e6)
-	_, next := bucketOf(hi * 1.0001)
-	if p99 < lo || p99 > next {
-		t.Errorf("PromQL p99 %.4fs, the record's %dus: want it in (%g, %g], or the bucket above", p99, run.Latency["purchase"].P99Us, lo, hi)
-	}
-	if v := prom.query(t, `max(max_over_time(stockbench_verdict{design="set-nx-ex",class="OVERSOLD"}[5m]))`); v != 1 {
-		t.Errorf("PromQL verdict OVERSOLD: %v (the record: %s)", v, run.Verdict.Cell())
-	}
-	t.Logf("PromQL: sold %d, p99 %.3fs (record %dus), verdict %s", state.Sales[0].Sold, p99, run.Latency["purchase"].P99Us, run.Verdict.Cell())
-	for _, expr := range grafanaExprs(t) {
-		prom.run(t, expr)
-	}
-
-	// The saved page fetches nothing (it opens offline) and shows the run's verdict.
-	octx := browserContext(t, exe)
-	if err := chromedp.Do(octx, chromedp.Navigate("file://"+saved), chromedp.WaitVisible(chromedp.CSS("#matrix td.cell"))); err != nil {
-		t.Fatalf("chromium: the saved page: %v", err)
-	}
-	cell, err := chromedp.Run(octx, chromedp.Text(chromedp.CSS("#matrix td.cell")))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if cell != run.Verdict.Cell() {
-		t.Errorf("the saved page's cell %q, the record's %q", cell, run.Verdict.Cell())
-	}
-	if n, err := chromedp.Run(octx, chromedp.Evaluate[int](`performance.getEntriesByType("resource").length`)); err != nil || n != 0 {
-		t.Errorf("the saved page fetched %d resources (%v)", n, err)
-	}
-	if shot, err := chromedp.Run(octx, chromedp.FullScreenshot(100)); err == nil {
-		keep(t, "dashboard-saved.png", shot)
-	}
 }
 
 // browserContext is a headless Chromium tab that logs each console error as a test

@@ -2,7 +2,6 @@ package main
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -168,36 +167,6 @@ func TestReportCommand(t *testing.T) {
 		if code != 2 || !strings.Contains(stderr, tt.want) || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
 			t.Errorf("%s: want exit 2 and one line naming %q, got %d: %s", name, tt.want, code, stderr)
 		}
-	}
-}
-
-// TestPerfCommand runs make perf's command small: both rates, their ratio, each shipped
-// lock adapter beside its Go counterpart, and the peak RSS of a waiting run, all printed.
-func TestPerfCommand(t *testing.T) {
-	t.Parallel() // a whole command of its own: see TestMain
-	if _, err := exec.LookPath("redis-benchmark"); err != nil {
-		t.Skip("redis-benchmark is not on PATH (Debian's redis-tools)")
-	}
-	profile := filepath.Join(t.TempDir(), "cpu.prof")
-	code, stdout, stderr := stockbench(t, "perf", "--sales", "3000", "--rounds", "1", "--rss-buyers", "2000",
-		"--procs", "1", "--cpuprofile", profile)
-	if code != 0 {
-		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
-	}
-	wants := []string{"lua scenario:", "buyers on 1 of", "redis-benchmark:", "ratio:", "peak RSS:"}
-	if os.Getenv("STOCKBENCH_REQUIRE_ADAPTERS") != "" { // else an adapter without its runtime says it was skipped
-		wants = append(wants, "adapter redis-py", "beside token", "adapter seed-lock", "beside seed-setnx", "like for like")
-	}
-	for _, want := range wants {
-		if !strings.Contains(stdout, want) {
-			t.Errorf("perf printed no %q:\n%s", want, stdout)
-		}
-	}
-	if fi, err := os.Stat(profile); err != nil || fi.Size() == 0 {
-		t.Errorf("--cpuprofile wrote no profile: %v", err)
-	}
-	if code, _, stderr := stockbench(t, "perf", "--rounds", "0"); code != 2 || !strings.Contains(stderr, "must be positive") {
-		t.Errorf("--rounds 0: want exit 2 and one line, got %d: %s", code, stderr)
 	}
 }
 

@@ -37,68 +37,6 @@ func tool(t *testing.T, require, pkg string, names ...string) string {
 	return ""
 }
 
-// TestReportInBrowser builds a report from a real run (a small matrix: two locks, a lock
-// fault, a queue and a queue fault) and opens it in headless Chromium at 1280x800: no
-// console error or exception, every plot decoded, the verdict matrix coloured, the first
-// screen holding the verdicts; then make bench's report, from the baseline's record. The
-// screenshots are kept in bin/artefacts (report.jpg, the whole page; *-first-screen.png).
-func TestReportInBrowser(t *testing.T) {
-	t.Parallel() // a whole command of its own: see TestMain
-	exe := browser(t)
-	out := t.TempDir()
-	code, stdout, stderr := stockbench(t, "matrix", "--locks", "lua,set-nx-ex", "--faults", "none,slow-work",
-		"--queues", "list", "--queue-faults", "none,worker-crash", "--fulfils", "naive", "--out", out)
-	if code != 0 {
-		t.Fatalf("matrix exit %d\n%s\n%s", code, stdout, stderr)
-	}
-	dirs, _ := filepath.Glob(filepath.Join(out, "*", "report.html"))
-	if len(dirs) != 1 {
-		t.Fatalf("want one report.html, found %v", dirs)
-	}
-	problems, shot := checkInBrowser(t, exe, dirs[0])
-	for _, p := range problems {
-		t.Error(p)
-	}
-	// The run's guarantee sheet, in the report and from the command: list loses exactly
-	// the tasks its dead workers held, and never does one twice.
-	if page, _ := os.ReadFile(dirs[0]); !strings.Contains(string(page), `id="guarantees"`) {
-		t.Error("the report has no delivery guarantees")
-	}
-	code, sheet, stderr := stockbench(t, "guarantees", filepath.Dir(dirs[0]))
-	if want := "| list | once | at most once; 0 of 3 back |"; code != 0 || !strings.Contains(sheet, want) {
-		t.Errorf("guarantees: exit %d, want the row %q:\n%s%s", code, want, sheet, stderr)
-	}
-	// The same runs as a matrix of many faults with long names, wider than the window.
-	wide := widen(t, filepath.Dir(dirs[0]))
-	code, stdout, stderr = stockbench(t, "report", wide)
-	if code != 0 {
-		t.Fatalf("report exit %d\n%s\n%s", code, stdout, stderr)
-	}
-	wproblems, _ := checkInBrowser(t, exe, filepath.Join(wide, "report.html"))
-	for _, p := range wproblems {
-		t.Error("wide matrix:", p)
-	}
-	art := filepath.Join("..", "..", "bin", "artefacts")
-	if err := os.MkdirAll(art, 0o755); err == nil {
-		os.WriteFile(filepath.Join(art, "report.jpg"), shot, 0o644)
-	}
-	// make bench's own report, rebuilt from the committed baseline (every design of the
-	// default matrix, the queues and the headline): its first screen still holds the
-	// verdicts.
-	bench := t.TempDir()
-	if code, stdout, stderr := stockbench(t, "report", filepath.Join("..", "..", "baseline", "results.json"), "--out", bench); code != 0 {
-		t.Fatalf("report of the baseline: exit %d\n%s\n%s", code, stdout, stderr)
-	}
-	page := filepath.Join(bench, "make-bench.html")
-	if err := os.Rename(filepath.Join(bench, "report.html"), page); err != nil {
-		t.Fatal(err)
-	}
-	bproblems, _ := checkInBrowser(t, exe, page)
-	for _, p := range bproblems {
-		t.Error("make bench's report:", p)
-	}
-}
-
 // checkInBrowser opens page in headless Chromium and returns what is wrong with it (each
 // console error, uncaught exception, undecoded image, or a matrix without coloured
 // cells) and a full-page screenshot.
@@ -211,22 +149,6 @@ func checkInBrowser(t *testing.T, exe, page string) (problems []string, shot []b
 	}
 	t.Logf("%s: %d plots, %d decoded, %d coloured matrix cells, %d timelines, screenshot %d bytes", filepath.Base(page), imgs, decoded, cells, timelines, len(shot))
 	return problems, shot
-}
-
-// TestBrowserCheckFails: the check finds a console error and a plot that does not
-// decode, so a broken report cannot pass it.
-func TestBrowserCheckFails(t *testing.T) {
-	exe := browser(t)
-	page := filepath.Join(t.TempDir(), "broken.html")
-	os.WriteFile(page, []byte(`<!DOCTYPE html><html><body><table class="matrix"><tr><td class="v-SAFE">SAFE</td></tr></table>
-<img src="data:image/png;base64,iVBORw0KGgo="><script>console.error("boom")</script></body></html>`), 0o644)
-	problems, _ := checkInBrowser(t, exe, page)
-	got := strings.Join(problems, "\n")
-	for _, want := range []string{"boom", "0 of 1 images decoded"} {
-		if !strings.Contains(got, want) {
-			t.Errorf("want a problem naming %q, got:\n%s", want, got)
-		}
-	}
 }
 
 // widen writes, beside the run in dir, a run whose lock matrix has the first run under

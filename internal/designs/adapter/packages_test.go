@@ -34,49 +34,6 @@ func sameVersions(t *testing.T, what string, lines []byte) {
 	}
 }
 
-// TestPythonPackage installs adapters/python as pip would for a user (into a virtual
-// environment that sees Debian's redis-py and RQ, offline, so every dependency it declares
-// must be met by the versions it states it was tested with), and runs the installed
-// command in a sale: it earns what the token lock documents with no fault.
-func TestPythonPackage(t *testing.T) {
-	need(t, "Debian's Python with redis-py and RQ (python3-redis, python3-rq)", rqLib...)
-	need(t, "Debian's Python with Celery (python3-celery)", celeryLib...)
-	need(t, "Debian's Python with venv and pip", "/usr/bin/python3", "-c", "import venv, pip")
-	venv := t.TempDir()
-	// pip builds in the source tree (build/, *.egg-info): build a copy, leave the checkout.
-	pkg := filepath.Join(t.TempDir(), "python")
-	if err := os.CopyFS(pkg, os.DirFS("../../../adapters/python")); err != nil {
-		t.Fatal(err)
-	}
-	for _, argv := range [][]string{
-		{"/usr/bin/python3", "-m", "venv", "--system-site-packages", "--without-pip", venv},
-		{"/usr/bin/python3", "-m", "pip", "--python", venv + "/bin/python", "install", "--quiet", "--no-index", "--no-build-isolation", pkg + "[rq,celery]"},
-	} {
-		if out, err := exec.Command(argv[0], argv[1:]...).CombinedOutput(); err != nil {
-			t.Fatalf("%s: %v\n%s", strings.Join(argv, " "), err, out)
-		}
-	}
-	// The versions pyproject.toml says the verdicts were measured with are the ones here.
-	out, err := exec.Command(venv+"/bin/python", "-c", `
-import importlib.metadata as m, platform, tomllib
-with open("`+pkg+`/pyproject.toml", "rb") as f:
-    said = tomllib.load(f)["tool"]["stockbench"]["tested-with"]
-print(said["python"], platform.python_version())
-for d in ("redis", "rq", "celery", "kombu"):
-    print(said[d], m.version(d))
-`).CombinedOutput()
-	if err != nil {
-		t.Fatalf("reading the stated versions: %v\n%s", err, out)
-	}
-	sameVersions(t, "pyproject.toml", out)
-	for _, cmd := range []string{"stockbench-redis-py-lock", "stockbench-rq-queue", "stockbench-celery-queue"} {
-		if _, err := os.Stat(filepath.Join(venv, "bin", cmd)); err != nil {
-			t.Errorf("the package installs no %s: %v", cmd, err)
-		}
-	}
-	earns(t, Lock(Config{Name: "redis-py-installed", Command: venv + "/bin/stockbench-redis-py-lock", Procs: testProcs}, false), "token", "")
-}
-
 // TestPHPPackage reads adapters/php/composer.json as Composer would: its commands exist,
 // run as programs (a shebang, executable), and the PHP and phpredis here meet what it
 // requires and are the ones it states it was tested with. The command, run by its path

@@ -1,0 +1,668 @@
+//go:build long
+
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/stockbench/stockbench/bench"
+	"github.com/stockbench/stockbench/bench/explore"
+	"github.com/stockbench/stockbench/internal/trackrecord"
+	"github.com/stockbench/stockbench/oracle"
+	"github.com/stockbench/stockbench/results"
+)
+
+// TestSignalDuringReport: a signal while the report is written stops it; results.json,
+// written before, is whole and complete.
+func TestSignalDuringReport(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) {
+			s := launch(t, "matrix", "--locks", "lua,set-nx-ex", "--faults", "none,crash-holder,crash-acquire",
+				"--queues", "list,stream", "--queue-faults", "none,worker-crash", "--redis", "process")
+			s.until(t, "writing the report")
+			s.cmd.Process.Signal(sig)
+			s.wait(t, bench.ExitInterrupted)
+			path := firstResults(t, s.out)
+			f, err := results.Read(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !f.Complete {
+				t.Errorf("every sale ran, yet results.json says: %s", f.Incomplete)
+			}
+			if _, err := os.Stat(filepath.Join(filepath.Dir(path), "report.html")); err == nil {
+				t.Error("report.html was written after all: the signal came too late to test anything")
+			}
+			if !strings.Contains(s.err.String(), "interrupted while writing the report") {
+				t.Errorf("stderr does not say what happened:\n%s", s.err.String())
+			}
+			s.nothingLeft(t, f)
+		})
+	}
+}
+
+// TestDashboardLive runs a sale with --dashboard (set-nx-ex with its holder paused: it
+// oversells as it goes) while headless Chromium watches the page and Debian's
+// Prometheus scrapes /metrics with deploy/monitoring/prometheus.yml: the page's
+// counters move mid-sale, PromQL answers the sold count and the p99 the record has, every
+// query of deploy/monitoring/grafana-dashboard.json runs, and the page saved at the end
+// opens with the network off and shows the verdict. Screenshots (PNG) go to bin/artefacts.
+func TestDashboardLive(t *testing.T) {
+	t.Parallel()
+	exe, promExe := browser(t), prometheusBinary(t)
+	out := t.TempDir()
+	// 15 s of sale: time for a browser and Prometheus to start on a loaded machine.
+	cmd := exec.Command(binary, "run", "--lock", "set-nx-ex", "--fault", "client-pause", "--buyers", "600", "--stock", "480",
+		"--rate", "40", "--out", out, "--dashboard", ":0")
+	var stdout strings.Builder
+	cmd.Stdout = &stdout
+	errPipe, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	addr, stderr := make(chan string, 1), make(chan string, 1)
+	go func() {
+		var all strings.Builder
+		sc := bufio.NewScanner(errPipe)
+		for sc.Scan() {
+			all.WriteString(sc.Text() + "\n")
+			if m := regexp.MustCompile(`dashboard at http://([^/]+)/`).FindStringSubmatch(sc.Text()); m != nil {
+				addr <- m[1]
+			}
+		}
+		stderr <- all.String()
+	}()
+	var host string
+	select {
+	case host = <-addr:
+	case <-time.After(60 * time.Second):
+		t.Fatal("no dashboard address on stderr")
+	}
+	page := "http://" + host + "/"
+
+	prom := startPrometheus(t, promExe, host)
+
+	// The page, mid-sale: the sold counter moves between two looks a few seconds apart.
+	ctx := browserContext(t, exe)
+	if err := chromedp.Do(ctx, chromedp.Navigate(page), chromedp.WaitVisible(chromedp.CSS("#sold"))); err != nil {
+		t.Fatalf("chromium: %v", err)
+	}
+	// Read in one evaluation: the page redraws its counters every poll, and a node looked
+	// up first and read after was once gone in between ("No node with given id found").
+	text := func(sel string) string {
+		s, err := chromedp.Run(ctx, chromedp.Evaluate[string](fmt.Sprintf(`(document.querySelector(%q) || {}).textContent || ""`, sel)))
+		if err != nil {
+			t.Fatalf("chromium: %s: %v", sel, err)
+		}
+		return s
+	}
+	first := text("#sold")
+	time.Sleep(3 * time.Second)
+	second, overlaps := text("#sold"), text("#overlaps")
+	if first == second {
+		t.Errorf("the sold counter did not move in 3 s: %s", first)
+	}
+	if n, _ := strconv.Atoi(overlaps); n == 0 {
+		t.Errorf("a paused holder's lock taken by others: want overlaps seen, got %q", overlaps)
+	}
+	if shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(100)); err == nil {
+		keep(t, "dashboard-live.png", shot)
+	}
+	t.Logf("mid-sale: sold %s, then %s; overlaps seen %s", first, second, overlaps)
+
+	// PromQL while the sale goes: a scrape has the sold count.
+	if v := prom.wait(t, `max(max_over_time(stockbench_sold_total{design="set-nx-ex"}[5m]))`); v <= 0 {
+		t.Errorf("sold mid-sale: %v", v)
+	}
+
+	if err := cmd.Wait(); err != nil && cmd.ProcessState.ExitCode() > 1 {
+		t.Fatalf("run: %v\n%s\n%s", err, stdout.String(), <-stderr)
+	}
+	<-stderr
+
+	// The record and the saved page.
+	dirs, _ := filepath.Glob(filepath.Join(out, "*", "dashboard.html"))
+	if len(dirs) != 1 {
+		t.Fatalf("want one dashboard.html, found %v", dirs)
+	}
+	saved := dirs[0]
+	f, err := results.Read(filepath.Join(filepath.Dir(saved), "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := f.Runs[0]
+	state := savedState(t, saved)
+
+	// PromQL after the sale: the last scrape has the final figures, which are the page's,
+	// and the p99 read off the buckets lies in the bucket of the record's p99.
+	if v := prom.query(t, `max(max_over_time(stockbench_sold_total{design="set-nx-ex"}[5m]))`); v != float64(state.Sales[0].Sold) {
+		t.Errorf("PromQL sold %v, the saved page %d", v, state.Sales[0].Sold)
+	}
+	// histogram_quantile ranks the p99 at 0.99 n, HdrHistogram at 0.99 n rounded: at a
+	// bucket's edge the two may name neighbouring samples, one on each side of it.
+	p99 := prom.query(t, `histogram_quantile(0.99, max by (le) (max_over_time(stockbench_latency_seconds_bucket{design="set-nx-ex"}[5m])))`)
+	lo, hi := bucketOf(float64(run.Latency["purchase"].P99Us) / 1e6)
+	_, next := bucketOf(hi * 1.0001)
+	if p99 < lo || p99 > next {
+		t.Errorf("PromQL p99 %.4fs, the record's %dus: want it in (%g, %g], or the bucket above", p99, run.Latency["purchase"].P99Us, lo, hi)
+	}
+	if v := prom.query(t, `max(max_over_time(stockbench_verdict{design="set-nx-ex",class="OVERSOLD"}[5m]))`); v != 1 {
+		t.Errorf("PromQL verdict OVERSOLD: %v (the record: %s)", v, run.Verdict.Cell())
+	}
+	t.Logf("PromQL: sold %d, p99 %.3fs (record %dus), verdict %s", state.Sales[0].Sold, p99, run.Latency["purchase"].P99Us, run.Verdict.Cell())
+	for _, expr := range grafanaExprs(t) {
+		prom.run(t, expr)
+	}
+
+	// The saved page fetches nothing (it opens offline) and shows the run's verdict.
+	octx := browserContext(t, exe)
+	if err := chromedp.Do(octx, chromedp.Navigate("file://"+saved), chromedp.WaitVisible(chromedp.CSS("#matrix td.cell"))); err != nil {
+		t.Fatalf("chromium: the saved page: %v", err)
+	}
+	cell, err := chromedp.Run(octx, chromedp.Text(chromedp.CSS("#matrix td.cell")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cell != run.Verdict.Cell() {
+		t.Errorf("the saved page's cell %q, the record's %q", cell, run.Verdict.Cell())
+	}
+	if n, err := chromedp.Run(octx, chromedp.Evaluate[int](`performance.getEntriesByType("resource").length`)); err != nil || n != 0 {
+		t.Errorf("the saved page fetched %d resources (%v)", n, err)
+	}
+	if shot, err := chromedp.Run(octx, chromedp.FullScreenshot(100)); err == nil {
+		keep(t, "dashboard-saved.png", shot)
+	}
+}
+
+// TestDistributed runs make bench-distributed's script at a small size: four shard
+// containers of the stockbench image per design on a private network against a Redis
+// container, merged, beside the one-process run. The merged verdicts are the one-process
+// ones (lua SAFE, seed-setnx OVERSOLD), the witness sees seed-setnx's holders on
+// different shards overlap, and no container or network is left.
+func TestDistributed(t *testing.T) {
+	t.Parallel() // a whole command of its own: see TestMain
+	if exec.Command("docker", "info").Run() != nil {
+		t.Skip("no Docker engine: the shards are containers")
+	}
+	out := t.TempDir()
+	cmd := exec.Command("../../scripts/bench-distributed.sh")
+	cmd.Env = append(os.Environ(), "SHARDS=4", "BUYERS=400", "STOCK=40", "LOCKS=lua,seed-setnx", "FLAGS=--think 1ms", "OUT="+out)
+	b, err := cmd.CombinedOutput()
+	t.Logf("%s", b)
+	if err != nil {
+		t.Fatalf("bench-distributed: %v", err)
+	}
+	for lock, want := range map[string]oracle.Class{"lua": oracle.ClassSafe, "seed-setnx": oracle.ClassOversold} {
+		matches, _ := filepath.Glob(filepath.Join(out, "merged", "*-"+lock+"-merged", "results.json"))
+		if len(matches) != 1 {
+			t.Fatalf("%s: want one merged run, got %v", lock, matches)
+		}
+		f, err := results.Read(matches[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		run := f.Runs[0]
+		if run.Verdict.Class != want || run.Shard == nil || run.Shard.Count != 4 || run.Oracle.Buyers != 400 {
+			t.Errorf("%s merged: %s over %d buyers (%+v), want %s over 400 from 4 shards", lock, run.Verdict, run.Oracle.Buyers, run.Shard, want)
+		}
+		if w := run.Oracle.Witness; lock == "seed-setnx" && (w == nil || w.Max < 2 || run.Oracle.Overlaps == 0) {
+			t.Errorf("seed-setnx: the witness missed the overlaps across shards: %+v", w)
+		}
+	}
+	left, _ := exec.Command("docker", "network", "ls", "-q", "--filter", "name=stockbench-dist-").Output()
+	if s := strings.TrimSpace(string(left)); s != "" {
+		t.Errorf("networks left behind: %s", s)
+	}
+}
+
+// TestExplore runs the explorer on a real Redis: none (no lock) against lua (one script)
+// over timings and loads alone, nobody naming a work time or a contention. Whatever the
+// draws, lua cannot oversell; none oversells whenever two buyers read the stock before
+// either writes, which every drawn sale with a unit per buyer or fewer gives it, so the
+// shrink (which keeps a sale only when each of its tries oversells) leaves a sale that
+// oversold on every try, and ten reruns of it against lua's ten are significant unless
+// none's rate fell under 7 in 10. The run admits no other outcome.
+func TestExplore(t *testing.T) {
+	t.Parallel()
+	out := t.TempDir()
+	code, stdout, stderr := stockbench(t, "explore", "--lock", "none", "--lock", "lua", "--faults", "none", "--budget", "40s", "--out", out)
+	if code != bench.ExitFailed || !strings.Contains(stdout, "DIFFERENCE none is worse than lua here: OVERSOLD") {
+		t.Fatalf("exit %d, want 1 with none worse than lua:\n%s\n%s", code, stdout, stderr)
+	}
+	if !strings.Contains(stderr, "explore: searching") || !strings.Contains(stdout, "smallest: stockbench run --scenario fault-sale --lock none") {
+		t.Errorf("no progress line, or no smallest command:\n%s\n%s", stdout, stderr)
+	}
+	dirs, _ := filepath.Glob(filepath.Join(out, "*", "explore.json"))
+	if len(dirs) != 1 {
+		t.Fatalf("want one explore.json, got %v", dirs)
+	}
+	dir := filepath.Dir(dirs[0])
+	b, err := os.ReadFile(dirs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep explore.Report
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range rep.Findings {
+		for _, r := range f.Rates {
+			if r.Design == "lua" && (r.Shown["OVERSOLD"] > 0 || r.Shown["LOST-UPDATE"] > 0) {
+				t.Errorf("lua oversold or lost an update under %s, %s: %v", f.Faults, f.Timing, r.Shown)
+			}
+		}
+		if s := f.Seen["OVERSOLD"]; len(s) == 2 && s[1] > 0 {
+			t.Errorf("lua seen overselling in the search under %s, %s", f.Faults, f.Timing)
+		}
+	}
+	for _, name := range []string{"explore.md", "report.html", "results.json"} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
+			t.Errorf("explore wrote no %s: %v", name, err)
+		}
+	}
+	f := readRun(t, out, "")
+	if len(f.Runs) == 0 || f.Runs[0].Sale == nil || f.Runs[0].Sale.Design != "none" {
+		t.Errorf("results.json: want the findings' example runs with their sales, got %d runs", len(f.Runs))
+	}
+}
+
+// TestLockGo builds the Go adapter against a library's release it names, with the
+// features that release has (v4.11.0 has no WithSetNXOnExtend, v4.12.1 has), and runs
+// it as an adapter; a spec that names no version, or a module no adapter imports, is
+// one line and exit 2.
+func TestLockGo(t *testing.T) {
+	t.Parallel()
+	bin := filepath.Join("..", "..", "bin", "adapters", "redsync-lock-v4.11.0")
+	os.Remove(bin) // built again, by the command
+	code, stdout, stderr := stockbench(t, "run", "--lock-go", "github.com/go-redsync/redsync/v4@v4.11.0 --extend", "--adapter-nodes", "5",
+		"--buyers", "4", "--stock", "4", "--out", t.TempDir())
+	if code != bench.ExitOK || !strings.Contains(stdout, "redsync-lock-v4.11.0  none    SAFE") {
+		t.Fatalf("exit %d:\n%s\n%s", code, stdout, stderr)
+	}
+	if _, err := os.Stat(bin); err != nil {
+		t.Errorf("no adapter built: %v", err)
+	}
+	code, _, stderr = stockbench(t, "run", "--lock-go", "github.com/go-redsync/redsync/v4@v4.11.0 --extend --setnx-on-extend", "--adapter-nodes", "5", "--out", t.TempDir())
+	if code != bench.ExitUsage || !strings.Contains(stderr, "has no WithSetNXOnExtend") {
+		t.Errorf("v4.11.0 with --setnx-on-extend: exit %d, %s", code, stderr)
+	}
+	for _, spec := range []string{"github.com/go-redsync/redsync/v4", "example.com/nolock@v1.0.0", ""} {
+		out := t.TempDir()
+		code, _, stderr := stockbench(t, "run", "--lock-go", spec, "--out", out)
+		entries, _ := os.ReadDir(out)
+		if code != bench.ExitUsage || strings.Count(strings.TrimSpace(stderr), "\n") > 0 || len(entries) > 0 {
+			t.Errorf("--lock-go %q: exit %d, %s", spec, code, stderr)
+		}
+	}
+}
+
+// TestCheckExplores: a run file's explore block explores its design after its sales,
+// and its thresholds judge each finding's reruns, a rate threshold reading them as it
+// reads --runs. none oversells 60 buyers on 20 units (as TestExitStatus says), and in
+// the exploration every drawn sale where two buyers read one unit before either writes.
+func TestCheckExplores(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	rf := writeFile(t, dir, "stockbench.json", `{"locks": ["none"], "scenarios": ["flash-sale"], "faults": ["none"], "queues": [],
+		"settings": {"buyers": 60, "stock": 20, "think": "2ms"},
+		"thresholds": {"none": ["oversold_rate <= 0"]},
+		"explore": {"budget": "30s", "faults": ["none"], "confirm": 3}}`)
+	code, stdout, stderr := stockbench(t, "check", rf, "--out", t.TempDir())
+	_, explored, _ := strings.Cut(stdout, "check: exploring none for 30s")
+	if code != bench.ExitFailed || !strings.Contains(explored, "BROKEN: ") || !strings.Contains(explored, "oversold_rate <= 0") {
+		t.Fatalf("exit %d, want 1 with the exploration's reruns over the threshold:\n%s\n%s", code, stdout, stderr)
+	}
+	bad := writeFile(t, dir, "bad.json", `{"locks": ["none"], "thresholds": {"none": ["oversold == 0"]}, "explore": {"budget": "soon"}}`)
+	if code, _, stderr := stockbench(t, "check", bad, "--out", t.TempDir()); code != bench.ExitUsage || !strings.Contains(stderr, "explore: budget") {
+		t.Errorf("a bad budget: exit %d, %s", code, stderr)
+	}
+}
+
+// TestExploreInterrupted: Ctrl-C keeps what the exploration found: its directory is
+// written, marked incomplete, it exits 130 saying so, and no Redis is left behind.
+func TestExploreInterrupted(t *testing.T) {
+	t.Parallel()
+	out := t.TempDir()
+	cmd := exec.Command(binary, "explore", "--lock", "none", "--lock", "lua", "--faults", "none", "--budget", "2m", "--redis", "process", "--out", out)
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(15 * time.Second) // some batches in
+	cmd.Process.Signal(syscall.SIGINT)
+	cmd.Wait()
+	if code := cmd.ProcessState.ExitCode(); code != bench.ExitInterrupted || !strings.HasPrefix(lastLine([]byte(stdout.String())), "exit 130: interrupted") {
+		t.Fatalf("exit %d, want 130 with its line:\n%s\n%s", code, stdout.String(), stderr.String())
+	}
+	files, _ := filepath.Glob(filepath.Join(out, "*", "explore.md"))
+	if len(files) != 1 {
+		t.Fatalf("want one explore.md, got %v", files)
+	}
+	md, _ := os.ReadFile(files[0])
+	if !strings.Contains(string(md), "INCOMPLETE (interrupted)") {
+		t.Errorf("explore.md does not say it is incomplete:\n%s", md)
+	}
+	b, err := os.ReadFile(filepath.Join(filepath.Dir(files[0]), "explore.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep explore.Report
+	if err := json.Unmarshal(b, &rep); err != nil || rep.Complete || rep.Redis.PID == 0 {
+		t.Fatalf("explore.json: %v, complete %v, redis %+v", err, rep.Complete, rep.Redis)
+	}
+	leftBehind(t, &results.File{Target: rep.Redis})
+}
+
+// TestPerfCommand runs make perf's command small: both rates, their ratio, each shipped
+// lock adapter beside its Go counterpart, and the peak RSS of a waiting run, all printed.
+func TestPerfCommand(t *testing.T) {
+	t.Parallel() // a whole command of its own: see TestMain
+	if _, err := exec.LookPath("redis-benchmark"); err != nil {
+		t.Skip("redis-benchmark is not on PATH (Debian's redis-tools)")
+	}
+	profile := filepath.Join(t.TempDir(), "cpu.prof")
+	code, stdout, stderr := stockbench(t, "perf", "--sales", "3000", "--rounds", "1", "--rss-buyers", "2000",
+		"--procs", "1", "--cpuprofile", profile)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	wants := []string{"lua scenario:", "buyers on 1 of", "redis-benchmark:", "ratio:", "peak RSS:"}
+	if os.Getenv("STOCKBENCH_REQUIRE_ADAPTERS") != "" { // else an adapter without its runtime says it was skipped
+		wants = append(wants, "adapter redis-py", "beside token", "adapter seed-lock", "beside seed-setnx", "like for like")
+	}
+	for _, want := range wants {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("perf printed no %q:\n%s", want, stdout)
+		}
+	}
+	if fi, err := os.Stat(profile); err != nil || fi.Size() == 0 {
+		t.Errorf("--cpuprofile wrote no profile: %v", err)
+	}
+	if code, _, stderr := stockbench(t, "perf", "--rounds", "0"); code != 2 || !strings.Contains(stderr, "must be positive") {
+		t.Errorf("--rounds 0: want exit 2 and one line, got %d: %s", code, stderr)
+	}
+}
+
+// TestInfraMatrix runs the real-infrastructure matrix at a small size, as make
+// bench-infra does: a Sentinel group and a Redis Cluster of containers, and restarts that
+// keep data. A slot migrated under the sale keeps the lock and its TTL. The token lock
+// loses updates in a split brain, where buyers still write to the master cut
+// off from its peers; token-wait, whose locks need a replica's acknowledgement, never
+// oversells there. A restart from an AOF gives the lock back (within its 5s TTL), one
+// from a snapshot taken before the lock does not, unless that snapshot caught an earlier
+// holder's lock; a restart slower than the lease outlives it, but breaks no lock inside
+// it. Nothing is left behind.
+func TestInfraMatrix(t *testing.T) {
+	t.Parallel() // a whole command of its own: see TestMain
+	needDocker(t)
+	out := t.TempDir()
+	cmd := exec.Command(binary, "matrix", "--infra", "--redis", "container", "--ttl", "5s", "--locks", "token,token-wait",
+		"--queues", "stream", "--fulfils", "idempotent", "--queue-faults", "redis-restart:persist=rdb,redis-restart:persist=aof-always",
+		"--parallel", "2", "--out", out)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%v:\n%s", err, stderr.String())
+	}
+	f := readRun(t, out, "summary.md")
+	got := map[string]oracle.Class{}
+	for _, r := range f.Runs {
+		cell := fmt.Sprintf("%s/%s", r.Impl, r.Params.Faults)
+		got[cell] = r.Verdict.Class
+		t.Logf("%s under %s: %s %v", r.Impl, r.Params.Faults, r.Verdict.Cell(), r.Events)
+		// The AOF gives the lock back with its absolute expiry: a restart slower than
+		// what the victim's lease had left (4.6 s of a 5 s TTL on a machine compiling
+		// beside it) lets the next holder in after that lease, an outlived lease, never
+		// a lock broken inside it as an empty restart's is.
+		if cell == "token/redis-restart:persist=aof-always" && r.Oracle.LockBroken > 0 {
+			t.Errorf("%s: the lock broken inside its lease (%s): the AOF did not give it back", cell, r.Verdict)
+		}
+	}
+	for _, tt := range []struct {
+		cell string
+		want []oracle.Class
+	}{
+		{"token/sentinel-partition", []oracle.Class{oracle.ClassOversold, oracle.ClassLost}},
+		{"token-wait/sentinel-partition", []oracle.Class{oracle.ClassSafe, oracle.ClassStuck}},
+		{"token/cluster-migrate", []oracle.Class{oracle.ClassSafe}},
+		// The snapshot (save 1 1) may have caught an earlier holder's lock: restored
+		// with its absolute 5 s expiry, it keeps everyone out past the victim's hold.
+		{"token/redis-restart:persist=rdb", []oracle.Class{oracle.ClassOversold, oracle.ClassLost, oracle.ClassSafe}},
+		{"token/redis-restart:persist=aof-always", []oracle.Class{oracle.ClassSafe, oracle.ClassOversold, oracle.ClassLost, oracle.ClassOverlap}},
+		{"stream/redis-restart:persist=rdb", []oracle.Class{oracle.ClassLost}},
+		{"stream/redis-restart:persist=aof-always", []oracle.Class{oracle.ClassSafe}},
+	} {
+		c, ok := got[tt.cell]
+		if !ok {
+			t.Errorf("%s: not run (runs: %v)", tt.cell, got)
+			continue
+		}
+		if !slices.Contains(tt.want, c) {
+			t.Errorf("%s: want one of %v, got %s", tt.cell, tt.want, c)
+		}
+	}
+	for _, r := range f.Runs {
+		if r.Params.Faults == "cluster-migrate" && (r.Commands == nil || r.Commands.Total == 0) {
+			t.Errorf("%s under cluster-migrate: want the commands summed over the masters, got %+v", r.Impl, r.Commands)
+		}
+	}
+	nothingLeft(t, cmd.Process.Pid, nil)
+}
+
+// TestReportInBrowser builds a report from a real run (a small matrix: two locks, a lock
+// fault, a queue and a queue fault) and opens it in headless Chromium at 1280x800: no
+// console error or exception, every plot decoded, the verdict matrix coloured, the first
+// screen holding the verdicts; then make bench's report, from the baseline's record. The
+// screenshots are kept in bin/artefacts (report.jpg, the whole page; *-first-screen.png).
+func TestReportInBrowser(t *testing.T) {
+	t.Parallel() // a whole command of its own: see TestMain
+	exe := browser(t)
+	out := t.TempDir()
+	code, stdout, stderr := stockbench(t, "matrix", "--locks", "lua,set-nx-ex", "--faults", "none,slow-work",
+		"--queues", "list", "--queue-faults", "none,worker-crash", "--fulfils", "naive", "--out", out)
+	if code != 0 {
+		t.Fatalf("matrix exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	dirs, _ := filepath.Glob(filepath.Join(out, "*", "report.html"))
+	if len(dirs) != 1 {
+		t.Fatalf("want one report.html, found %v", dirs)
+	}
+	problems, shot := checkInBrowser(t, exe, dirs[0])
+	for _, p := range problems {
+		t.Error(p)
+	}
+	// The run's guarantee sheet, in the report and from the command: list loses exactly
+	// the tasks its dead workers held, and never does one twice.
+	if page, _ := os.ReadFile(dirs[0]); !strings.Contains(string(page), `id="guarantees"`) {
+		t.Error("the report has no delivery guarantees")
+	}
+	code, sheet, stderr := stockbench(t, "guarantees", filepath.Dir(dirs[0]))
+	if want := "| list | once | at most once; 0 of 3 back |"; code != 0 || !strings.Contains(sheet, want) {
+		t.Errorf("guarantees: exit %d, want the row %q:\n%s%s", code, want, sheet, stderr)
+	}
+	// The same runs as a matrix of many faults with long names, wider than the window.
+	wide := widen(t, filepath.Dir(dirs[0]))
+	code, stdout, stderr = stockbench(t, "report", wide)
+	if code != 0 {
+		t.Fatalf("report exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	wproblems, _ := checkInBrowser(t, exe, filepath.Join(wide, "report.html"))
+	for _, p := range wproblems {
+		t.Error("wide matrix:", p)
+	}
+	art := filepath.Join("..", "..", "bin", "artefacts")
+	if err := os.MkdirAll(art, 0o755); err == nil {
+		os.WriteFile(filepath.Join(art, "report.jpg"), shot, 0o644)
+	}
+	// make bench's own report, rebuilt from the committed baseline (every design of the
+	// default matrix, the queues and the headline): its first screen still holds the
+	// verdicts.
+	bench := t.TempDir()
+	if code, stdout, stderr := stockbench(t, "report", filepath.Join("..", "..", "baseline", "results.json"), "--out", bench); code != 0 {
+		t.Fatalf("report of the baseline: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	page := filepath.Join(bench, "make-bench.html")
+	if err := os.Rename(filepath.Join(bench, "report.html"), page); err != nil {
+		t.Fatal(err)
+	}
+	bproblems, _ := checkInBrowser(t, exe, page)
+	for _, p := range bproblems {
+		t.Error("make bench's report:", p)
+	}
+}
+
+// TestBrowserCheckFails: the check finds a console error and a plot that does not
+// decode, so a broken report cannot pass it.
+func TestBrowserCheckFails(t *testing.T) {
+	exe := browser(t)
+	page := filepath.Join(t.TempDir(), "broken.html")
+	os.WriteFile(page, []byte(`<!DOCTYPE html><html><body><table class="matrix"><tr><td class="v-SAFE">SAFE</td></tr></table>
+<img src="data:image/png;base64,iVBORw0KGgo="><script>console.error("boom")</script></body></html>`), 0o644)
+	problems, _ := checkInBrowser(t, exe, page)
+	got := strings.Join(problems, "\n")
+	for _, want := range []string{"boom", "0 of 1 images decoded"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("want a problem naming %q, got:\n%s", want, got)
+		}
+	}
+}
+
+// TestTrackRecord: every bug of the record reproduces, one command from the checkout,
+// on the release that has it (Debian's), and each fixed release the record names passes.
+// kombu-337 waits for the workers' restore at 100 s; phpredis-2723 starts a cluster.
+func TestTrackRecord(t *testing.T) {
+	needPHP(t)
+	for what, argv := range map[string][]string{
+		"Debian's Python with Celery": {"/usr/bin/python3", "-c", "import celery"},
+		"Ruby with Debian's Sidekiq":  {"ruby", "-e", `require "sidekiq"; require "redis-namespace"`},
+	} {
+		if err := exec.Command(argv[0], argv[1:]...).Run(); err != nil {
+			if os.Getenv("STOCKBENCH_REQUIRE_ADAPTERS") != "" {
+				t.Fatalf("%s is missing: %v", what, err)
+			}
+			t.Skipf("%s is missing (%v); scripts/ensure-adapters.sh installs it", what, err)
+		}
+	}
+	t.Parallel() // minutes of waiting on kombu's timer, little CPU
+	out := t.TempDir()
+	code, stdout, stderr := stockbench(t, "repro", "--all", "--out", out)
+	for _, e := range trackrecord.All() {
+		want := e.Name + " on " + e.Buggy.Version + ": reproduced"
+		if !strings.Contains(stdout, want) {
+			t.Errorf("want %q, got:\n%s", want, stdout)
+		}
+		if e.Fixed != nil && !strings.Contains(stdout, e.Name+" on "+e.Fixed.Version+": passes") {
+			t.Errorf("%s: want the fixed release to pass, got:\n%s", e.Name, stdout)
+		}
+	}
+	if code != bench.ExitOK {
+		t.Errorf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	// The record as one matrix: a row per sale that left one, a check per sale.
+	_, dir, found := strings.Cut(stdout, "the record as one matrix, a row per sale: ")
+	f, err := results.Read(filepath.Join(strings.TrimSpace(dir), "results.json"))
+	if !found || err != nil {
+		t.Fatalf("want the record's matrix written, got %v:\n%s", err, stdout)
+	}
+	cases := 0
+	for _, e := range trackrecord.All() {
+		cases++
+		if e.Fixed != nil {
+			cases++
+		}
+	}
+	if len(f.Checks) != cases || len(results.Broken(f.Checks)) > 0 || len(f.Runs) < cases-1 {
+		t.Errorf("want %d checks held and a row per sale (a crash leaves none), got %d runs, checks %+v", cases, len(f.Runs), f.Checks)
+	}
+}
+
+// TestSwarm runs make bench-swarm's script at a small size on a real orchestrator, a
+// single-node Docker Swarm: four shard tasks of a replicated job per design against a
+// Redis service on an overlay network, merged by a second job, beside the one-process
+// run (lua SAFE, seed-setnx OVERSOLD, as in one process; a stream queue sale whose
+// shards enqueue their share of the orders and run their share of the workers, SAFE). Then the lost shard: shard 2's
+// container killed mid-sale, the merge incomplete with shard 2 lost and UNKNOWN, and the
+// sale run again under the same run id merged complete. Nothing it made is left, the
+// swarm included, and an engine already in a swarm stays in it.
+func TestSwarm(t *testing.T) {
+	t.Parallel() // a whole command of its own: see TestMain
+	if exec.Command("docker", "info").Run() != nil {
+		t.Skip("no Docker engine: the shards are swarm tasks")
+	}
+	before := swarmState(t)
+	out := t.TempDir()
+	run := func(env ...string) string {
+		cmd := exec.Command("../../scripts/bench-swarm.sh")
+		cmd.Env = append(os.Environ(), append([]string{"SHARDS=4", "OUT=" + out}, env...)...)
+		b, err := cmd.CombinedOutput()
+		t.Logf("%s", b)
+		if err != nil {
+			t.Fatalf("bench-swarm %v: %v", env, err)
+		}
+		return string(b)
+	}
+	merged := func(glob string) results.Run {
+		t.Helper()
+		matches, _ := filepath.Glob(filepath.Join(out, "merged", glob, "*-merged", "results.json"))
+		if len(matches) != 1 {
+			t.Fatalf("want one merged run in %s, got %v", glob, matches)
+		}
+		f, err := results.Read(matches[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f.Runs[0]
+	}
+
+	run("RUN_ID=sale", "BUYERS=400", "STOCK=40", "LOCKS=lua,seed-setnx", "QUEUES=stream")
+	for design, want := range map[string]oracle.Class{"lua": oracle.ClassSafe, "seed-setnx": oracle.ClassOversold, "stream": oracle.ClassSafe} {
+		r := merged("sb-*-" + design + "-sale")
+		if r.Verdict.Class != want || r.Shard == nil || r.Shard.Count != 4 || r.Oracle.Buyers != 400 || !r.Complete {
+			t.Errorf("%s merged: %s over %d buyers (%+v, complete %v), want %s over 400 from 4 shards", design, r.Verdict, r.Oracle.Buyers, r.Shard, r.Complete, want)
+		}
+		if design == "stream" && (r.Queue == nil || r.Queue.Accepted != 400 || r.Queue.Fulfilled != 40 || r.Queue.Refused != 360) {
+			t.Errorf("stream merged: %+v; want all 400 orders accepted, 40 fulfilled and 360 refused across the shards", r.Queue)
+		}
+	}
+
+	says := run("RUN_ID=lost", "BUYERS=2000", "STOCK=1500", "RATE=200", "LOCKS=lua", "QUEUES=", "KILL_SHARD=2")
+	lost := merged("sb-*-lua-lost")
+	if lost.Complete || lost.Shard == nil || !slices.Equal(lost.Shard.Lost, []int{2}) || lost.Verdict.Class != oracle.ClassUnknown || lost.Oracle.Pending != 500 {
+		t.Errorf("lost shard: complete %v, %+v, %s, %d pending; want incomplete, shard 2 lost, UNKNOWN, 500 pending", lost.Complete, lost.Shard, lost.Verdict, lost.Oracle.Pending)
+	}
+	if rerun := merged("sb-*-lua-rerun"); !rerun.Complete || rerun.Verdict.Class != oracle.ClassSafe || rerun.Shard.Attempt == lost.Shard.Attempt {
+		t.Errorf("rerun under the same run id: complete %v, %s, attempt %d (the lost one's %d); want a complete SAFE record of a new attempt",
+			rerun.Complete, rerun.Verdict, rerun.Shard.Attempt, lost.Shard.Attempt)
+	}
+	if !strings.Contains(says, "shard 2 of 4 lost") {
+		t.Error("the script did not say which shard was lost")
+	}
+
+	left, _ := exec.Command("docker", "ps", "-aq", "--filter", "name=^sb-").Output()
+	nets, _ := exec.Command("docker", "network", "ls", "-q", "--filter", "name=stockbench-sb-").Output()
+	if s := strings.TrimSpace(string(left) + string(nets)); s != "" {
+		t.Errorf("containers or networks left behind: %s", s)
+	}
+	if after := swarmState(t); after != before {
+		t.Errorf("the engine's swarm was %s before and is %s after", before, after)
+	}
+}
