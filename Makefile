@@ -118,14 +118,15 @@ report: build
 
 # Everything the tests run is compiled before any test runs, so that a sale's
 # timing-bound verdict never shares the CPUs with the compiler: the race-enabled test
-# binaries and, beside them, the static command the end-to-end tests run (cmd/stockbench
-# TestMain, bench-distributed and its image build it the same way). go vet then reads the
-# race build's export data (-race): compiling the dependencies once more without the
-# detector cost 80 s on a fresh machine; go test's own vet is that vet's subset, so it
-# is off. TEST_ALONE's tests run first, by themselves: every design's documented verdict
-# under every fault on its clients, whose buyers ran out of patience with another
-# package's sales beside them. Then TEST_P packages at once (their sales mostly wait on
-# Redis, its containers and their faults).
+# binaries and the command the end-to-end tests run, built with the detector too
+# (cmd/stockbench's TestMain builds it so), so that it links from the same cache rather
+# than compiling every dependency again. go vet then reads the race build's export data
+# (-race): compiling the dependencies once more without the detector cost 80 s on a
+# fresh machine; go test's own vet is that vet's subset, so it is off. TEST_ALONE's
+# tests run first, by themselves, four sales at once (they mostly wait on TTLs): every
+# design's documented verdict with no fault and under the faults on its clients. Then
+# TEST_P packages at once (their sales mostly wait on Redis, its containers and their
+# faults).
 #
 # The long suite is the tests of the *_long_test.go files (build tag long): the swarm,
 # the track record, the report in a browser and the dashboard with Prometheus, each
@@ -140,13 +141,12 @@ TEST_FLAGS := -race -vet=off -count=1 -timeout 30m
 ## test: gofmt, vet, the generated docs, and every package's race-enabled tests against a
 ## real Redis with small sales (about 6 minutes on 2 CPUs from a fresh clone)
 test: redis-server adapters fmt-check
-	@mkdir -p $(TEST_BIN) && { CGO_ENABLED=0 $(GO) build -o $(TEST_BIN)/stockbench ./cmd/stockbench & static=$$!; }; \
-	$(GO) test -race -c -o $(TEST_BIN)/ ./... >/dev/null; code=$$?; \
-	wait $$static || code=1; rm -rf $(TEST_BIN); [ $$code = 0 ]
+	@mkdir -p $(TEST_BIN) && { $(GO) test -race -vet=off -c -o $(TEST_BIN)/ ./... >/dev/null; code=$$?; \
+	$(GO) build -race -o $(TEST_BIN)/stockbench ./cmd/stockbench || code=1; rm -rf $(TEST_BIN); [ $$code = 0 ]; }
 	$(GO) vet -race ./...
-	$(GO) vet -tags long ./...
+	$(GO) vet -race -tags long $$(scripts/long-tests.sh | tail -n +2)
 	cd adapters/go && $(GO) vet ./...
-	@$(REDIS_ENV) && $(GO) test $(TEST_FLAGS) $(TEST_ALONE) && \
+	@$(REDIS_ENV) && $(GO) test $(TEST_FLAGS) -parallel 4 $(TEST_ALONE) && \
 	rest=$$($(GO) list ./... | grep -vxF "$$($(GO) list $(TEST_ALONE))") && \
 	$(GO) test $(TEST_FLAGS) -p $(TEST_P) $$rest
 
@@ -156,7 +156,7 @@ test: redis-server adapters fmt-check
 ## on servers and the network (about 20 minutes on 2 CPUs)
 test-long: redis-server chromium prometheus adapters
 	@set -e; tests=$$(scripts/long-tests.sh); pattern=$$(echo "$$tests" | head -1); pkgs=$$(echo "$$tests" | tail -n +2); \
-	$(GO) test -race -tags long -c -o $(TEST_BIN)/ $$pkgs >/dev/null; rm -rf $(TEST_BIN); \
+	$(GO) test -race -vet=off -tags long -c -o $(TEST_BIN)/ $$pkgs >/dev/null; rm -rf $(TEST_BIN); \
 	$(REDIS_ENV) && $(GO) test $(TEST_FLAGS) -tags long -p $(TEST_P) -run "$$pattern" $$pkgs
 
 ## fuzz: run each fuzz target for FUZZTIME (default 30s): fault plans, think times, sale
@@ -169,7 +169,7 @@ fuzz: redis-server
 ## chaos: the reliability check alone: signals during set-up, sale and report, Redis
 ## killed under closed, open and queue sales (make test runs it too)
 chaos: redis-server
-	@$(REDIS_ENV) && $(GO) test -count=1 -run 'TestSignal|TestRedisKilled|TestInterrupt' -v ./cmd/stockbench
+	@$(REDIS_ENV) && $(GO) test -tags long -count=1 -run 'TestSignal|TestRedisKilled|TestInterrupt' -v ./cmd/stockbench
 
 vet:
 	$(GO) vet ./...

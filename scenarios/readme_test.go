@@ -219,44 +219,6 @@ func TestReadmePresets(t *testing.T) {
 	}
 }
 
-// TestDesignsDocumented: the designs page has a row for every built-in design and none
-// for a design that does not exist, so that adding or removing a design cannot leave the
-// page behind.
-func TestDesignsDocumented(t *testing.T) {
-	page := readDoc(t, "docs/designs.md")
-	rows := func(section string) []string {
-		i := strings.Index(page, "\n## "+section+"\n")
-		if i < 0 {
-			t.Fatalf("docs/designs.md has no section %q", section)
-		}
-		rest := page[i+len(section)+5:]
-		if j := strings.Index(rest, "\n## "); j >= 0 {
-			rest = rest[:j]
-		}
-		var names []string
-		for _, m := range regexp.MustCompile("(?m)^\\| `([a-z0-9-]+)` \\|").FindAllStringSubmatch(rest, -1) {
-			names = append(names, m[1])
-		}
-		slices.Sort(names)
-		return names
-	}
-	var locks, queues []string
-	for _, d := range lockimpl.All() {
-		locks = append(locks, d.Name)
-	}
-	for _, d := range queueimpl.All() {
-		queues = append(queues, d.Name)
-	}
-	slices.Sort(locks)
-	slices.Sort(queues)
-	if got := rows("Locks"); !slices.Equal(got, locks) {
-		t.Errorf("docs/designs.md's lock table names %v; the built-in locks are %v", got, locks)
-	}
-	if got := rows("Queues"); !slices.Equal(got, queues) {
-		t.Errorf("docs/designs.md's queue table names %v; the built-in queues are %v", got, queues)
-	}
-}
-
 // TestPerformanceHeadline: docs/performance.md's headline table is the committed
 // baseline's headline, row for row: a refreshed baseline (make baseline) refreshes the
 // page, or this fails.

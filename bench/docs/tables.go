@@ -9,6 +9,9 @@ import (
 	"github.com/stockbench/stockbench/lockimpl"
 	"github.com/stockbench/stockbench/oracle"
 	"github.com/stockbench/stockbench/queueimpl"
+
+	// The command registers asynq; the tables list it as the command does.
+	_ "github.com/stockbench/stockbench/queueimpl/asynq"
 )
 
 // markdown writes a table with heads and rows, its cells' pipes escaped.

@@ -49,10 +49,16 @@ func TestMain(m *testing.M) {
 	// loaded machine stretch the timing some verdicts depend on. TestMatrixSideBySide
 	// runs them side by side.
 	os.Setenv("STOCKBENCH_PARALLEL", "1")
-	// Static, as the image's and bench-distributed's builds are: one compile of the
-	// dependencies serves all three (a fresh machine spent 56 s on each other setting).
+	// Built as this test binary is: with the race detector under make test, whose build
+	// compiled every dependency with it, so that the command only links (a fresh machine
+	// spent minutes compiling them all again for a static build); static otherwise, as
+	// the image's and bench-distributed's builds are.
 	build := exec.Command("go", "build", "-o", binary, ".")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if raced {
+		build.Args = append(build.Args[:2], "-race", "-o", binary, ".")
+	} else {
+		build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	}
 	if out, err := build.CombinedOutput(); err != nil {
 		panic("build: " + err.Error() + "\n" + string(out))
 	}
