@@ -122,11 +122,11 @@ report: build
 # (cmd/stockbench's TestMain builds it so), so that it links from the same cache rather
 # than compiling every dependency again. go vet then reads the race build's export data
 # (-race): compiling the dependencies once more without the detector cost 80 s on a
-# fresh machine; go test's own vet is that vet's subset, so it is off. TEST_ALONE's
-# tests run first, by themselves, four sales at once (they mostly wait on TTLs): every
-# design's documented verdict with no fault and under the faults on its clients. Then
-# TEST_P packages at once (their sales mostly wait on Redis, its containers and their
-# faults).
+# fresh machine; go test's own vet is that vet's subset, so it is off. Then TEST_P
+# packages at once, the longest (TEST_FIRST) first, three sales at once in each: their
+# sales mostly wait on TTLs, Redis and its containers. The long suite runs TEST_ALONE's
+# tests by themselves first: under the faults on servers and the network, buyers ran out
+# of patience with another package's sales beside them.
 #
 # The long suite is the tests of the *_long_test.go files (build tag long): the swarm,
 # the track record, the report in a browser and the dashboard with Prometheus, each
@@ -136,6 +136,7 @@ report: build
 TEST_BIN   := $(shell mktemp -d -u /tmp/stockbench-testbin.XXXXXX)
 TEST_P     ?= 2
 TEST_ALONE := ./scenarios
+TEST_FIRST := ./scenarios ./cmd/stockbench
 TEST_FLAGS := -race -vet=off -count=1 -timeout 30m
 
 ## test: gofmt, vet, the generated docs, and every package's race-enabled tests against a
@@ -146,9 +147,9 @@ test: redis-server adapters fmt-check
 	$(GO) vet -race ./...
 	$(GO) vet -race -tags long $$(scripts/long-tests.sh | tail -n +2)
 	cd adapters/go && $(GO) vet ./...
-	@$(REDIS_ENV) && $(GO) test $(TEST_FLAGS) -parallel 4 $(TEST_ALONE) && \
-	rest=$$($(GO) list ./... | grep -vxF "$$($(GO) list $(TEST_ALONE))") && \
-	$(GO) test $(TEST_FLAGS) -p $(TEST_P) $$rest
+	@$(REDIS_ENV) && first="$(TEST_FIRST)" && \
+	rest=$$($(GO) list ./... | grep -vxF "$$($(GO) list $$first)") && \
+	$(GO) test $(TEST_FLAGS) -parallel 3 -p $(TEST_P) $$first $$rest
 
 ## test-long: the long suite (the *_long_test.go files): the swarm, the track record, the
 ## report and the live dashboard in a headless browser with Prometheus scraping it, the
@@ -157,7 +158,8 @@ test: redis-server adapters fmt-check
 test-long: redis-server chromium prometheus adapters
 	@set -e; tests=$$(scripts/long-tests.sh); pattern=$$(echo "$$tests" | head -1); pkgs=$$(echo "$$tests" | tail -n +2); \
 	$(GO) test -race -vet=off -tags long -c -o $(TEST_BIN)/ $$pkgs >/dev/null; rm -rf $(TEST_BIN); \
-	$(REDIS_ENV) && $(GO) test $(TEST_FLAGS) -tags long -p $(TEST_P) -run "$$pattern" $$pkgs
+	$(REDIS_ENV) && $(GO) test $(TEST_FLAGS) -tags long -run "$$pattern" $(TEST_ALONE) && \
+	$(GO) test $(TEST_FLAGS) -tags long -p $(TEST_P) -run "$$pattern" $$(echo "$$pkgs" | grep -vxF $(TEST_ALONE))
 
 ## fuzz: run each fuzz target for FUZZTIME (default 30s): fault plans, think times, sale
 ## settings, command lines, Redis URLs, results.json and gate rules

@@ -21,6 +21,7 @@ import (
 // through fencing, whose store refuses the stale fire. make test runs the faults on the
 // schedulers, make test-long the failover (TestDocumentedDropVerdictsOnServers).
 func TestDocumentedDropVerdicts(t *testing.T) {
+	t.Parallel()
 	for _, impl := range lockimpl.All() {
 		if impl.NewLocker != nil && !impl.DropDocumented.Documented() {
 			t.Errorf("%s documents no drop verdicts", impl.Name)

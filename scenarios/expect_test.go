@@ -50,7 +50,10 @@ func onServers(plan faults.Plan) bool { return !onClients(plan) }
 // a verdict for, on the preset make bench runs, and asserts the verdict: the negative
 // control oversells everywhere, fencing and the lock-free designs never oversell, the
 // TTL locks break exactly where they say they do.
-func TestDocumentedVerdicts(t *testing.T) { documentedVerdicts(t, onClients) }
+func TestDocumentedVerdicts(t *testing.T) {
+	t.Parallel() // beside the other matrices: their sales mostly wait on TTLs
+	documentedVerdicts(t, onClients)
+}
 
 func documentedVerdicts(t *testing.T, cells func(faults.Plan) bool) {
 	earnsDocumented(t, "fault-sale", cells, func(impl lockimpl.Impl) faults.Verdicts { return impl.Documented },
@@ -134,7 +137,10 @@ func brokenOrOutlived(t *testing.T, design string, plan faults.Plan, o oracle.Re
 // documents a verdict for, with each fulfil, on the preset make bench runs: list and
 // zpopmin lose exactly the crashed workers' tasks, reliable-list and stream lose none and
 // duplicate only what an idempotent fulfil absorbs, no design oversells.
-func TestDocumentedQueueVerdicts(t *testing.T) { documentedQueueVerdicts(t, onClients) }
+func TestDocumentedQueueVerdicts(t *testing.T) {
+	t.Parallel()
+	documentedQueueVerdicts(t, onClients)
+}
 
 func documentedQueueVerdicts(t *testing.T, cells func(faults.Plan) bool) {
 	h := rigtest.Harness(t)

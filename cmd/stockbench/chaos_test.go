@@ -131,35 +131,6 @@ func TestSignalDuringSale(t *testing.T) {
 	s.nothingLeft(t, f)
 }
 
-// TestSignalAtScale: millions of buyers waiting in line end within seconds of Ctrl-C or
-// SIGTERM, the sale still written, its waiting buyers counted as interrupted. (Each of
-// them once took a turn of its own to say so: 2.3 s at 10,000,000, 7 s at 30,000,000.)
-// The bound is a hang's, not a speed target: a loaded CI machine took 2.7 s.
-func TestSignalAtScale(t *testing.T) {
-	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
-		t.Run(sig.String(), func(t *testing.T) {
-			s := launch(t, "run", "--lock", "set-nx-ex", "--buyers", "10000000", "--stock", "10", "--redis", "process")
-			s.until(t, "[1/1]")
-			time.Sleep(1500 * time.Millisecond) // every buyer has arrived and waits for the lock
-			signalled := time.Now()
-			s.cmd.Process.Signal(sig)
-			s.wait(t, bench.ExitInterrupted)
-			if took := time.Since(signalled); took > 10*time.Second {
-				t.Errorf("the run took %s to end after %s", took.Round(time.Millisecond), sig)
-			}
-			f, err := results.Read(firstResults(t, s.out)) // nobody bought: no latency plot
-			if err != nil {
-				t.Fatal(err)
-			}
-			if o := f.Runs[0].Oracle; f.Complete || o.Interrupted+o.Pending < 1_000_000 {
-				t.Errorf("want the sale written, incomplete, its waiting buyers interrupted; got complete=%v, %d interrupted, %d pending",
-					f.Complete, o.Interrupted, o.Pending)
-			}
-			s.nothingLeft(t, f)
-		})
-	}
-}
-
 // TestRedisKilled: Redis killed under an open-loop sale or a queue sale stops it within
 // seconds (not at the end of its schedule), with the reason on stderr, the run
 // incomplete and its verdict UNKNOWN: what Redis held cannot be read.

@@ -12,18 +12,6 @@ import (
 // examples is where the shipped design and run files are, from this package.
 const examples = "../../examples"
 
-// TestCheckSchedulerLock runs the shipped scheduler run file: a failover under the
-// drop's scheduler fires a wave twice through token, which breaks its threshold, and
-// not through fencing, whose store refuses the stale fire.
-func TestCheckSchedulerLock(t *testing.T) {
-	t.Parallel()
-	out := t.TempDir()
-	stdout, broken := checkFails(t, filepath.Join(examples, "scheduler.json"), out)
-	if len(broken) != 1 || !strings.HasPrefix(broken[0], "BROKEN: drop-sale token failover: oversold == 0: got 5") {
-		t.Errorf("want token's wave fired twice, alone; stdout:\n%s", stdout)
-	}
-}
-
 // checkFails runs `stockbench check` on a run file that must fail (exit 1), and returns
 // what it printed and its BROKEN lines.
 func checkFails(t *testing.T, file, out string) (stdout string, broken []string) {
@@ -38,51 +26,6 @@ func checkFails(t *testing.T, file, out string) (stdout string, broken []string)
 		}
 	}
 	return stdout, broken
-}
-
-// TestCheckCatchesTheFlaw runs the shipped run file: the token lock written as scripts
-// meets every threshold, among them a ratio to the built-in token lock in the same run;
-// the lock with the deliberate flaw lets two holders in with no fault at all, and the
-// check fails with one line per broken threshold, recorded in results.json and
-// summary.md.
-func TestCheckCatchesTheFlaw(t *testing.T) {
-	t.Parallel() // a whole command of its own: see TestMain
-	out := t.TempDir()
-	stdout, broken := checkFails(t, filepath.Join(examples, "stockbench.json"), out)
-	if !strings.Contains(stdout, "BROKEN: fault-sale px-seconds none: ") {
-		t.Errorf("want the flaw caught with no fault; stdout:\n%s", stdout)
-	}
-	for _, l := range broken {
-		switch {
-		case strings.Contains(l, " px-seconds "):
-		case strings.Contains(l, ": sales_per_sec ") || strings.Contains(l, ": p99 "):
-			// Speed on a loaded test machine is not the scripts' to answer for; the
-			// thresholds' arithmetic is results/gate's test.
-			t.Logf("a speed threshold broke on this machine: %s", l)
-		default:
-			t.Errorf("only the flawed design may break a correctness threshold: %s", l)
-		}
-	}
-	if !strings.Contains(stdout, "check: FAIL, ") {
-		t.Errorf("want the verdict last; stdout:\n%s", stdout)
-	}
-	f := readRun(t, out, "summary.md")
-	held, notHeld := 0, 0
-	for _, c := range f.Checks {
-		if c.Held {
-			held++
-		} else {
-			notHeld++
-		}
-	}
-	if notHeld != len(broken) || held == 0 {
-		t.Errorf("results.json records %d held and %d broken; stdout had %d broken", held, notHeld, len(broken))
-	}
-	dir := filepath.Dir(firstResults(t, out))
-	if b, _ := os.ReadFile(filepath.Join(dir, "summary.md")); !strings.Contains(string(b), "**Check: FAIL**") {
-		t.Errorf("summary.md does not lead with the check's outcome")
-	}
-	leftBehind(t, f)
 }
 
 // writeFile writes body to dir/name and returns its path.
@@ -180,81 +123,5 @@ func TestCheckBadInput(t *testing.T) {
 	code, _, stderr := stockbench(t, "check", filepath.Join(dir, "none", "stockbench.json"))
 	if code != bench.ExitUsage || !strings.Contains(stderr, "no such file") {
 		t.Errorf("a missing run file: want exit 2, got %d: %s", code, stderr)
-	}
-}
-
-// TestDesignFiles: design files join list, run and matrix like built-in designs, and
-// are refused with one line when they cannot be.
-func TestDesignFiles(t *testing.T) {
-	t.Parallel() // a whole command of its own: see TestMain
-	lock := filepath.Join(examples, "locks", "token-scripts.json")
-	flawed := filepath.Join(examples, "locks", "px-seconds.json")
-	queue := filepath.Join(examples, "queues", "reliable-scripts.json")
-
-	code, stdout, _ := stockbench(t, "list", "--lock-file", lock, "--queue-file", queue)
-	if code != bench.ExitOK || !strings.Contains(stdout, "token-scripts") || !strings.Contains(stdout, "reliable-scripts") {
-		t.Errorf("list: want the file designs named, got %d:\n%s", code, stdout)
-	}
-
-	// The only design named: run runs it. It documents no verdict, so its finding is
-	// damage nobody claimed: exit 1, the sale named.
-	out := t.TempDir()
-	code, stdout, stderr := stockbench(t, "run", "--lock-file", flawed, "--scenario", "fault-sale", "--out", out)
-	if code != bench.ExitFailed || !strings.Contains(stdout, "FAIL fault-sale/px-seconds/none: ") {
-		t.Fatalf("run: exit %d, want 1 naming the sale:\n%s\n%s", code, stdout, stderr)
-	}
-	// The flaw lets a second holder in inside the first's lease every time (a broken
-	// lock); whether they also oversell is a race, so the broken lock is what is asserted.
-	if f := readRun(t, out, "summary.md"); f.Runs[0].Impl != "px-seconds" || f.Runs[0].Oracle.LockBroken == 0 ||
-		(f.Runs[0].Verdict.Class != "OVERSOLD" && f.Runs[0].Verdict.Class != "LOCK-BROKEN") {
-		t.Errorf("run: want px-seconds OVERSOLD or LOCK-BROKEN, the lock broken, got %s %s", f.Runs[0].Impl, f.Runs[0].Verdict.Cell())
-	}
-
-	out = t.TempDir()
-	code, _, stderr = stockbench(t, "matrix", "--lock-file", lock, "--queue-file", queue, "--locks", "token-scripts,token",
-		"--faults", "none,crash-holder", "--queues", "reliable-scripts", "--queue-faults", "worker-crash", "--fulfils", "idempotent", "--out", out)
-	if code != bench.ExitOK {
-		t.Fatalf("matrix: exit %d:\n%s", code, stderr)
-	}
-	f := readRun(t, out, "summary.md")
-	got := map[string]string{}
-	for _, r := range f.Runs {
-		got[r.Impl+"/"+r.FaultPlan()] = r.Verdict.Cell()
-	}
-	for _, k := range []string{"token-scripts/none", "token-scripts/crash-holder", "token/none", "reliable-scripts/worker-crash"} {
-		if got[k] != "SAFE" {
-			t.Errorf("matrix: %s: want SAFE, got %q (all: %v)", k, got[k], got)
-		}
-	}
-
-	// A script that compiles but fails when it runs fails the sale, naming the script.
-	dir := t.TempDir()
-	fails := writeFile(t, dir, "fails.json", `{"name": "fails", "lock": {"acquire": {"lua": "return redis.call('SET', KEYS[2], 1)", "keys": ["lock"]}, "release": {"lua": "return 1"}}}`)
-	out = t.TempDir()
-	code, _, stderr = stockbench(t, "run", "--lock-file", fails, "--out", out)
-	if code != bench.ExitUnfinished || !strings.Contains(stderr, "incomplete: flash-sale with fails under none failed: fails: acquire script (lock.acquire): ERR ") {
-		t.Errorf("a failing script: want exit 3 naming it, got %d:\n%s", code, stderr)
-	}
-	if f := readRun(t, out, "summary.md"); f.Complete {
-		t.Error("a failing script: want the run marked incomplete")
-	}
-
-	clash := writeFile(t, dir, "clash.json", `{"name": "token", "lock": {"acquire": {"lua": "return 1"}, "release": {"lua": "return 1"}}}`)
-	for _, tc := range []struct {
-		args []string
-		want string
-	}{
-		{[]string{"run", "--lock-file", queue}, "a queue design; pass it with --queue-file"},
-		{[]string{"run", "--lock-file", clash}, `"token" is a built-in design's name`},
-		{[]string{"matrix", "--lock-file", lock, "--lock-file", lock}, `"token-scripts" is the name of the design in`},
-		{[]string{"run", "--lock-file", filepath.Join(dir, "nope.json")}, "design file: open "},
-	} {
-		code, _, stderr := stockbench(t, append(tc.args, "--out", filepath.Join(dir, "runs"))...)
-		if code != bench.ExitUsage || !strings.Contains(stderr, tc.want) || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
-			t.Errorf("%v: want exit 2 and one line with %q, got %d:\n%s", tc.args, tc.want, code, stderr)
-		}
-	}
-	if _, err := os.Stat(filepath.Join(dir, "runs")); !os.IsNotExist(err) {
-		t.Error("bad design files must not create a run directory")
 	}
 }

@@ -23,7 +23,6 @@ import (
 
 	"github.com/stockbench/stockbench/bench"
 	"github.com/stockbench/stockbench/bench/docs"
-	"github.com/stockbench/stockbench/oracle"
 	"github.com/stockbench/stockbench/results"
 
 	// The command registers asynq; the tests that call the commands in this process do too.
@@ -238,35 +237,6 @@ func TestRun(t *testing.T) {
 	leftBehind(t, f)
 }
 
-// TestDropRun: a scheduled drop through the command, failed over under the 5th wave's
-// scheduler: the wave fired twice, said in the summary with who fired it, and a rerun
-// command that runs the drop again.
-func TestDropRun(t *testing.T) {
-	out := t.TempDir()
-	code, _, stderr := stockbench(t, "run", "--scenario", "drop-sale", "--lock", "token", "--fault", "failover", "--out", out)
-	if code != 0 {
-		t.Fatalf("exit %d:\n%s", code, stderr)
-	}
-	f := readRun(t, out, "latency-drop-sale-failover.png")
-	r := f.Runs[0]
-	if r.Verdict.Class != oracle.ClassOversold || r.Oracle.Schedule == nil || r.Oracle.Schedule.FiredTwice != 1 || r.Params.Waves != 8 {
-		t.Fatalf("want one wave fired twice, got %s: %+v", r.Verdict, r.Oracle.Schedule)
-	}
-	rerun := strings.Join(r.Rerun, " ")
-	if !strings.Contains(rerun, "--waves 8 --wave-every 250ms") || !strings.Contains(stderr, "3 scheduler instances, stock 40 in 8 waves") {
-		t.Errorf("want the drop in the rerun command and the progress line; rerun %q, stderr:\n%s", rerun, stderr)
-	}
-	dirs, _ := filepath.Glob(filepath.Join(out, "*", "summary.md"))
-	summary, err := os.ReadFile(dirs[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !regexp.MustCompile(`wave 5 fired 2 times: by scheduler \d at [0-9.]+m?s, by scheduler \d at`).Match(summary) {
-		t.Errorf("want the wave fired twice and who fired it in the summary:\n%s", summary)
-	}
-	leftBehind(t, f)
-}
-
 // TestInterrupt: Ctrl-C, or Redis dying, in the middle of a sale still writes what was
 // measured, marked incomplete, and leaves no Redis behind, for each embedded target.
 func TestInterrupt(t *testing.T) {
@@ -417,44 +387,6 @@ func needDocker(t *testing.T) {
 	}
 }
 
-// TestFaultRun: a run under a server fault and with Redlock, which need servers beyond
-// the shared one, reports the fault's verdict and leaves none of them behind.
-func TestFaultRun(t *testing.T) {
-	t.Parallel() // a whole command of its own: see TestMain
-	for _, mode := range []string{"process", "container"} {
-		t.Run(mode, func(t *testing.T) {
-			if mode == "container" {
-				needDocker(t)
-			}
-			out := t.TempDir()
-			// One sale at a time: the documented verdicts asserted here are asserted as the
-			// baseline was made (the matrices of make bench, side by side, are gated against
-			// it instead).
-			cmd := exec.Command(binary, "matrix", "--locks", "token,redlock", "--faults", "redis-restart,failover", "--queues", "",
-				"--scenarios", "fault-sale", "--check-linearizable", "--redis", mode, "--parallel", "1", "--out", out)
-			var stderr strings.Builder
-			cmd.Stderr = &stderr
-			if err := cmd.Run(); err != nil {
-				t.Fatalf("%v:\n%s", err, stderr.String())
-			}
-			f := readRun(t, out, "latency-fault-sale-redis-restart.png")
-			if len(f.Runs) != 4 {
-				t.Fatalf("want 4 runs, got %d", len(f.Runs))
-			}
-			if exp, got := "OVERSOLD", f.Runs[2].Verdict.Class; string(got) != exp {
-				t.Errorf("token under failover: want %s, got %s", exp, f.Runs[2].Verdict.Cell())
-			}
-			token := f.Runs[0]
-			if token.Verdict.Class != "OVERSOLD" || len(token.Events) == 0 || token.Linearizability == nil ||
-				token.Linearizability.Verdict != oracle.NotLinearizable {
-				t.Errorf("token under redis-restart: want OVERSOLD, the restart recorded and a linearizability violation; got %s, %+v, %+v",
-					token.Verdict.Cell(), token.Events, token.Linearizability)
-			}
-			nothingLeft(t, cmd.Process.Pid, f)
-		})
-	}
-}
-
 // nothingLeft fails if the stockbench process pid left anything it started: the Redis f
 // names (when f is not nil), containers, networks, or a redis-server's directory.
 func nothingLeft(t *testing.T, pid int, f *results.File) {
@@ -528,77 +460,4 @@ func TestQueueRun(t *testing.T) {
 	if !strings.Contains(stdout, "queue-sale (naive fulfil)") {
 		t.Errorf("want the queue row in the table:\n%s", stdout)
 	}
-}
-
-// TestSweep: a sweep runs one sale per value and design, each run records where it sits,
-// and the report plots damage, sales/s and p99 against the setting.
-func TestSweep(t *testing.T) {
-	t.Parallel() // a whole command of its own: see TestMain
-	out := t.TempDir()
-	code, stdout, stderr := stockbench(t, "sweep", "--lock", "set-nx-ex,token", "--vary", "ttl=100ms,1s",
-		"--scenario", "slow-holder", "--buyers", "60", "--stock", "20", "--think", "longtail:1ms,300ms,0.3", "--out", out)
-	if code != 0 {
-		t.Fatalf("exit %d:\n%s", code, stderr)
-	}
-	f := readRun(t, out, "sweep-damage-ttl-slow-holder-none.png")
-	if len(f.Runs) != 4 {
-		t.Fatalf("%d runs, want 2 values x 2 designs", len(f.Runs))
-	}
-	for _, r := range f.Runs {
-		if r.Sweep == nil || r.Sweep.Param != "ttl" || r.Scenario != "slow-holder ttl="+r.Sweep.Value || r.Params.TTL != r.Sweep.Value {
-			t.Errorf("run %s/%s: sweep %+v, ttl %s", r.Scenario, r.Impl, r.Sweep, r.Params.TTL)
-		}
-	}
-	// Holders that work 300ms outlive a 100ms TTL and the lock lets a second buyer in; a
-	// TTL of a second covers them.
-	if short := f.Runs[1]; short.Impl != "token" || short.Oracle.Overlaps == 0 {
-		t.Errorf("token at ttl=100ms: %s, want overlaps", short.Verdict)
-	}
-	if long := f.Runs[3]; long.Impl != "token" || long.Verdict.Class != oracle.ClassSafe {
-		t.Errorf("token at ttl=1s: %s, want SAFE", long.Verdict)
-	}
-	if !strings.Contains(stdout, "slow-holder ttl=100ms") {
-		t.Errorf("the table names each point:\n%s", stdout)
-	}
-}
-
-// TestHeadlinePreset: run takes the headline preset with its own pause rate unless told
-// otherwise, through its application instances.
-func TestHeadlinePreset(t *testing.T) {
-	t.Parallel() // a whole command of its own: see TestMain
-	out := t.TempDir()
-	code, _, stderr := stockbench(t, "run", "--scenario", "headline", "--lock", "fencing", "--buyers", "400", "--stock", "50", "--out", out)
-	if code != 0 {
-		t.Fatalf("exit %d:\n%s", code, stderr)
-	}
-	f := readRun(t, out, "summary.md")
-	r := f.Runs[0]
-	if r.Params.Faults != "client-pause:p=0.01:dist=exp" || r.Params.Apps != 4 || r.Params.Serve != 16 || r.DamageRate == nil {
-		t.Errorf("headline run: faults %s, apps %d, serve %d, damage rate %v", r.Params.Faults, r.Params.Apps, r.Params.Serve, r.DamageRate)
-	}
-}
-
-// TestMatrixSideBySide: fault sales side by side (the matrix's default) are recorded in
-// the matrix's order, each with its verdict, and leave nothing behind.
-func TestMatrixSideBySide(t *testing.T) {
-	t.Parallel() // a whole command of its own: see TestMain
-	out := t.TempDir()
-	cmd := exec.Command(binary, "matrix", "--locks", "token,set-nx-ex", "--faults", "none,crash-holder,slow-work", "--queues", "",
-		"--parallel", "4", "--out", out)
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("%v:\n%s", err, stderr.String())
-	}
-	f := readRun(t, out, "summary.md")
-	var got []string
-	for _, r := range f.Runs {
-		got = append(got, r.Impl+"/"+r.FaultPlan()+": "+string(r.Verdict.Class))
-	}
-	want := []string{"token/none: SAFE", "set-nx-ex/none: SAFE", "token/crash-holder: SAFE", "set-nx-ex/crash-holder: SAFE",
-		"token/slow-work: OVERSOLD", "set-nx-ex/slow-work: OVERSOLD"}
-	if !f.Complete || strings.Join(got, ", ") != strings.Join(want, ", ") {
-		t.Errorf("runs %v,\nwant %v", got, want)
-	}
-	leftBehind(t, f)
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -88,41 +87,5 @@ func TestShardRerun(t *testing.T) {
 	took := time.Since(began)
 	if cmd.ProcessState.ExitCode() == 0 || !strings.Contains(string(b), "only 1 of 2 shards arrived within 1s") || took > 10*time.Second {
 		t.Errorf("a shard alone with --shard-wait 1s: exit %d after %s:\n%s", cmd.ProcessState.ExitCode(), took.Round(time.Millisecond), b)
-	}
-}
-
-// TestPlan sizes a sale from costs measured here: a plan for ten million buyers names a
-// shard count, each shard's size, Redis's share and the run line, and a sale a shard
-// cannot hold in memory takes more shards than one it can.
-func TestPlan(t *testing.T) {
-	t.Parallel() // a whole command of its own: see TestMain
-	plan := func(args ...string) string {
-		t.Helper()
-		code, stdout, stderr := stockbench(t, append([]string{"plan", "--buyers", "10000000", "--rate", "2000", "--calibrate", "2000"}, args...)...)
-		if code != 0 {
-			t.Fatalf("plan %v: exit %d:\n%s", args, code, stderr)
-		}
-		t.Logf("%s", stdout)
-		return stdout
-	}
-	shards := func(out string) int {
-		var n int
-		for _, line := range strings.Split(out, "\n") {
-			if _, err := fmt.Sscanf(line, "shards: %d of", &n); err == nil {
-				return n
-			}
-		}
-		t.Fatalf("no shards line in:\n%s", out)
-		return 0
-	}
-	roomy := plan("--shard-memory", "8Gi")
-	for _, want := range []string{"per buyer", "load generators:", "redis:", "at most", "run it: STOCKBENCH_SHARDS="} {
-		if !strings.Contains(roomy, want) {
-			t.Errorf("the plan does not say %q", want)
-		}
-	}
-	tight := plan("--shard-memory", "512Mi")
-	if a, b := shards(roomy), shards(tight); b <= a || !strings.Contains(tight, "set by memory") {
-		t.Errorf("8Gi shards: %d, 512Mi shards: %d; want more of the smaller, set by memory", a, b)
 	}
 }
