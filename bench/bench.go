@@ -4,7 +4,8 @@
 //
 // A run is [Execute] with [Options] and a list of [Job]s ([LockJob], [QueueJob]);
 // [Start] gives the servers alone, to a command that drives them its own way, and
-// [RunShard] runs one shard of a sale shared by several load generators.
+// [RunShard] runs one shard of a sale shared by several load generators, [Merge] joins
+// the shards' records. [Plan] turns names into jobs, [JobOf] a sale value into its job.
 package bench
 
 import (

@@ -1,6 +1,7 @@
-// Package catalog names the designs a sale can run (the built-in ones, design files,
-// process adapters in any language, and Go lock libraries built at a module version)
-// and turns a plan of names into the jobs the harness runs.
+// Package catalog names the designs a sale can run: the built-in ones, design files,
+// process adapters in any language, and Go lock libraries built at a module version.
+// It imports nothing of the harness, so that the test kit reaches it too; bench.Plan
+// turns its names into jobs.
 package catalog
 
 import (

@@ -1,9 +1,12 @@
 package main
 
 import (
+	"io"
+	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/stockbench/stockbench/bench"
 	"github.com/stockbench/stockbench/bench/docs"
 )
 
@@ -23,5 +26,32 @@ func TestCommandsBound(t *testing.T) {
 	}
 	if len(commands) != len(docs.Commands) {
 		t.Errorf("%d commands run, %d listed in docs.Commands", len(commands), len(docs.Commands))
+	}
+}
+
+// TestJobOfReadsTheCommandLinesSale: a sale value becomes the same job whether it is
+// read directly (bench.JobOf, as replay, shrink and explore do) or through the command
+// line it renders (as a person reruns it), for built-in designs, design files, adapters
+// and queues.
+func TestJobOfReadsTheCommandLinesSale(t *testing.T) {
+	for _, args := range [][]string{
+		{"--lock", "token", "--fault", "client-pause:nth=3", "--buyers", "40", "--think", "uniform:1ms-3ms", "--seed", "7"},
+		{"--lock", "set-nx-ex", "--scenario", "drop-sale", "--fault", "failover"},
+		{"--lock-file", "../../examples/locks/token-scripts.json", "--ttl", "2s", "--check-linearizable"},
+		{"--lock-exec", "py=/usr/bin/python3 ../../adapters/python/redis_py_lock.py", "--adapter-procs", "3", "--fault", "crash-holder"},
+		{"--queue", "stream", "--fault", "worker-crash:count=2", "--fulfil", "idempotent", "--workers", "3"},
+	} {
+		c, jobs, _, err := runJobs(args, io.Discard)
+		if err != nil {
+			t.Fatalf("%q: %v", args, err)
+		}
+		want := c.sale(jobs[0])
+		j, err := bench.JobOf(want)
+		if err != nil {
+			t.Fatalf("%q: JobOf: %v", args, err)
+		}
+		if got := bench.SaleOf(&c.designs, j); !reflect.DeepEqual(got.Args(), want.Args()) {
+			t.Errorf("%q: JobOf's sale runs as %q, the command line's as %q", args, got.Args(), want.Args())
+		}
 	}
 }

@@ -1,5 +1,6 @@
 // Package host reads what this machine can give a run: the memory it can still take, the
-// files a process may open, and the width of the terminal it prints to.
+// files a process may open, the width of the terminal it prints to, and the stockbench
+// checkout it runs in.
 package host
 
 import (
