@@ -3,7 +3,6 @@ package bench
 import (
 	"cmp"
 	"fmt"
-	"slices"
 
 	"github.com/stockbench/stockbench/bench/catalog"
 	"github.com/stockbench/stockbench/faults"
@@ -20,7 +19,7 @@ func JobOf(s *results.Sale) (Job, error) {
 	if err := addSource(&c, s); err != nil {
 		return nil, err
 	}
-	external := slices.Contains(s.Redis, "--redis-url") || slices.Contains(s.Redis, "external")
+	external := s.External()
 	fp, err := faults.Parse(s.Faults)
 	if err != nil {
 		return nil, err

@@ -170,13 +170,3 @@ func fitsExternal(external bool, fp faults.Plan, nodes int, design string) error
 	}
 	return nil
 }
-
-// DefaultPlan is the plan a matrix runs when it names nothing: every design c names, on
-// the default presets, under the default faults, with both fulfils.
-func DefaultPlan(c *catalog.Catalog) Plan {
-	return Plan{
-		Locks: c.LockNames(), Scenarios: scenarios.DefaultMatrix, Faults: catalog.DefaultPlans(faults.Locks),
-		Queues: c.QueueNames(), QueueScenarios: scenarios.DefaultQueueMatrix, QueueFaults: catalog.DefaultPlans(faults.Queues),
-		Fulfils: catalog.Words(scenarios.Fulfils),
-	}
-}

@@ -65,6 +65,17 @@ func (s *Sale) index(name string) int {
 	return slices.IndexFunc(s.Settings, func(x Setting) bool { return x.Name == name })
 }
 
+// External reports whether the sale ran on the user's own Redis (--redis-url, or
+// --redis external), where its keys carry a lease and nothing is started beside it.
+func (s *Sale) External() bool {
+	for i, a := range s.Redis {
+		if a == "--redis-url" || a == "--redis" && i+1 < len(s.Redis) && s.Redis[i+1] == "external" {
+			return true
+		}
+	}
+	return false
+}
+
 // Seed is the sale's seed: its think-time draws, its faults' victims and rates.
 func (s *Sale) Seed() uint64 {
 	n, _ := strconv.ParseUint(s.Get("seed"), 10, 64)

@@ -51,18 +51,6 @@ var ExecFlags = map[string]string{adapter.SupportsLock: "--lock-exec", adapter.S
 // MaxNodes is the most lock servers an adapter gets: Redlock's five, or seven, or nine.
 const MaxNodes = 9
 
-// CheckPool says what is wrong with pool sizes procs and nodes, as --adapter-procs and
-// --adapter-nodes take them (0 for a default).
-func CheckPool(procs, nodes int) error {
-	switch {
-	case procs < 0:
-		return fmt.Errorf("adapter processes must not be negative, got %d", procs)
-	case nodes < 0 || nodes > MaxNodes:
-		return fmt.Errorf("adapter nodes: must be 1 to %d, got %d", MaxNodes, nodes)
-	}
-	return nil
-}
-
 // AddExec adds a process adapter that supports part (adapter.SupportsLock, SupportsBuy
 // or SupportsQueue): spec is "[NAME=]CMD ARGS", NAME by default the base name of the
 // script (the first argument) or of the command, without extension.

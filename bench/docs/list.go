@@ -1,6 +1,7 @@
 package docs
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"slices"
@@ -42,12 +43,12 @@ func List(w io.Writer, designs *catalog.Catalog, width int) error {
 		case impl.Procs != nil: // an adapter says it in its hello, once a run starts it
 			under = "said by the adapter's hello (protocol 2), in each run's record"
 		case !impl.Documented.Documented():
-			under = "not documented: " + or(bench.ShellLine(designs.Source(impl.Name).Flags(results.LockSale, impl.Name)), "built in")
+			under = "not documented: " + cmp.Or(bench.ShellLine(designs.Source(impl.Name).Flags(results.LockSale, impl.Name)), "built in")
 		}
 		sections[0].Rows = append(sections[0].Rows, []string{impl.Name, impl.Summary, under})
 	}
 	for _, impl := range append(queueimpl.All(), designs.Queues()...) {
-		sections[1].Rows = append(sections[1].Rows, []string{impl.Name, impl.Summary, or(impl.Guarantee, "-")})
+		sections[1].Rows = append(sections[1].Rows, []string{impl.Name, impl.Summary, cmp.Or(impl.Guarantee, "-")})
 	}
 	for _, f := range faults.Specs() {
 		sections[2].Rows = append(sections[2].Rows, []string{string(f.Kind), f.Summary, fmt.Sprint(f.Applies)})

@@ -1,6 +1,7 @@
 package docs
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -171,14 +172,7 @@ func faultTable() string {
 			where = "by name"
 		}
 		rows = append(rows, []string{code(string(s.Kind)), s.Applies.String(), when[s.Fires],
-			or(strings.Join(settings, ", "), "-"), or(strings.Join(shrinks, ", "), "-"), where})
+			cmp.Or(strings.Join(settings, ", "), "-"), cmp.Or(strings.Join(shrinks, ", "), "-"), where})
 	}
 	return markdown([]string{"fault", "sales", "strikes", "settings (default)", "a shrink reduces", "matrix"}, rows)
-}
-
-func or(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }

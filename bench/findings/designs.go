@@ -3,7 +3,6 @@ package findings
 import (
 	"errors"
 	"fmt"
-	"slices"
 
 	"github.com/stockbench/stockbench/bench"
 	"github.com/stockbench/stockbench/bench/catalog"
@@ -42,7 +41,7 @@ func Designs(cat *catalog.Catalog, locks, queues []string, only string, infra bo
 		p = bench.Plan{Queues: queues, QueueScenarios: []string{"queue-sale"}, QueueFaults: []string{faults.None}, Fulfils: []string{"naive"}}
 		kind = results.QueueSale
 	}
-	jobs, _, err := p.Jobs(cat, catalog.Overrides{Seed: 1, External: slices.Contains(redis, "--redis-url")})
+	jobs, _, err := p.Jobs(cat, catalog.Overrides{Seed: 1, External: (&results.Sale{Redis: redis}).External()})
 	if err != nil {
 		return cfg, err
 	}

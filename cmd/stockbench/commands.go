@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -8,7 +9,6 @@ import (
 	"io"
 	"os"
 	"strconv"
-	"strings"
 
 	"github.com/stockbench/stockbench/bench"
 	"github.com/stockbench/stockbench/bench/catalog"
@@ -70,17 +70,17 @@ func runJobs(args []string, stdout io.Writer) (c *common, jobs []bench.Job, help
 	case *lock != "" && *queue != "":
 		return nil, nil, false, bench.UsageError(fmt.Errorf("run: --lock and --queue exclude each other"))
 	case *lock != "":
-		name := or(*scenario, "flash-sale")
+		name := cmp.Or(*scenario, "flash-sale")
 		if preset, err := scenarios.Lookup(name); err == nil && !given(fs, "fault") && len(preset.Faults) > 0 {
 			*fault = preset.Faults.String() // the preset's own, as the headline's pause rate
 		}
 		p = bench.Plan{Locks: []string{*lock}, Scenarios: []string{name}, Faults: []string{*fault}}
 	case *queue != "":
-		p = bench.Plan{Queues: []string{*queue}, QueueScenarios: []string{or(*scenario, "queue-sale")}, QueueFaults: []string{*fault},
+		p = bench.Plan{Queues: []string{*queue}, QueueScenarios: []string{cmp.Or(*scenario, "queue-sale")}, QueueFaults: []string{*fault},
 			Fulfils: []string{*fulfil}}
 	default:
 		return nil, nil, false, bench.UsageError(fmt.Errorf("run: --lock or --queue is required (locks: %s; queues: %s)",
-			joinNames(c.designs.LockNames()), joinNames(c.designs.QueueNames())))
+			catalog.Join(c.designs.LockNames()), catalog.Join(c.designs.QueueNames())))
 	}
 	if jobs, err = c.jobs(p, sf); err != nil || !c.shard.Sharded() {
 		return c, jobs, false, err
@@ -101,15 +101,15 @@ func matrixCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 		c.parallel = n
 	}
 	sf := c.bindSales(fs)
-	locks := fs.String("locks", joinNames(lockimpl.Names()), "comma-separated lock implementations, built-in or from --lock-file (default: every one; empty: none)")
-	faultList := fs.String("faults", joinNames(catalog.DefaultPlans(faults.Locks)), "comma-separated fault plans for the locks")
-	scens := fs.String("scenarios", joinNames(scenarios.DefaultMatrix), "comma-separated lock presets")
-	queues := fs.String("queues", joinNames(queueimpl.Names()), "comma-separated queue implementations, built-in or from --queue-file (default: every one; empty: none)")
-	queueFaults := fs.String("queue-faults", joinNames(catalog.DefaultPlans(faults.Queues)), "comma-separated fault plans for the queues")
-	queueScens := fs.String("queue-scenarios", joinNames(scenarios.DefaultQueueMatrix), "comma-separated queue presets")
-	fulfils := fs.String("fulfils", joinNames(catalog.Words(scenarios.Fulfils)), "comma-separated queue fulfils")
+	locks := fs.String("locks", catalog.Join(lockimpl.Names()), "comma-separated lock implementations, built-in or from --lock-file (default: every one; empty: none)")
+	faultList := fs.String("faults", catalog.Join(catalog.DefaultPlans(faults.Locks)), "comma-separated fault plans for the locks")
+	scens := fs.String("scenarios", catalog.Join(scenarios.DefaultMatrix), "comma-separated lock presets")
+	queues := fs.String("queues", catalog.Join(queueimpl.Names()), "comma-separated queue implementations, built-in or from --queue-file (default: every one; empty: none)")
+	queueFaults := fs.String("queue-faults", catalog.Join(catalog.DefaultPlans(faults.Queues)), "comma-separated fault plans for the queues")
+	queueScens := fs.String("queue-scenarios", catalog.Join(scenarios.DefaultQueueMatrix), "comma-separated queue presets")
+	fulfils := fs.String("fulfils", catalog.Join(catalog.Words(scenarios.Fulfils)), "comma-separated queue fulfils")
 	infra := fs.Bool("infra", false, "run the real-infrastructure matrix instead: each design on a Sentinel group of containers (master killed; master cut off, a split brain) and under restarts that keep data (persist=rdb, aof-everysec, aof-always); --faults and --queue-faults given still win")
-	headline := fs.String("headline", "", "comma-separated lock designs to run the headline preset with, under its own faults, after the matrix; default: "+joinNames(scenarios.Headline)+" (make bench runs those)")
+	headline := fs.String("headline", "", "comma-separated lock designs to run the headline preset with, under its own faults, after the matrix; default: "+catalog.Join(scenarios.Headline)+" (make bench runs those)")
 	if help, err := parse(fs, args, stdout); help || err != nil {
 		return bench.Complain(stderr, err)
 	}
@@ -122,9 +122,9 @@ func matrixCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 	// The designs read from files join the default lists, as built-in ones.
 	*locks, *queues = defaultTo(fs, "locks", *locks, c.designs.LockNames()), defaultTo(fs, "queues", *queues, c.designs.QueueNames())
 	jobs, err := c.jobs(bench.Plan{
-		Locks: splitList(*locks), Scenarios: splitList(*scens), Faults: splitList(*faultList),
-		Queues: splitList(*queues), QueueScenarios: splitList(*queueScens), QueueFaults: splitList(*queueFaults),
-		Fulfils: splitList(*fulfils), Headline: splitList(*headline),
+		Locks: catalog.Split(*locks), Scenarios: catalog.Split(*scens), Faults: catalog.Split(*faultList),
+		Queues: catalog.Split(*queues), QueueScenarios: catalog.Split(*queueScens), QueueFaults: catalog.Split(*queueFaults),
+		Fulfils: catalog.Split(*fulfils), Headline: catalog.Split(*headline),
 	}, sf)
 	if err != nil {
 		return bench.Complain(stderr, err)
@@ -145,21 +145,12 @@ func (c *common) jobs(p bench.Plan, sf *saleFlags) ([]bench.Job, error) {
 	return jobs, err
 }
 
-func joinNames(names []string) string { return strings.Join(names, ",") }
-
-func or(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
-}
-
 // defaultTo is v, flag name's value, unless the flag was not given: then def.
 func defaultTo(fs *flag.FlagSet, name, v string, def []string) string {
 	if given(fs, name) {
 		return v
 	}
-	return joinNames(def)
+	return catalog.Join(def)
 }
 
 // given reports whether flag name was on the command line.

@@ -1,13 +1,16 @@
 package main
 
 import (
+	"flag"
 	"io"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/stockbench/stockbench/bench"
 	"github.com/stockbench/stockbench/bench/docs"
+	"github.com/stockbench/stockbench/bench/runfile"
 )
 
 // lastLine is the last line of what a command printed.
@@ -53,5 +56,17 @@ func TestJobOfReadsTheCommandLinesSale(t *testing.T) {
 		if got := bench.SaleOf(&c.designs, j); !reflect.DeepEqual(got.Args(), want.Args()) {
 			t.Errorf("%q: JobOf's sale runs as %q, the command line's as %q", args, got.Args(), want.Args())
 		}
+	}
+}
+
+// TestRunFileSettingsAreTheSaleFlags: what a run file's settings may set is exactly
+// what the sale flags bind, no machine flag among them.
+func TestRunFileSettingsAreTheSaleFlags(t *testing.T) {
+	fs := flag.NewFlagSet("", flag.ContinueOnError)
+	new(saleFlags).bind(fs)
+	var bound []string
+	fs.VisitAll(func(f *flag.Flag) { bound = append(bound, f.Name) })
+	if !slices.Equal(bound, runfile.SaleSettings) {
+		t.Errorf("the sale flags are %q; a run file's settings %q", bound, runfile.SaleSettings)
 	}
 }

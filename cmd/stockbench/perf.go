@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/stockbench/stockbench/bench"
+	"github.com/stockbench/stockbench/bench/catalog"
 	"github.com/stockbench/stockbench/bench/perf"
 	"github.com/stockbench/stockbench/lockimpl"
 )
@@ -27,7 +28,7 @@ func perfCommand(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		return bench.Complain(stderr, err)
 	}
 	cfg.RSSBuyers = nil
-	for _, part := range splitList(*rss) {
+	for _, part := range catalog.Split(*rss) {
 		n, err := strconv.Atoi(part)
 		if err != nil || n < 0 {
 			return bench.Complain(stderr, bench.UsageError(fmt.Errorf("perf: --rss-buyers: %q is not a number of buyers", part)))

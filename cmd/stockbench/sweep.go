@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/stockbench/stockbench/bench"
+	"github.com/stockbench/stockbench/bench/catalog"
 	"github.com/stockbench/stockbench/bench/sweep"
 	"github.com/stockbench/stockbench/faults"
 )
@@ -35,7 +36,7 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if given(fs, v.Setting()) {
 		return bench.Complain(stderr, bench.UsageError(fmt.Errorf("sweep: --%s is what --vary varies; give it once", v.Setting())))
 	}
-	base, notes, err := bench.Plan{Locks: splitList(*locks), Scenarios: []string{*scenario}, Faults: []string{*fault}}.LockJobs(&c.designs, sf.overrides(c.external()))
+	base, notes, err := bench.Plan{Locks: catalog.Split(*locks), Scenarios: []string{*scenario}, Faults: []string{*fault}}.LockJobs(&c.designs, sf.overrides(c.external()))
 	if err != nil {
 		return bench.Complain(stderr, bench.UsageError(err))
 	}
