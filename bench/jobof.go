@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/stockbench/stockbench/bench/catalog"
-	"github.com/stockbench/stockbench/faults"
 	"github.com/stockbench/stockbench/results"
 	"github.com/stockbench/stockbench/scenarios"
 )
@@ -20,34 +19,22 @@ func JobOf(s *results.Sale) (Job, error) {
 		return nil, err
 	}
 	external := s.External()
-	fp, err := faults.Parse(s.Faults)
-	if err != nil {
-		return nil, err
-	}
 	if s.Kind == results.QueueSale {
-		return queueJob(&c, s, fp, external)
+		return queueJob(&c, s, external)
 	}
-	sale, err := scenarios.Lookup(s.Scenario)
+	sale, err := scenarios.FlashSaleOf(*s)
 	if err != nil {
 		return nil, err
 	}
-	for _, x := range s.Settings {
-		if err := scenarios.SetLock(&sale, x.Name, x.Value); err != nil {
-			return nil, fmt.Errorf("--%s: %w", x.Name, err)
-		}
-	}
-	if sale.Faults = fp; external {
+	if external {
 		sale.KeyLease = scenarios.DefaultKeyLease
 	}
 	impl, err := c.Lock(s.Design)
 	if err == nil {
-		err = sale.Validate()
+		err = fitsExternal(external, sale.Faults, impl.LockNodes(), impl.Name)
 	}
 	if err == nil {
-		err = fitsExternal(external, fp, impl.LockNodes(), impl.Name)
-	}
-	if err == nil {
-		err = cmp.Or(scenarios.Refused(impl.Name, impl.Outside, fp), sale.Takes(impl))
+		err = cmp.Or(scenarios.Refused(impl.Name, impl.Outside, sale.Faults), sale.Takes(impl))
 	}
 	if err != nil {
 		return nil, err
@@ -55,17 +42,12 @@ func JobOf(s *results.Sale) (Job, error) {
 	return LockJob{Sale: sale, Impl: impl}, nil
 }
 
-func queueJob(c *catalog.Catalog, s *results.Sale, fp faults.Plan, external bool) (Job, error) {
-	sale, err := scenarios.LookupQueue(s.Scenario)
+func queueJob(c *catalog.Catalog, s *results.Sale, external bool) (Job, error) {
+	sale, err := scenarios.QueueSaleOf(*s)
 	if err != nil {
 		return nil, err
 	}
-	for _, x := range s.Settings {
-		if err := scenarios.SetQueue(&sale, x.Name, x.Value); err != nil {
-			return nil, fmt.Errorf("--%s: %w", x.Name, err)
-		}
-	}
-	if sale.Faults = fp; external {
+	if external {
 		sale.KeyLease = scenarios.DefaultKeyLease
 	}
 	impl, err := c.Queue(s.Design)
@@ -74,7 +56,7 @@ func queueJob(c *catalog.Catalog, s *results.Sale, fp faults.Plan, external bool
 	case external && impl.Own:
 		err = fmt.Errorf("queue %s writes keys of its own outside the run's prefix, so it runs only on servers the harness starts", impl.Name)
 	default:
-		err = cmp.Or(sale.Validate(), fitsExternal(external, fp, 1, impl.Name), scenarios.Refused(impl.Name, impl.Outside, fp))
+		err = cmp.Or(fitsExternal(external, sale.Faults, 1, impl.Name), scenarios.Refused(impl.Name, impl.Outside, sale.Faults))
 	}
 	if err != nil {
 		return nil, err

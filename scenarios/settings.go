@@ -3,11 +3,12 @@ package scenarios
 import (
 	"errors"
 	"fmt"
-	"github.com/stockbench/stockbench/faults"
-	"github.com/stockbench/stockbench/results"
 	"slices"
 	"strconv"
 	"time"
+
+	"github.com/stockbench/stockbench/faults"
+	"github.com/stockbench/stockbench/results"
 )
 
 // Setting is one setting of a sale, by the name a flag, a run file's settings and a sale
@@ -221,7 +222,24 @@ func FlashSaleOf(v results.Sale) (FlashSale, error) {
 	}
 	for _, x := range v.Settings {
 		if err := SetLock(&s, x.Name, x.Value); err != nil {
-			return s, err
+			return s, fmt.Errorf("--%s: %w", x.Name, err)
+		}
+	}
+	if s.Faults, err = faults.Parse(v.Faults); err != nil {
+		return s, err
+	}
+	return s, s.Validate()
+}
+
+// QueueSaleOf is the queue sale v describes, as FlashSaleOf is a flash sale.
+func QueueSaleOf(v results.Sale) (QueueSale, error) {
+	s, err := LookupQueue(v.Scenario)
+	if err != nil {
+		return s, err
+	}
+	for _, x := range v.Settings {
+		if err := SetQueue(&s, x.Name, x.Value); err != nil {
+			return s, fmt.Errorf("--%s: %w", x.Name, err)
 		}
 	}
 	if s.Faults, err = faults.Parse(v.Faults); err != nil {
