@@ -453,3 +453,52 @@ func TestQueueShardsMerge(t *testing.T) {
 		})
 	}
 }
+
+// TestShardNotYetBeatingIsNotLost: a shard that passed the barrier but has not stamped
+// its first heartbeat yet (a slow process) is silent since the sale's start, not lost at
+// once: the first shard, done with its buyers, waits for it, and takes it for lost only
+// once Silence has passed since the start.
+func TestShardNotYetBeatingIsNotLost(t *testing.T) {
+	c := redistest.Shared(t).Client(2)
+	defer c.Close()
+	ctx := context.Background()
+	prefix := "{test:" + t.Name() + "}"
+	arrived, start, finished, alive := shardKeys(prefix)
+	defer c.Del(ctx, arrived, start, finished, alive)
+	var wg sync.WaitGroup
+	for i := range 2 {
+		wg.Go(func() {
+			if _, _, err := (Shard{Index: i, Count: 2, Join: 5 * time.Second}).meet(ctx, c, prefix); err != nil {
+				t.Errorf("shard %d: %v", i, err)
+			}
+		})
+	}
+	wg.Wait()
+	lead := Shard{Index: 0, Count: 2, Join: 10 * time.Second}
+	stop := lead.beat(ctx, c, prefix)
+	// Shard 1 beats only after a while, as a process slower off the barrier does, and
+	// finishes.
+	time.AfterFunc(time.Second, func() {
+		s1 := Shard{Index: 1, Count: 2, Join: 10 * time.Second}
+		stop1 := s1.beat(ctx, c, prefix)
+		time.Sleep(500 * time.Millisecond)
+		stop1()
+		s1.finish(ctx, c, prefix)
+	})
+	err := lead.finish(ctx, c, prefix)
+	stop()
+	if err != nil {
+		t.Errorf("a shard slow to its first heartbeat: %v, want it waited for", err)
+	}
+	// One that never beats is lost once Silence has passed since the start, not before.
+	c.Del(ctx, arrived, start, finished, alive)
+	for i := range 2 {
+		wg.Go(func() { (Shard{Index: i, Count: 2, Join: 5 * time.Second}).meet(ctx, c, prefix) })
+	}
+	wg.Wait()
+	began := time.Now()
+	var lost *LostShards
+	if err := lead.finish(ctx, c, prefix); !errors.As(err, &lost) || time.Since(began) < Silence-time.Second {
+		t.Errorf("a shard that never beats: %v after %s, want it lost after about %s", err, time.Since(began).Round(time.Millisecond), Silence)
+	}
+}
