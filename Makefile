@@ -13,7 +13,7 @@ export TESTCONTAINERS_RYUK_DISABLED ?= true
 # when no engine answers (the harness then runs redis-server as a process).
 REDIS_ENV = img=$$(scripts/redis-image.sh) && export STOCKBENCH_REDIS_IMAGE=$${img:-$${STOCKBENCH_REDIS_IMAGE:-redis:7}}
 
-.PHONY: docs test-long build bench bench-infra bench-distributed bench-swarm image run test vet fmt-check redis-image redis-server chromium prometheus adapters go-adapters gate baseline guarantees perf report fuzz chaos clean clean-containers
+.PHONY: docs test-long build bench bench-infra bench-distributed bench-swarm image run test vet fmt-check redis-image redis-server chromium prometheus junitparser adapters go-adapters gate baseline guarantees perf report fuzz chaos clean clean-containers
 
 # How long make fuzz runs each fuzz target.
 FUZZTIME ?= 30s
@@ -141,12 +141,10 @@ TEST_FLAGS := -race -vet=off -count=1 -timeout 30m
 
 ## test: gofmt, vet, the generated docs, and every package's race-enabled tests against a
 ## real Redis with small sales (about 6 minutes on 2 CPUs from a fresh clone)
-test: redis-server adapters fmt-check
+test: redis-server adapters junitparser fmt-check
 	@mkdir -p $(TEST_BIN) && { $(GO) test -race -vet=off -c -o $(TEST_BIN)/ ./... >/dev/null; code=$$?; \
-	$(GO) build -race -o $(TEST_BIN)/stockbench ./cmd/stockbench || code=1; rm -rf $(TEST_BIN); [ $$code = 0 ]; }
+	$(GO) build -o $(TEST_BIN)/stockbench ./cmd/stockbench || code=1; rm -rf $(TEST_BIN); [ $$code = 0 ]; }
 	$(GO) vet -race ./...
-	$(GO) vet -race -tags long $$(scripts/long-tests.sh | tail -n +2)
-	cd adapters/go && $(GO) vet ./...
 	@$(REDIS_ENV) && $(GO) test $(TEST_FLAGS) -parallel 4 $(TEST_ALONE) && \
 	rest=$$($(GO) list ./... | grep -vxF "$$($(GO) list $(TEST_ALONE) ./cmd/stockbench)") && \
 	$(GO) test $(TEST_FLAGS) -parallel 3 -p $(TEST_P) ./cmd/stockbench $$rest
@@ -155,9 +153,10 @@ test: redis-server adapters fmt-check
 ## report and the live dashboard in a headless browser with Prometheus scraping it, the
 ## shipped adapters' libraries at length, and the documented verdicts under the faults
 ## on servers and the network (about 20 minutes on 2 CPUs)
-test-long: redis-server chromium prometheus adapters
+test-long: redis-server chromium prometheus adapters junitparser
 	@set -e; tests=$$(scripts/long-tests.sh); pattern=$$(echo "$$tests" | head -1); pkgs=$$(echo "$$tests" | tail -n +2); \
 	$(GO) test -race -vet=off -tags long -c -o $(TEST_BIN)/ $$pkgs >/dev/null; rm -rf $(TEST_BIN); \
+	$(GO) vet -race -tags long $$pkgs; (cd adapters/go && $(GO) vet ./...); \
 	$(REDIS_ENV) && $(GO) test $(TEST_FLAGS) -tags long -run "$$pattern" $(TEST_ALONE) && \
 	$(GO) test $(TEST_FLAGS) -tags long -p $(TEST_P) -run "$$pattern" $$(echo "$$pkgs" | grep -vxF $(TEST_ALONE))
 
@@ -191,6 +190,11 @@ chromium:
 ## prometheus: make sure Prometheus is here for the live metrics' test, if it can be
 prometheus:
 	@scripts/ensure-prometheus.sh
+
+## junitparser: make sure Debian's python3-junitparser is here, the reader of the JUnit files
+## the tests write (--junit), if it can be
+junitparser:
+	@/usr/bin/python3 -c 'import junitparser' 2>/dev/null || scripts/ensure-tool.sh python3-junitparser "the JUnit files' tests"
 
 ## adapters: make sure the shipped adapters' runtimes are here (PHP with phpredis; Python with redis-py,
 ## RQ and Celery; Ruby with Sidekiq; Node.js with node-redis)

@@ -81,6 +81,9 @@ type Options struct {
 	// Width is the columns of the terminal stdout is, so that tables wider print as
 	// records that fit it (report.Table); 0, for a pipe or a file: as wide as they are.
 	Width int
+	// JUnit, when set, is the file the run's sales are written to as JUnit XML (package
+	// junit), after they are judged: for a CI system to show. Default: none.
+	JUnit string
 	// Dashboard, when set, is the address (host:port, or :port on the loopback
 	// interface) where the run's live page and its /metrics are served while it goes;
 	// the page is saved as dashboard.html in the run's directory at the end. Default:

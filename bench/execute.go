@@ -20,6 +20,7 @@ import (
 	"github.com/stockbench/stockbench/internal/redact"
 	"github.com/stockbench/stockbench/internal/servers/rig"
 	"github.com/stockbench/stockbench/results"
+	"github.com/stockbench/stockbench/results/junit"
 	"github.com/stockbench/stockbench/results/live"
 	"github.com/stockbench/stockbench/results/report"
 	"github.com/stockbench/stockbench/scenarios"
@@ -34,6 +35,11 @@ import (
 func Execute(ctx context.Context, o Options, jobs []Job, stdout, stderr io.Writer) int {
 	if err := Writable(o.out()); err != nil {
 		return Complain(stderr, UsageError(err))
+	}
+	if o.JUnit != "" {
+		if err := junit.Writable(o.JUnit); err != nil {
+			return Complain(stderr, UsageError(err))
+		}
 	}
 	if err := fits(jobs, !o.External()); err != nil {
 		return Complain(stderr, UsageError(err))
@@ -95,6 +101,10 @@ func Execute(ctx context.Context, o Options, jobs []Job, stdout, stderr io.Write
 	if err := out.Progress(file); err != nil {
 		fmt.Fprintln(stderr, "stockbench: write results:", OneLine(err.Error()))
 		return Worst(code, ExitUnfinished)
+	}
+	if err := WriteJUnit(o.JUnit, file, o.Policy); err != nil {
+		fmt.Fprintln(stderr, "stockbench:", OneLine(err.Error()))
+		code = Worst(code, ExitUnfinished)
 	}
 	if board != nil {
 		board.Finish(file.Incomplete)

@@ -1,10 +1,13 @@
 package bench
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 
+	"github.com/stockbench/stockbench/internal/redact"
 	"github.com/stockbench/stockbench/results"
+	"github.com/stockbench/stockbench/results/junit"
 )
 
 // RerunLines is the command that reruns each sale a person has to act on: a lone sale
@@ -42,4 +45,38 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// WriteJUnit writes f's sales to path as JUnit XML (package junit), each held to p and
+// to f's checks, a failure carrying the command that reruns it; nothing when path is "".
+func WriteJUnit(path string, f *results.File, p results.Policy) error {
+	if path == "" {
+		return nil
+	}
+	cases := junit.Sales(f, p.Stand, RerunCommand)
+	if !f.Complete {
+		// The sales that never ran have no case: the run's own says why.
+		cases = append(cases, junit.Case{ClassName: "stockbench", Name: "the run", Error: &junit.Result{
+			Message: "incomplete: " + OneLine(cmp.Or(f.Incomplete, "not every sale ran")), Type: "incomplete"}})
+	}
+	return junit.WriteFile(path, JUnitSuite(f), cases)
+}
+
+// JUnitSuite names f's suite by its run, with the command line and the Redis it ran
+// on as properties (a password masked, as in the record).
+func JUnitSuite(f *results.File) junit.Suite {
+	return junit.Suite{Name: "stockbench " + f.ID, ID: f.ID, Started: f.StartedAt, Properties: []junit.Property{
+		{Name: "args", Value: ShellLine(redact.Strings(f.Args))}, {Name: "redis", Value: f.Target.String()}}}
+}
+
+// RerunCommand is the command line that reruns r alone: the one its record kept, or its
+// sale's (an exploration's example); "" for a shard's sale.
+func RerunCommand(r *results.Run) string {
+	switch {
+	case len(r.Rerun) > 0:
+		return "stockbench " + ShellLine(r.Rerun)
+	case r.Sale != nil:
+		return "stockbench " + ShellLine(r.Sale.Args())
+	}
+	return ""
 }

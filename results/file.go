@@ -56,7 +56,8 @@ func NewFile(tool string, args []string, id string, target Target) *File {
 
 // Check is one threshold applied to one run, or one regression against a baseline.
 type Check struct {
-	// Run names the run: its scenario, design and fault plan.
+	// Run names the run by its Key (scenario, design and fault plan), or what else the
+	// check is of ("baseline ID" for a regression, a bug and its release for repro).
 	Run       string `json:"run"`
 	Threshold string `json:"threshold"`
 	Held      bool   `json:"held"`

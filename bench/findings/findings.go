@@ -20,6 +20,7 @@ import (
 	"github.com/stockbench/stockbench/bench"
 	"github.com/stockbench/stockbench/bench/explore"
 	"github.com/stockbench/stockbench/results"
+	"github.com/stockbench/stockbench/results/junit"
 	"github.com/stockbench/stockbench/results/report"
 )
 
@@ -33,6 +34,11 @@ type Record struct {
 	Policy results.Policy
 	// Judge, when set (a run file's thresholds), judges the findings' reruns instead.
 	Judge bench.Afterword
+	// JUnit, when set, is the JUnit XML file the findings' reruns and the comparison
+	// go to; Append adds them as a suite to what the file holds (check's sales come
+	// first) rather than writing it anew.
+	JUnit  string
+	Append bool
 }
 
 // Run explores cfg's designs on e's servers, each sale apart, then writes and prints
@@ -146,6 +152,10 @@ func write(ctx context.Context, rep *explore.Report, e *bench.Env, rec Record, s
 	if err != nil {
 		return bench.Complain(stderr, fmt.Errorf("explore: write %s: %w", out.Dir, err))
 	}
+	if err := writeJUnit(rec, file, rep); err != nil {
+		fmt.Fprintln(stderr, "stockbench:", bench.OneLine(err.Error()))
+		code, why = bench.Worst(code, bench.ExitUnfinished), "the JUnit file could not be written"
+	}
 	printExplore(stdout, rep, shell)
 	fmt.Fprintf(stdout, "\nresults: %s (explore.md", out.Dir)
 	if len(file.Runs) > 0 {
@@ -191,4 +201,33 @@ func printExplore(w io.Writer, rep *explore.Report, shell func(results.Sale) str
 	if q := rep.NeverStruck(); len(q) > 0 {
 		fmt.Fprintf(w, "never struck: %s\n", strings.Join(slices.Clip(q), ", "))
 	}
+}
+
+// writeJUnit adds the exploration to rec.JUnit: a case per finding's rerun, held to the
+// policy when one design was explored (to nothing but finishing when several were
+// compared, which the differences judge), and a case for the exploration itself, failed
+// by each significant difference between the designs.
+func writeJUnit(rec Record, file *results.File, rep *explore.Report) error {
+	if rec.JUnit == "" {
+		return nil
+	}
+	stand := rec.Policy.Stand
+	if len(rep.Designs) > 1 {
+		stand = func(r *results.Run) (results.Standing, string) {
+			if st, why := rec.Policy.Stand(r); st == results.Unfinished {
+				return st, why
+			}
+			return results.Held, ""
+		}
+	}
+	cases := junit.Sales(file, stand, bench.RerunCommand)
+	whole := junit.Case{ClassName: "explore", Name: strings.Join(rep.Designs, " vs "), Time: junit.Seconds(rep.Elapsed)}
+	if d := rep.Differences(); len(d) > 0 {
+		whole.Failure = &junit.Result{Message: d[0], Type: "difference", Text: strings.Join(d, "\n")}
+	}
+	write := junit.WriteFile
+	if rec.Append {
+		write = junit.AppendFile
+	}
+	return write(rec.JUnit, bench.JUnitSuite(file), append(cases, whole))
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/stockbench/stockbench/internal/trackrecord"
 	"github.com/stockbench/stockbench/oracle"
 	"github.com/stockbench/stockbench/results"
+	"github.com/stockbench/stockbench/results/junit"
 	"github.com/stockbench/stockbench/results/report"
 )
 
@@ -37,6 +38,9 @@ type Config struct {
 	Read Reader
 	// Args are the command line the record's matrix keeps.
 	Args []string
+	// JUnit, when set, is the file each bug's sale goes to as a JUnit test case, failed
+	// when it did not show what the record says.
+	JUnit string
 }
 
 // Check reads every sale cfg names as Run would, and says what is wrong with one, before
@@ -53,11 +57,18 @@ func Check(cfg Config) error {
 // case as the sale's documented verdict).
 func Run(ctx context.Context, cfg Config, stdout, stderr io.Writer) int {
 	sales, err := reproSales(cfg)
+	if err == nil && cfg.JUnit != "" {
+		if err = junit.Writable(cfg.JUnit); err != nil {
+			err = bench.UsageError(err)
+		}
+	}
 	if err != nil {
 		return bench.Complain(stderr, err)
 	}
 	code := bench.ExitOK
 	var lines []string
+	var cases []junit.Case
+	started := time.Now()
 	rec := record{}
 	for _, s := range sales {
 		fmt.Fprintf(stderr, "stockbench: repro %s (%s) on %s: want %s\n", s.entry.Name, s.entry.IssueList(), s.c.Version, s.want())
@@ -77,15 +88,24 @@ func Run(ctx context.Context, cfg Config, stdout, stderr io.Writer) int {
 		}
 		lines = append(lines, fmt.Sprintf("%s on %s: %s", s.entry.Name, s.c.Version, line))
 		rec.add(s, f, line, ok)
+		unfinished := ok && got != bench.ExitOK && !s.crashes() // it showed the bug, but the sale did not finish
 		switch {
 		case !ok:
 			code = bench.Worst(code, bench.ExitFailed)
-		case got != bench.ExitOK && !s.crashes():
-			code = bench.Worst(code, got) // it showed the bug, but the sale did not finish
+		case unfinished:
+			code = bench.Worst(code, got)
 		}
+		cases = append(cases, s.junitCase(f, line, ok, unfinished))
 	}
 	for _, l := range lines {
 		fmt.Fprintln(stdout, l)
+	}
+	if cfg.JUnit != "" {
+		if err := junit.WriteFile(cfg.JUnit, junit.Suite{Name: "stockbench repro", Started: started,
+			Properties: []junit.Property{{Name: "args", Value: bench.ShellLine(cfg.Args)}}}, cases); err != nil {
+			fmt.Fprintln(stderr, "stockbench:", bench.OneLine(err.Error()))
+			code = bench.Worst(code, bench.ExitUnfinished)
+		}
 	}
 	if len(sales) > 1 {
 		dir, err := rec.write(ctx, cfg.Out, cfg.Args)
@@ -115,6 +135,30 @@ func (r *record) add(s reproSale, f *results.File, line string, ok bool) {
 	}
 	r.checks = append(r.checks, results.Check{Run: s.entry.Name + " on " + s.c.Version, Threshold: "as the record says: " + s.want(),
 		Held: ok, Why: line})
+}
+
+// junitCase is the sale as a JUnit test case: class the bug, name the release, failed
+// when it did not show what the record says, errored when it showed it but did not
+// finish; the text says what was wanted, what was seen, and how to rerun it.
+func (s reproSale) junitCase(f *results.File, line string, ok, unfinished bool) junit.Case {
+	k := junit.Case{ClassName: "repro." + s.entry.Name, Name: s.c.Version}
+	text := fmt.Sprintf("want: %s\ngot: %s\nissues: %s\nrerun: stockbench repro %s\n", s.want(), line, s.entry.IssueList(), s.entry.Name)
+	if f != nil && len(f.Runs) > 0 {
+		r := &f.Runs[0]
+		k.Time = junit.Seconds(r.Duration)
+		if v := oracle.FirstViolation(&r.Oracle, r.Queue); v != "" {
+			text += "first violation: " + v + "\n"
+		}
+	}
+	switch {
+	case !ok:
+		k.Failure = &junit.Result{Message: line, Type: "not-reproduced", Text: text}
+	case unfinished:
+		k.Error = &junit.Result{Message: line, Type: "unfinished", Text: text}
+	default:
+		k.SystemOut = &junit.Output{Text: text}
+	}
+	return k
 }
 
 // write writes the record's run directory under out (results.json, summary.md,

@@ -56,6 +56,7 @@ func checkFlags() (*flag.FlagSet, *common, *saleFlags) {
 	c.bind(fs)
 	c.bindPolicy(fs)
 	c.bindRuns(fs)
+	c.bindJUnit(fs)
 	sf.bind(fs)
 	return fs, c, sf
 }

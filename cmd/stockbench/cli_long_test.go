@@ -246,9 +246,21 @@ func TestDistributed(t *testing.T) {
 func TestExplore(t *testing.T) {
 	t.Parallel()
 	out := t.TempDir()
-	code, stdout, stderr := stockbench(t, "explore", "--lock", "none", "--lock", "lua", "--faults", "none", "--budget", "40s", "--out", out)
+	xml := filepath.Join(t.TempDir(), "explore.xml")
+	code, stdout, stderr := stockbench(t, "explore", "--lock", "none", "--lock", "lua", "--faults", "none", "--budget", "40s", "--out", out, "--junit", xml)
 	if code != bench.ExitFailed || !strings.Contains(stdout, "DIFFERENCE none is worse than lua here: OVERSOLD") {
 		t.Fatalf("exit %d, want 1 with none worse than lua:\n%s\n%s", code, stdout, stderr)
+	}
+	// The JUnit file: the findings' reruns held to finishing (the designs are compared),
+	// and the exploration's own case failed by the difference.
+	lines := readJUnit(t, xml)
+	if last := lines[len(lines)-2]; !strings.HasPrefix(last, "explore\tnone vs lua\tfailure\tnone is worse than lua here: OVERSOLD") {
+		t.Errorf("want the exploration's case failed by the difference, got:\n%s", strings.Join(lines, "\n"))
+	}
+	for _, l := range lines[:len(lines)-2] {
+		if !strings.Contains(l, "\tpassed\t") || !strings.Contains(l, "rerun: stockbench run ") {
+			t.Errorf("a finding's rerun: want passed with its rerun command, got %s", l)
+		}
 	}
 	if !strings.Contains(stderr, "explore: searching") || !strings.Contains(stdout, "smallest: stockbench run --scenario fault-sale --lock none") {
 		t.Errorf("no progress line, or no smallest command:\n%s\n%s", stdout, stderr)
@@ -567,7 +579,14 @@ func TestTrackRecord(t *testing.T) {
 	}
 	t.Parallel() // minutes of waiting on kombu's timer, little CPU
 	out := t.TempDir()
-	code, stdout, stderr := stockbench(t, "repro", "--all", "--out", out)
+	xml := filepath.Join(t.TempDir(), "repro.xml")
+	code, stdout, stderr := stockbench(t, "repro", "--all", "--out", out, "--junit", xml)
+	junitCases := readJUnit(t, xml)
+	for _, e := range trackrecord.All() {
+		if !slices.ContainsFunc(junitCases, func(l string) bool { return strings.HasPrefix(l, "repro."+e.Name+"\t"+e.Buggy.Version+"\tpassed\t") }) {
+			t.Errorf("%s on %s: want its JUnit case passed, got:\n%s", e.Name, e.Buggy.Version, strings.Join(junitCases, "\n"))
+		}
+	}
 	for _, e := range trackrecord.All() {
 		want := e.Name + " on " + e.Buggy.Version + ": reproduced"
 		if !strings.Contains(stdout, want) {
@@ -706,7 +725,7 @@ func TestCheckSchedulerLock(t *testing.T) {
 	t.Parallel()
 	out := t.TempDir()
 	stdout, broken := checkFails(t, filepath.Join(examples, "scheduler.json"), out)
-	if len(broken) != 1 || !strings.HasPrefix(broken[0], "BROKEN: drop-sale token failover: oversold == 0: got 5") {
+	if len(broken) != 1 || !strings.HasPrefix(broken[0], "BROKEN: drop-sale/token/failover: oversold == 0: got 5") {
 		t.Errorf("want token's wave fired twice, alone; stdout:\n%s", stdout)
 	}
 }
@@ -921,7 +940,7 @@ func TestCheckCatchesTheFlaw(t *testing.T) {
 	t.Parallel() // a whole command of its own: see TestMain
 	out := t.TempDir()
 	stdout, broken := checkFails(t, filepath.Join(examples, "stockbench.json"), out)
-	if !strings.Contains(stdout, "BROKEN: fault-sale px-seconds none: ") {
+	if !strings.Contains(stdout, "BROKEN: fault-sale/px-seconds/none: ") {
 		t.Errorf("want the flaw caught with no fault; stdout:\n%s", stdout)
 	}
 	for _, l := range broken {

@@ -48,6 +48,7 @@ func TestExitStatus(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel() // after the rest of the test: each a command of its own
 			args := append(append(tt.args, small...), "--out", t.TempDir())
 			if tt.args[0] == "sweep" {
 				args = append(tt.args, "--buyers", "60", "--stock", "20", "--think", "2ms", "--out", t.TempDir())

@@ -8,6 +8,7 @@ import (
 	"github.com/stockbench/stockbench/bench"
 	"github.com/stockbench/stockbench/bench/explore"
 	"github.com/stockbench/stockbench/bench/findings"
+	"github.com/stockbench/stockbench/results/junit"
 )
 
 // exploreCommand is `stockbench explore`: the sales a design can be put through,
@@ -19,6 +20,7 @@ func exploreCommand(ctx context.Context, args []string, stdout, stderr io.Writer
 	c.bind(fs)
 	fs.IntVar(&c.parallel, "parallel", c.parallel, "`n` sales at once, each on servers of its own (drawn sales are small and mostly wait on their work and their faults; the user's own Redis: one)")
 	c.bindPolicy(fs)
+	c.bindJUnit(fs)
 	bindDesigns(fs, &c.designs)
 	var locks, queues []string
 	fs.Func("lock", "a lock design to explore, by name (built in, or from --lock-file, --lock-exec); repeat it to compare designs draw for draw", func(s string) error { locks = append(locks, s); return nil })
@@ -41,6 +43,9 @@ func exploreCommand(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err == nil {
 		err = bench.Writable(c.out)
 	}
+	if err == nil && c.junit != "" {
+		err = junit.Writable(c.junit)
+	}
 	if err != nil {
 		return bench.Complain(stderr, bench.UsageError(err))
 	}
@@ -62,6 +67,7 @@ func (c *common) explore(ctx context.Context, cfg explore.Config, args []string,
 		return code
 	}
 	defer e.Stop(stderr)
-	rec := findings.Record{Out: c.out, Plots: string(*c.plots), Args: args, Policy: c.policy, Judge: judge}
+	// check's exploration follows its sales, whose JUnit file it adds to.
+	rec := findings.Record{Out: c.out, Plots: string(*c.plots), Args: args, Policy: c.policy, Judge: judge, JUnit: c.junit, Append: judge != nil}
 	return findings.Run(ctx, e, cfg, rec, stdout, stderr)
 }

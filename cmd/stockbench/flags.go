@@ -41,6 +41,13 @@ type common struct {
 	plots *report.Plots
 	// runs is how many seeds each sale runs with (bench.Options.Runs).
 	runs int
+	// junit is where the judged sales go as JUnit XML (bench.Options.JUnit).
+	junit string
+}
+
+// bindJUnit binds --junit: the run's sales as JUnit XML, for a CI system to show.
+func (c *common) bindJUnit(fs *flag.FlagSet) {
+	fs.StringVar(&c.junit, "junit", "", "also write the sales as JUnit XML to `file`: a test case per sale (class scenario.design, name its fault plan), failed when it did worse than documented or broke a threshold, errored when it could not finish, skipped when its fault never struck")
 }
 
 // bindRuns binds --runs: each sale run with that many seeds, for rates.
@@ -113,6 +120,7 @@ func (c *common) bindSales(fs *flag.FlagSet) *saleFlags {
 	c.bind(fs)
 	c.bindPolicy(fs)
 	c.bindRuns(fs)
+	c.bindJUnit(fs)
 	bindDesigns(fs, &c.designs)
 	sf := new(saleFlags)
 	sf.bind(fs)
@@ -131,7 +139,7 @@ func (c *common) options(args []string, after bench.Afterword) bench.Options {
 		parallel = max(parallel, defaultParallel) // a sale's draws, side by side
 	}
 	return bench.Options{Redis: c.redis, Out: c.out, Procs: c.procs, Parallel: parallel, Args: args, Runs: c.runs,
-		Notes: c.notes, Prepare: c.designs.Check, Sale: c.sale, After: after, Dashboard: c.dashboard, Repeat: c.repeat, Policy: c.policy, Width: columns, Plots: plots}
+		Notes: c.notes, Prepare: c.designs.Check, Sale: c.sale, After: after, Dashboard: c.dashboard, Repeat: c.repeat, Policy: c.policy, Width: columns, Plots: plots, JUnit: c.junit}
 }
 
 // external reports whether the run is on the user's own Redis: nothing is started, and

@@ -17,6 +17,7 @@ func reproCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	fs.BoolVar(&cfg.Quick, "quick", false, "with --all, leave out the bugs whose sale takes minutes")
 	fs.StringVar(&cfg.Out, "out", "results/runs", "directory that receives the run directories")
 	fs.StringVar(&cfg.Mode, "redis", "", "where Redis comes from, its `mode`, as run takes it (default auto)")
+	fs.StringVar(&cfg.JUnit, "junit", "", "also write each bug's sale as a JUnit test case to `file`, failed when it did not show what the record says")
 	names, help, err := parseWithArgs(fs, args, stdout)
 	if help || err != nil {
 		return bench.Complain(stderr, err)

@@ -177,7 +177,7 @@ func Check(f *results.File, th Thresholds) []results.Check {
 
 func check(f *results.File, r *results.Run, t Threshold) (results.Check, bool) {
 	m, _ := lookupMetric(string(t.Metric))
-	c := results.Check{Run: runName(r), Threshold: t.Text}
+	c := results.Check{Run: r.Key(), Threshold: t.Text}
 	got, ok := m.read(r)
 	switch {
 	case !r.Complete:
@@ -209,8 +209,4 @@ func check(f *results.File, r *results.Run, t Threshold) (results.Check, bool) {
 	}
 	c.Held = t.holds(got, bound)
 	return c, true
-}
-
-func runName(r *results.Run) string {
-	return r.Subject() + " " + r.Impl + " " + r.FaultPlan()
 }

@@ -80,15 +80,15 @@ func TestCheckThresholds(t *testing.T) {
 		}
 	}
 	want := []string{
-		"flash-sale mine none: sales_per_sec >= 0.5 * lua: got 400, reference 1000 (0.40x)",
-		"flash-sale mine none: p99 < 50ms: got 60ms",
-		"flash-sale mine client-pause: sales_per_sec >= 0.5 * lua: no complete run of lua in the same sale to compare with",
-		"flash-sale mine client-pause: oversold <= 1: got 2",
-		"flash-sale mine slow-work: oversold == 0: the sale did not finish",
-		"flash-sale mine slow-work: sales_per_sec >= 0.5 * lua: the sale did not finish",
-		"flash-sale mine slow-work: p99 < 50ms: the sale did not finish",
-		"flash-sale mine evict: oversold >= 0: the final state could not be read",
-		"flash-sale mine evict: sales_per_sec >= 0.5 * lua: no complete run of lua in the same sale to compare with",
+		"flash-sale/mine/none: sales_per_sec >= 0.5 * lua: got 400, reference 1000 (0.40x)",
+		"flash-sale/mine/none: p99 < 50ms: got 60ms",
+		"flash-sale/mine/client-pause: sales_per_sec >= 0.5 * lua: no complete run of lua in the same sale to compare with",
+		"flash-sale/mine/client-pause: oversold <= 1: got 2",
+		"flash-sale/mine/slow-work: oversold == 0: the sale did not finish",
+		"flash-sale/mine/slow-work: sales_per_sec >= 0.5 * lua: the sale did not finish",
+		"flash-sale/mine/slow-work: p99 < 50ms: the sale did not finish",
+		"flash-sale/mine/evict: oversold >= 0: the final state could not be read",
+		"flash-sale/mine/evict: sales_per_sec >= 0.5 * lua: no complete run of lua in the same sale to compare with",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("broken thresholds:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
@@ -133,7 +133,7 @@ func TestBrokenLocksThreshold(t *testing.T) {
 			got = append(got, c.String())
 		}
 	}
-	if want := "flash-sale mine failover: broken_locks == 0: got 2"; len(got) != 1 || got[0] != want {
+	if want := "flash-sale/mine/failover: broken_locks == 0: got 2"; len(got) != 1 || got[0] != want {
 		t.Errorf("want only %q broken, got %q", want, got)
 	}
 }
