@@ -84,11 +84,32 @@ type Options struct {
 	// JUnit, when set, is the file the run's sales are written to as JUnit XML (package
 	// junit), after they are judged: for a CI system to show. Default: none.
 	JUnit string
+	// Format is how the verdict is told besides the text: FormatGitHub adds GitHub
+	// Actions' annotations and step summary (package ghactions). Default: text alone.
+	Format Format
 	// Dashboard, when set, is the address (host:port, or :port on the loopback
 	// interface) where the run's live page and its /metrics are served while it goes;
 	// the page is saved as dashboard.html in the run's directory at the end. Default:
 	// none.
 	Dashboard string
+}
+
+// Format is how a command tells its verdict, besides its text.
+type Format string
+
+// The formats.
+const (
+	FormatText   Format = "text"   // the tables and lines alone
+	FormatGitHub Format = "github" // and an annotation per failed sale, the summary in the job's
+)
+
+// ParseFormat reads --format.
+func ParseFormat(s string) (Format, error) {
+	switch f := Format(s); f {
+	case FormatText, FormatGitHub:
+		return f, nil
+	}
+	return "", fmt.Errorf("--format: %q is none of text, github", s)
 }
 
 // Afterword reads a finished run for a verdict of its own (check's thresholds), which

@@ -20,6 +20,7 @@ import (
 	"github.com/stockbench/stockbench/internal/redact"
 	"github.com/stockbench/stockbench/internal/servers/rig"
 	"github.com/stockbench/stockbench/results"
+	"github.com/stockbench/stockbench/results/ghactions"
 	"github.com/stockbench/stockbench/results/junit"
 	"github.com/stockbench/stockbench/results/live"
 	"github.com/stockbench/stockbench/results/report"
@@ -128,6 +129,12 @@ func Execute(ctx context.Context, o Options, jobs []Job, stdout, stderr io.Write
 	fmt.Fprintf(stdout, "\nresults: %s\n", out.Dir)
 	runtime.GOMAXPROCS(runtime.NumCPU()) // the sales are over: the plots may take every CPU
 	code = WriteReport(ctx, out, file, code, stderr)
+	if o.Format == FormatGitHub {
+		if err := errors.Join(ghactions.Annotate(stdout, Cases(file, o.Policy), ""), ghactions.StepSummary(filepath.Join(out.Dir, "summary.md"))); err != nil {
+			fmt.Fprintln(stderr, "stockbench:", OneLine(err.Error()))
+			code = Worst(code, ExitUnfinished)
+		}
+	}
 	if len(verdict) > 0 {
 		fmt.Fprintln(stdout)
 		for _, l := range verdict {

@@ -53,13 +53,19 @@ func WriteJUnit(path string, f *results.File, p results.Policy) error {
 	if path == "" {
 		return nil
 	}
+	return junit.WriteFile(path, JUnitSuite(f), Cases(f, p))
+}
+
+// Cases is f's sales judged by p and by f's checks as test cases (package junit), the
+// one judgement the JUnit file and the GitHub annotations render; an incomplete run
+// adds a case of its own, errored, since the sales that never ran have none.
+func Cases(f *results.File, p results.Policy) []junit.Case {
 	cases := junit.Sales(f, p.Stand, RerunCommand)
 	if !f.Complete {
-		// The sales that never ran have no case: the run's own says why.
 		cases = append(cases, junit.Case{ClassName: "stockbench", Name: "the run", Error: &junit.Result{
 			Message: "incomplete: " + OneLine(cmp.Or(f.Incomplete, "not every sale ran")), Type: "incomplete"}})
 	}
-	return junit.WriteFile(path, JUnitSuite(f), cases)
+	return cases
 }
 
 // JUnitSuite names f's suite by its run, with the command line and the Redis it ran

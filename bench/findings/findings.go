@@ -20,6 +20,7 @@ import (
 	"github.com/stockbench/stockbench/bench"
 	"github.com/stockbench/stockbench/bench/explore"
 	"github.com/stockbench/stockbench/results"
+	"github.com/stockbench/stockbench/results/ghactions"
 	"github.com/stockbench/stockbench/results/junit"
 	"github.com/stockbench/stockbench/results/report"
 )
@@ -39,6 +40,9 @@ type Record struct {
 	// first) rather than writing it anew.
 	JUnit  string
 	Append bool
+	// Format github adds GitHub Actions' annotations of the same cases, and explore.md
+	// in the job's step summary.
+	Format bench.Format
 }
 
 // Run explores cfg's designs on e's servers, each sale apart, then writes and prints
@@ -152,7 +156,7 @@ func write(ctx context.Context, rep *explore.Report, e *bench.Env, rec Record, s
 	if err != nil {
 		return bench.Complain(stderr, fmt.Errorf("explore: write %s: %w", out.Dir, err))
 	}
-	if err := writeJUnit(rec, file, rep); err != nil {
+	if err := tellCI(rec, file, rep, filepath.Join(out.Dir, "explore.md"), stdout); err != nil {
 		fmt.Fprintln(stderr, "stockbench:", bench.OneLine(err.Error()))
 		code, why = bench.Worst(code, bench.ExitUnfinished), "the JUnit file could not be written"
 	}
@@ -203,12 +207,12 @@ func printExplore(w io.Writer, rep *explore.Report, shell func(results.Sale) str
 	}
 }
 
-// writeJUnit adds the exploration to rec.JUnit: a case per finding's rerun, held to the
-// policy when one design was explored (to nothing but finishing when several were
-// compared, which the differences judge), and a case for the exploration itself, failed
-// by each significant difference between the designs.
-func writeJUnit(rec Record, file *results.File, rep *explore.Report) error {
-	if rec.JUnit == "" {
+// tellCI writes the exploration as CI systems read it (rec.JUnit, rec.Format): a case
+// per finding's rerun, held to the policy when one design was explored (to nothing but
+// finishing when several were compared, which the differences judge), and a case for the
+// exploration itself, failed by each significant difference between the designs.
+func tellCI(rec Record, file *results.File, rep *explore.Report, md string, stdout io.Writer) error {
+	if rec.JUnit == "" && rec.Format != bench.FormatGitHub {
 		return nil
 	}
 	stand := rec.Policy.Stand
@@ -225,9 +229,18 @@ func writeJUnit(rec Record, file *results.File, rep *explore.Report) error {
 	if d := rep.Differences(); len(d) > 0 {
 		whole.Failure = &junit.Result{Message: d[0], Type: "difference", Text: strings.Join(d, "\n")}
 	}
+	cases = append(cases, whole)
+	if rec.Format == bench.FormatGitHub {
+		if err := errors.Join(ghactions.Annotate(stdout, cases, ""), ghactions.StepSummary(md)); err != nil {
+			return err
+		}
+	}
+	if rec.JUnit == "" {
+		return nil
+	}
 	write := junit.WriteFile
 	if rec.Append {
 		write = junit.AppendFile
 	}
-	return write(rec.JUnit, bench.JUnitSuite(file), append(cases, whole))
+	return write(rec.JUnit, bench.JUnitSuite(file), cases)
 }

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -1337,4 +1338,73 @@ func TestPlan(t *testing.T) {
 	if a, b := shards(roomy), shards(tight); b <= a || !strings.Contains(tight, "set by memory") {
 		t.Errorf("8Gi shards: %d, 512Mi shards: %d; want more of the smaller, set by memory", a, b)
 	}
+}
+
+// TestInitEveryRoute: init's Node, PHP and Ruby adapters, its Go adapter (built as its
+// README says) and its kit test check as written, as TestInit's routes do: the lock
+// passes, the broken example fails. The kit's go test runs against this checkout (a
+// replace directive), STOCKBENCH_EXAMPLE=broken failing it with the stuck sale.
+func TestInitEveryRoute(t *testing.T) {
+	t.Parallel()
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	runtimes := map[string][]string{
+		"node": {"node", "-e", "process.env.NODE_PATH='/usr/share/nodejs'; require('module')._initPaths(); require('redis')"},
+		"php":  {"php", "-r", "exit(class_exists('Redis') ? 0 : 1);"},
+		"ruby": {"ruby", "-e", `require "redis"`},
+	}
+	for lang, probe := range runtimes {
+		t.Run(lang, func(t *testing.T) {
+			t.Parallel()
+			if err := exec.Command(probe[0], probe[1:]...).Run(); err != nil {
+				if os.Getenv("STOCKBENCH_REQUIRE_ADAPTERS") != "" {
+					t.Fatalf("%s's runtime is missing: %v", lang, err)
+				}
+				t.Skipf("%s's runtime is missing (%v); scripts/ensure-adapters.sh installs it", lang, err)
+			}
+			initAndCheck(t, nil, "--adapter", lang)
+		})
+	}
+	goBin := filepath.Join(runtime.GOROOT(), "bin", "go")
+	t.Run("go", func(t *testing.T) {
+		t.Parallel()
+		// go mod tidy would ask the checksum database; this checkout's go.sum has go-redis.
+		initAndCheck(t, []string{"sh", "-c", "cp " + filepath.Join(root, "go.sum") + " . && " + goBin + " build -mod=mod -o mylock ."}, "--adapter", "go")
+	})
+	t.Run("go-kit", func(t *testing.T) {
+		t.Parallel()
+		dir := filepath.Join(t.TempDir(), "mine")
+		if code, stdout, stderr := stockbench(t, "init", "--go", "--dir", dir); code != bench.ExitOK || !strings.Contains(stdout, "STOCKBENCH_EXAMPLE=broken go test") {
+			t.Fatalf("init --go: exit %d:\n%s\n%s", code, stdout, stderr)
+		}
+		sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "go.sum"), sum, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		f, err := os.OpenFile(filepath.Join(dir, "go.mod"), os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(f, "\nrequire github.com/stockbench/stockbench v0.0.0\n\nreplace github.com/stockbench/stockbench => %s\n", root)
+		f.Close()
+		goTest := func(env ...string) (string, error) {
+			// -race, as make test built the kit: a plain build would compile it all again.
+			cmd := exec.Command(goBin, "test", "-race", "-count=1", "-mod=mod", "./...")
+			cmd.Dir, cmd.Env = dir, append(append(os.Environ(), "GOFLAGS=-mod=mod"), env...)
+			out, err := cmd.CombinedOutput()
+			return string(out), err
+		}
+		if out, err := goTest(); err != nil {
+			t.Fatalf("the kit test of init's lock: %v\n%s", err, out)
+		}
+		out, err := goTest("STOCKBENCH_EXAMPLE=broken")
+		if _, failed := err.(*exec.ExitError); !failed || !strings.Contains(out, "mylock under crash-holder: claimed at worst SAFE, got STUCK") {
+			t.Fatalf("the broken example: want go test to fail with the stuck sale, got %v:\n%s", err, out)
+		}
+	})
 }

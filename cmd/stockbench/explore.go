@@ -68,6 +68,6 @@ func (c *common) explore(ctx context.Context, cfg explore.Config, args []string,
 	}
 	defer e.Stop(stderr)
 	// check's exploration follows its sales, whose JUnit file it adds to.
-	rec := findings.Record{Out: c.out, Plots: string(*c.plots), Args: args, Policy: c.policy, Judge: judge, JUnit: c.junit, Append: judge != nil}
+	rec := findings.Record{Out: c.out, Plots: string(*c.plots), Args: args, Policy: c.policy, Judge: judge, JUnit: c.junit, Append: judge != nil, Format: c.format}
 	return findings.Run(ctx, e, cfg, rec, stdout, stderr)
 }

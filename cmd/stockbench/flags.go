@@ -41,12 +41,18 @@ type common struct {
 	plots *report.Plots
 	// runs is how many seeds each sale runs with (bench.Options.Runs).
 	runs int
-	// junit is where the judged sales go as JUnit XML (bench.Options.JUnit).
-	junit string
+	// junit is where the judged sales go as JUnit XML (bench.Options.JUnit); format is
+	// how the verdict is told besides the text (bench.Options.Format).
+	junit  string
+	format bench.Format
 }
 
-// bindJUnit binds --junit: the run's sales as JUnit XML, for a CI system to show.
+// bindJUnit binds --junit and --format: the run's sales as JUnit XML, and as GitHub
+// Actions' annotations, for a CI system to show.
 func (c *common) bindJUnit(fs *flag.FlagSet) {
+	c.format = bench.FormatText
+	fs.Func("format", "how the verdict is told besides the tables: text, or github (in GitHub Actions: an error annotation per failed sale, a notice per fault that never struck, and summary.md in the job's step summary) (default text)",
+		func(s string) (err error) { c.format, err = bench.ParseFormat(s); return err })
 	fs.StringVar(&c.junit, "junit", "", "also write the sales as JUnit XML to `file`: a test case per sale (class scenario.design, name its fault plan), failed when it did worse than documented or broke a threshold, errored when it could not finish, skipped when its fault never struck")
 }
 
@@ -139,7 +145,7 @@ func (c *common) options(args []string, after bench.Afterword) bench.Options {
 		parallel = max(parallel, defaultParallel) // a sale's draws, side by side
 	}
 	return bench.Options{Redis: c.redis, Out: c.out, Procs: c.procs, Parallel: parallel, Args: args, Runs: c.runs,
-		Notes: c.notes, Prepare: c.designs.Check, Sale: c.sale, After: after, Dashboard: c.dashboard, Repeat: c.repeat, Policy: c.policy, Width: columns, Plots: plots, JUnit: c.junit}
+		Notes: c.notes, Prepare: c.designs.Check, Sale: c.sale, After: after, Dashboard: c.dashboard, Repeat: c.repeat, Policy: c.policy, Width: columns, Plots: plots, JUnit: c.junit, Format: c.format}
 }
 
 // external reports whether the run is on the user's own Redis: nothing is started, and

@@ -51,6 +51,7 @@ func main() {
 // commands binds each command of docs.Commands to its code; TestCommandsBound holds the
 // two to the same names.
 var commands = map[string]func(ctx context.Context, args []string, stdout, stderr io.Writer) int{
+	"init":       ignoreCtx(initCommand),
 	"list":       ignoreCtx(listCommand),
 	"run":        runCommand,
 	"sweep":      sweepCommand,
