@@ -13,7 +13,7 @@ export TESTCONTAINERS_RYUK_DISABLED ?= true
 # when no engine answers (the harness then runs redis-server as a process).
 REDIS_ENV = img=$$(scripts/redis-image.sh) && export STOCKBENCH_REDIS_IMAGE=$${img:-$${STOCKBENCH_REDIS_IMAGE:-redis:7}}
 
-.PHONY: docs test-long build bench bench-infra bench-distributed bench-swarm image run test vet fmt-check redis-image redis-server chromium prometheus junitparser adapters go-adapters gate baseline guarantees perf report fuzz chaos clean clean-containers
+.PHONY: docs test-long build bench bench-infra bench-distributed bench-swarm image runtimes-image run test vet fmt-check redis-image redis-server chromium prometheus junitparser adapters go-adapters gate baseline guarantees perf report fuzz chaos clean clean-containers
 
 # How long make fuzz runs each fuzz target.
 FUZZTIME ?= 30s
@@ -63,6 +63,12 @@ bench-swarm:
 ## image: the stockbench image (the static binary FROM scratch) that deploy/k8s runs
 image:
 	@scripts/stockbench-image.sh
+
+## runtimes-image: the stockbench image that runs every route with nothing installed on the
+## host (docker run --rm -v "$$PWD:/work" stockbench/stockbench:runtimes check): Debian 12
+## from debootstrap, redis-server and every shipped adapter's runtime (deploy/runtimes)
+runtimes-image:
+	@scripts/runtimes-image.sh
 
 ## run: one scenario, e.g. make run ARGS="--lock set-nx-ex --buyers 200000 --stock 500"
 run: build

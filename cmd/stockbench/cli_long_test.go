@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -1407,4 +1408,40 @@ func TestInitEveryRoute(t *testing.T) {
 			t.Fatalf("the broken example: want go test to fail with the stuck sale, got %v:\n%s", err, out)
 		}
 	})
+}
+
+// TestRuntimesImage builds the image that runs every route with nothing installed on
+// the host (scripts/runtimes-image.sh, its base made with debootstrap the first time)
+// and runs, in it, the check of init's adapter in each language the image carries: each
+// passes on init's lock and fails on the broken example, with the runtimes, Redis and
+// the command all inside the container.
+func TestRuntimesImage(t *testing.T) {
+	needDocker(t)
+	t.Parallel()
+	build := exec.Command("bash", filepath.Join("..", "..", "scripts", "runtimes-image.sh"))
+	out, err := build.Output()
+	if err != nil {
+		var exit *exec.ExitError
+		if errors.As(err, &exit) {
+			t.Fatalf("runtimes-image.sh: %v\n%s", err, exit.Stderr)
+		}
+		t.Fatal(err)
+	}
+	image := strings.TrimSpace(string(out))
+	for _, lang := range []string{"php", "python", "node", "ruby"} {
+		t.Run(lang, func(t *testing.T) {
+			t.Parallel()
+			dir := filepath.Join(t.TempDir(), lang)
+			if code, stdout, stderr := stockbench(t, "init", "--adapter", lang, "--dir", dir); code != bench.ExitOK {
+				t.Fatalf("init: exit %d:\n%s\n%s", code, stdout, stderr)
+			}
+			for file, want := range map[string]int{"stockbench.json": bench.ExitOK, "stockbench-broken.json": bench.ExitFailed} {
+				cmd := exec.Command("docker", "run", "--rm", "-v", dir+":/work", image, "check", file)
+				out, _ := cmd.CombinedOutput()
+				if got := cmd.ProcessState.ExitCode(); got != want || !strings.Contains(string(out), "redis: process /usr/bin/redis-server") {
+					t.Errorf("docker run %s check %s: exit %d, want %d, Redis a process in the container:\n%s", image, file, got, want, out)
+				}
+			}
+		})
+	}
 }
