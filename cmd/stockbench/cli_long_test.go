@@ -1445,3 +1445,37 @@ func TestRuntimesImage(t *testing.T) {
 		})
 	}
 }
+
+// TestWorkflowKitRunsHere runs the commands of the templates' go-kit jobs, GitHub's and
+// GitLab's, here, in a directory stockbench init --go wrote, its go.mod reaching this
+// checkout: gotestsum installs, the kit's test passes on init's lock, and junitparser
+// reads its JUnit file with the test passed.
+func TestWorkflowKitRunsHere(t *testing.T) {
+	t.Parallel()
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	prepare := func(dir string) {
+		sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
+		if err == nil {
+			err = os.WriteFile(filepath.Join(dir, "go.sum"), sum, 0o644)
+		}
+		f, ferr := os.OpenFile(filepath.Join(dir, "go.mod"), os.O_APPEND|os.O_WRONLY, 0)
+		if err = errors.Join(err, ferr); err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(f, "\nrequire github.com/stockbench/stockbench v0.0.0\n\nreplace github.com/stockbench/stockbench => %s\n", root)
+		f.Close()
+	}
+	for ci, scripts := range map[string]func(*testing.T, string) []string{"github": githubScripts, "gitlab": gitlabScripts} {
+		t.Run(ci, func(t *testing.T) {
+			// -mod=mod: the replaced module's requirements, from the checkout's go.sum.
+			dir, _ := runJob(t, "go-kit", scripts(t, "go-kit"), prepare, "GOFLAGS=-mod=mod")
+			lines := readJUnit(t, filepath.Join(dir, "stockbench-junit.xml"))
+			if !slices.ContainsFunc(lines, func(l string) bool { return strings.Contains(l, "TestUnderSales\tpassed") }) {
+				t.Errorf("want TestUnderSales passed in the JUnit file, got:\n%s", strings.Join(lines, "\n"))
+			}
+		})
+	}
+}

@@ -106,12 +106,18 @@ func gitlabScripts(t *testing.T, job string) []string {
 // route, as the runner would: bash -e, the command built for these tests first on PATH
 // in place of its go install, and without the lines that install Debian's packages
 // (make test installed them). It returns the directory and the step summary.
-func runJob(t *testing.T, job string, scripts []string) (dir, summary string) {
+// prepare, when set, readies the directory first (the kit's go.mod reaching this
+// checkout); env is added to the scripts' environment.
+func runJob(t *testing.T, job string, scripts []string, prepare func(dir string), env ...string) (dir, summary string) {
 	t.Helper()
 	dir = filepath.Join(t.TempDir(), "repo")
 	if code, stdout, stderr := stockbench(t, append([]string{"init", "--dir", dir}, jobRoutes[job]...)...); code != 0 {
 		t.Fatalf("init for %s: exit %d:\n%s\n%s", job, code, stdout, stderr)
 	}
+	if prepare != nil {
+		prepare(dir)
+	}
+	gobin := t.TempDir() // what the job's go install puts on its PATH
 	summary = filepath.Join(t.TempDir(), "step-summary.md")
 	for _, s := range scripts {
 		var kept []string
@@ -123,8 +129,9 @@ func runJob(t *testing.T, job string, scripts []string) (dir, summary string) {
 		}
 		cmd := exec.Command("bash", "-e", "-c", strings.Join(kept, "\n"))
 		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "PATH="+filepath.Dir(binary)+":/usr/bin:"+os.Getenv("PATH"),
+		cmd.Env = append(os.Environ(), "PATH="+filepath.Dir(binary)+":"+gobin+":/usr/bin:"+os.Getenv("PATH"), "GOBIN="+gobin,
 			"GITHUB_ACTIONS=true", "GITHUB_STEP_SUMMARY="+summary)
+		cmd.Env = append(cmd.Env, env...)
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("%s: %q: %v\n%s", job, kept, err, out)
 		}
@@ -143,7 +150,7 @@ func TestWorkflowsRunHere(t *testing.T) {
 		for ci, scripts := range map[string]func(*testing.T, string) []string{"github": githubScripts, "gitlab": gitlabScripts} {
 			t.Run(ci+"/"+job, func(t *testing.T) {
 				t.Parallel()
-				dir, summary := runJob(t, job, scripts(t, job))
+				dir, summary := runJob(t, job, scripts(t, job), nil)
 				lines := readJUnit(t, filepath.Join(dir, "stockbench-junit.xml"))
 				for _, l := range lines[:len(lines)-1] {
 					if !strings.Contains(l, "\tpassed\t") {
