@@ -13,7 +13,7 @@ export TESTCONTAINERS_RYUK_DISABLED ?= true
 # when no engine answers (the harness then runs redis-server as a process).
 REDIS_ENV = img=$$(scripts/redis-image.sh) && export STOCKBENCH_REDIS_IMAGE=$${img:-$${STOCKBENCH_REDIS_IMAGE:-redis:7}}
 
-.PHONY: docs test-long build bench bench-infra bench-distributed bench-swarm image runtimes-image run test vet fmt-check redis-image redis-server chromium prometheus junitparser adapters go-adapters gate baseline guarantees perf report fuzz chaos clean clean-containers
+.PHONY: docs test-long build bench bench-infra bench-distributed bench-swarm image runtimes-image run test vet fmt-check redis-image redis-server chromium prometheus ci-tools adapters go-adapters gate baseline guarantees perf report fuzz chaos clean clean-containers
 
 # How long make fuzz runs each fuzz target.
 FUZZTIME ?= 30s
@@ -124,11 +124,12 @@ report: build
 
 # Everything the tests run is compiled before any test runs, so that a sale's
 # timing-bound verdict never shares the CPUs with the compiler: the race-enabled test
-# binaries and the command the end-to-end tests run, built with the detector too
-# (cmd/stockbench's TestMain builds it so), so that it links from the same cache rather
-# than compiling every dependency again. go vet then reads the race build's export data
-# (-race): compiling the dependencies once more without the detector cost 80 s on a
-# fresh machine; go test's own vet is that vet's subset, so it is off. TEST_ALONE's
+# binaries, and the command the end-to-end tests run, built plain as make build builds
+# it (cmd/stockbench's TestMain builds it so): raced, it took ten times the CPU for the
+# same small sale, most of it drawing the report's plots, and its tests run a hundred.
+# go vet then reads the race build's export data (-race), rather than compiling the
+# dependencies once more; go test's own vet is that vet's subset, so it is off; the long
+# files' vet and the Go adapters' module's are make test-long's. TEST_ALONE's
 # tests run first, by themselves, four sales at once (they mostly wait on TTLs): beside
 # another package's sales, schedulers polling a drop met where they never meet alone
 # (LOCK-BROKEN for a documented SAFE), and under the long suite's network faults buyers
@@ -147,7 +148,7 @@ TEST_FLAGS := -race -vet=off -count=1 -timeout 30m
 
 ## test: gofmt, vet, the generated docs, and every package's race-enabled tests against a
 ## real Redis with small sales (about 6 minutes on 2 CPUs from a fresh clone)
-test: redis-server adapters junitparser fmt-check
+test: redis-server adapters ci-tools fmt-check
 	@mkdir -p $(TEST_BIN) && { $(GO) test -race -vet=off -c -o $(TEST_BIN)/ ./... >/dev/null; code=$$?; \
 	$(GO) build -o $(TEST_BIN)/stockbench ./cmd/stockbench || code=1; rm -rf $(TEST_BIN); [ $$code = 0 ]; }
 	$(GO) vet -race ./...
@@ -159,7 +160,7 @@ test: redis-server adapters junitparser fmt-check
 ## report and the live dashboard in a headless browser with Prometheus scraping it, the
 ## shipped adapters' libraries at length, and the documented verdicts under the faults
 ## on servers and the network (about 20 minutes on 2 CPUs)
-test-long: redis-server chromium prometheus adapters junitparser
+test-long: redis-server chromium prometheus adapters ci-tools
 	@set -e; tests=$$(scripts/long-tests.sh); pattern=$$(echo "$$tests" | head -1); pkgs=$$(echo "$$tests" | tail -n +2); \
 	$(GO) test -race -vet=off -tags long -c -o $(TEST_BIN)/ $$pkgs >/dev/null; rm -rf $(TEST_BIN); \
 	$(GO) vet -race -tags long $$pkgs; (cd adapters/go && $(GO) vet ./...); \
@@ -197,10 +198,12 @@ chromium:
 prometheus:
 	@scripts/ensure-prometheus.sh
 
-## junitparser: make sure Debian's python3-junitparser is here, the reader of the JUnit files
-## the tests write (--junit), if it can be
-junitparser:
+## ci-tools: make sure what the CI output's tests read it with is here, if it can be: Debian's
+## python3-junitparser (the JUnit files, --junit) and shellcheck (actionlint runs it on the
+## workflow templates' scripts)
+ci-tools:
 	@/usr/bin/python3 -c 'import junitparser' 2>/dev/null || scripts/ensure-tool.sh python3-junitparser "the JUnit files' tests"
+	@scripts/ensure-tool.sh shellcheck "the workflow templates' lint" shellcheck
 
 ## adapters: make sure the shipped adapters' runtimes are here (PHP with phpredis; Python with redis-py,
 ## RQ and Celery; Ruby with Sidekiq; Node.js with node-redis)

@@ -22,7 +22,7 @@ type Command struct {
 // binds each to its code by name, and its usage, its doc comment and docs/running.md
 // list them from here.
 var Commands = []Command{
-	{"init", "--lock-file | --adapter LANG | --go [--name N] [--dir D]", "write a new design to start from (a Lua design file, an adapter in python, php, node, ruby or go, or a Go test through the kit) with the run file that checks your claims, and the example's broken lock that fails them"},
+	{"init", "--lock-file|--adapter L|--go", "write a new design to start from (a Lua design file, an adapter in python, php, node, ruby or go, or a Go test through the kit) with the run file that checks your claims, and the example's broken lock that fails them"},
 	{"list", "[--lock-file F]", "name the lock and queue designs, faults, scenarios and the track record"},
 	{"run", "--lock NAME [flags]", "run one scenario with one lock (or --queue NAME with one queue); with --shard i/n --redis-url URL, one shard of a sale run by n load generators on one Redis"},
 	{"matrix", "[flags]", "run every lock x the default scenarios and faults, then every queue"},

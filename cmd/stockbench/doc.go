@@ -4,7 +4,7 @@
 // they oversell or lose orders, and what they cost. It reads command lines into calls
 // of the harness's packages (bench and those under it) and prints what they return.
 //
-//	stockbench init --lock-file | --adapter LANG | --go [--name N] [--dir D]
+//	stockbench init --lock-file|--adapter L|--go
 //		write a new design to start from (a Lua design file, an adapter in python, php, node, ruby or go, or a Go test through the kit) with the run file that checks your claims, and the example's broken lock that fails them
 //	stockbench list [--lock-file F]
 //		name the lock and queue designs, faults, scenarios and the track record

@@ -16,8 +16,8 @@ import (
 func readJUnit(t *testing.T, path string) []string {
 	t.Helper()
 	if err := exec.Command("/usr/bin/python3", "-c", "import junitparser").Run(); err != nil {
-		if os.Getenv("STOCKBENCH_REQUIRE_JUNITPARSER") != "" {
-			t.Fatalf("junitparser is missing and STOCKBENCH_REQUIRE_JUNITPARSER is set: apt-get install python3-junitparser")
+		if os.Getenv("STOCKBENCH_REQUIRE_CI_TOOLS") != "" {
+			t.Fatalf("junitparser is missing and STOCKBENCH_REQUIRE_CI_TOOLS is set: apt-get install python3-junitparser")
 		}
 		t.Skip("no junitparser for /usr/bin/python3 (apt-get install python3-junitparser)")
 	}

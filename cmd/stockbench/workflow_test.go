@@ -20,9 +20,16 @@ var (
 	jobRoutes      = map[string][]string{"lock-file": {"--lock-file"}, "adapter": {"--adapter", "python"}, "go-kit": {"--go"}}
 )
 
-// TestWorkflowLints: actionlint finds nothing in the GitHub Actions workflow, and finds
-// the mistake in a copy with one (so that its silence means something).
+// TestWorkflowLints: actionlint, with shellcheck on the scripts, finds nothing in the
+// GitHub Actions workflow, and finds the mistake in a copy with one (so that its silence
+// means something).
 func TestWorkflowLints(t *testing.T) {
+	if _, err := exec.LookPath("shellcheck"); err != nil {
+		if os.Getenv("STOCKBENCH_REQUIRE_CI_TOOLS") != "" {
+			t.Fatal("no shellcheck and STOCKBENCH_REQUIRE_CI_TOOLS is set: apt-get install shellcheck")
+		}
+		t.Log("no shellcheck on PATH: actionlint lints the workflow without it (apt-get install shellcheck)")
+	}
 	lint := func(path string) []*actionlint.Error {
 		t.Helper()
 		l, err := actionlint.NewLinter(io.Discard, &actionlint.LinterOptions{})
