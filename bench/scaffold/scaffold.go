@@ -15,8 +15,10 @@ import (
 	"bytes"
 	"cmp"
 	"embed"
+	"errors"
 	"fmt"
 	"go/format"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -82,6 +84,40 @@ type Options struct {
 const DefaultName = "mylock"
 
 var validName = regexp.MustCompile(`^[a-z][a-z0-9-]{0,39}$`)
+
+// Choose is the route init's flags name: exactly one of a design file, an adapter's
+// language and the kit.
+func Choose(lockFile bool, language string, kit bool) (Route, error) {
+	switch n := btoi(lockFile) + btoi(language != "") + btoi(kit); {
+	case n != 1:
+		return "", errors.New("init: one of --lock-file, --adapter LANG or --go")
+	case lockFile:
+		return LockFile, nil
+	case kit:
+		return GoKit, nil
+	case !slices.Contains(Languages, Route(language)):
+		return "", fmt.Errorf("init: --adapter %q: one of %s", language, strings.Join(words(Languages), ", "))
+	}
+	return Route(language), nil
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// Report prints the files Write wrote and what to run next.
+func Report(w io.Writer, written []string, o Options) {
+	for _, p := range written {
+		fmt.Fprintln(w, "wrote", p)
+	}
+	fmt.Fprintln(w, "\nnext:")
+	for _, l := range Next(o) {
+		fmt.Fprintln(w, "  "+l)
+	}
+}
 
 // Check says what is wrong with o, and which of its files exist already, before
 // anything is written.
