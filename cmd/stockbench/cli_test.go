@@ -65,7 +65,12 @@ func TestMain(m *testing.M) {
 // stockbench runs the command and returns its exit code, stdout and stderr.
 func stockbench(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
-	cmd := exec.Command(binary, args...)
+	return runCmd(t, exec.Command(binary, args...))
+}
+
+// runCmd runs cmd and returns its exit code, stdout and stderr.
+func runCmd(t *testing.T, cmd *exec.Cmd) (int, string, string) {
+	t.Helper()
 	var stdout, stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()

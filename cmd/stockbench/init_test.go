@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,14 +18,7 @@ func stockbenchIn(t *testing.T, dir string, args ...string) (int, string, string
 	cmd := exec.Command(binary, args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "PATH=/usr/bin:"+os.Getenv("PATH"))
-	var stdout, stderr strings.Builder
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	var exit *exec.ExitError
-	if err != nil && !errors.As(err, &exit) {
-		t.Fatal(err)
-	}
-	return cmd.ProcessState.ExitCode(), stdout.String(), stderr.String()
+	return runCmd(t, cmd)
 }
 
 // initAndCheck runs init with route's flags in a new directory, then check on its run
