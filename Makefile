@@ -13,7 +13,7 @@ export TESTCONTAINERS_RYUK_DISABLED ?= true
 # when no engine answers (the harness then runs redis-server as a process).
 REDIS_ENV = img=$$(scripts/redis-image.sh) && export STOCKBENCH_REDIS_IMAGE=$${img:-$${STOCKBENCH_REDIS_IMAGE:-redis:7}}
 
-.PHONY: docs test-long build bench bench-infra bench-distributed bench-swarm image runtimes-image run test vet fmt-check redis-image redis-server chromium prometheus ci-tools adapters go-adapters gate baseline guarantees perf report fuzz chaos clean clean-containers
+.PHONY: docs test-long build bench bench-infra bench-distributed bench-swarm image runtimes-image run test test-race vet fmt-check redis-image redis-server chromium prometheus ci-tools adapters go-adapters gate baseline guarantees perf report fuzz chaos clean clean-containers
 
 # How long make fuzz runs each fuzz target.
 FUZZTIME ?= 30s
@@ -122,51 +122,43 @@ docs:
 report: build
 	./$(BIN) report $(ARGS)
 
-# Everything the tests run is compiled before any test runs, so that a sale's
-# timing-bound verdict never shares the CPUs with the compiler: the race-enabled test
-# binaries, and the command the end-to-end tests run, built plain as make build builds
-# it (cmd/stockbench's TestMain builds it so): raced, it took ten times the CPU for the
-# same small sale, most of it drawing the report's plots, and its tests run a hundred.
-# go vet then reads the race build's export data (-race), rather than compiling the
-# dependencies once more; go test's own vet is that vet's subset, so it is off; the long
-# files' vet and the Go adapters' module's are make test-long's. TEST_ALONE's
-# tests run first, by themselves, four sales at once (they mostly wait on TTLs): beside
-# another package's sales, schedulers polling a drop met where they never meet alone
-# (LOCK-BROKEN for a documented SAFE), and under the long suite's network faults buyers
-# ran out of patience. Then TEST_P packages at once, the command's first (the longest),
-# three sales at once in each.
+# The tests come in three suites, each its own target; CI runs all three.
 #
-# The long suite is the tests of the *_long_test.go files (build tag long): the swarm,
-# the track record, the report in a browser and the dashboard with Prometheus, each
-# shipped adapter's library at length, and the documented verdicts under the faults on
-# servers and the network. make test leaves them out; make test-long runs them alone
-# (scripts/long-tests.sh names them), and CI runs both.
-TEST_BIN   := $(shell mktemp -d -u /tmp/stockbench-testbin.XXXXXX)
-TEST_P     ?= 2
-TEST_ALONE := ./scenarios
-TEST_FLAGS := -race -vet=off -count=1 -timeout 30m
+# make test is the contributor's loop: every package's tests, without the race
+# detector, each server a redis-server process (started in milliseconds, where a
+# container takes a second or two; the container target's own tests still ask for
+# one), three packages at once. make test-race runs the same tests with the race
+# detector, each server where a user's would be (a container when a Docker engine
+# answers), the command the end-to-end tests run built raced from the same build, so
+# that nothing is compiled twice. make test-long runs the long suite, raced: the tests
+# of the *_long_test.go files (build tag long), which scripts/long-tests.sh names. The
+# raced suites run ./scenarios first and alone (TEST_ALONE=1, see
+# scripts/test-suite.sh), then two packages at once.
+#
+# Each suite compiles its test binaries before any test runs, so that a sale's
+# timing-bound verdict never shares the CPUs with the compiler, and runs them without go
+# test, so that nothing is linked twice (scripts/test-suite.sh, scripts/run-tests.sh).
+# go vet keeps what it found of a package that did not change.
 
-## test: gofmt, vet, the generated docs, and every package's race-enabled tests against a
-## real Redis with small sales (12.5 minutes on 2 CPUs from a fresh clone and an empty Go
-## build cache, 8.5 with the cache warm)
+## test: gofmt, vet, the generated docs, and every package's tests against a real Redis
+## (redis-server processes) with small sales (README: how long it takes here)
 test: redis-server adapters ci-tools fmt-check
-	@mkdir -p $(TEST_BIN) && { $(GO) test -race -vet=off -c -o $(TEST_BIN)/ ./... >/dev/null; code=$$?; \
-	$(GO) build -o $(TEST_BIN)/stockbench ./cmd/stockbench || code=1; rm -rf $(TEST_BIN); [ $$code = 0 ]; }
-	$(GO) vet -race ./...
-	@$(REDIS_ENV) && $(GO) test $(TEST_FLAGS) -parallel 4 $(TEST_ALONE) && \
-	rest=$$($(GO) list ./... | grep -vxF "$$($(GO) list $(TEST_ALONE) ./cmd/stockbench)") && \
-	$(GO) test $(TEST_FLAGS) -parallel 3 -p $(TEST_P) ./cmd/stockbench $$rest
+	$(GO) vet ./...
+	@$(REDIS_ENV) && STOCKBENCH_REDIS=process TEST_P=3 scripts/test-suite.sh "" "" ./...
 
-## test-long: the long suite (the *_long_test.go files): the swarm, the track record, the
-## report and the live dashboard in a headless browser with Prometheus scraping it, the
-## shipped adapters' libraries at length, and the documented verdicts under the faults
-## on servers and the network (16 minutes on 2 CPUs)
+## test-race: make test's tests with the race detector, each server where a user's would
+## be (a container when a Docker engine answers)
+test-race: redis-server adapters ci-tools
+	@$(REDIS_ENV) && TEST_ALONE=1 scripts/test-suite.sh -race "" ./...
+
+## test-long: the long suite (the *_long_test.go files), raced: the swarm, the track
+## record, the report and the live dashboard in a headless browser with Prometheus
+## scraping it, the shipped adapters' libraries at length, the documented verdicts make
+## test leaves out and those under the faults on servers and the network
 test-long: redis-server chromium prometheus adapters ci-tools
-	@set -e; tests=$$(scripts/long-tests.sh); pattern=$$(echo "$$tests" | head -1); pkgs=$$(echo "$$tests" | tail -n +2); \
-	$(GO) test -race -vet=off -tags long -c -o $(TEST_BIN)/ $$pkgs >/dev/null; rm -rf $(TEST_BIN); \
-	$(GO) vet -race -tags long $$pkgs; (cd adapters/go && $(GO) vet ./...); \
-	$(REDIS_ENV) && $(GO) test $(TEST_FLAGS) -tags long -run "$$pattern" $(TEST_ALONE) && \
-	$(GO) test $(TEST_FLAGS) -tags long -p $(TEST_P) -run "$$pattern" $$(echo "$$pkgs" | grep -vxF $(TEST_ALONE))
+	@set -e; tests=$$(scripts/long-tests.sh); pkgs=$$(echo "$$tests" | tail -n +2); \
+	$(GO) vet -tags long $$pkgs; (cd adapters/go && $(GO) vet ./...); \
+	$(REDIS_ENV) && TEST_ALONE=1 scripts/test-suite.sh "-race -tags long" "$$(echo "$$tests" | head -1)" $$pkgs
 
 ## fuzz: run each fuzz target for FUZZTIME (default 30s): fault plans, think times, sale
 ## settings, command lines, Redis URLs, results.json and gate rules

@@ -21,6 +21,7 @@ import (
 	"github.com/stockbench/stockbench/internal/redact"
 	"github.com/stockbench/stockbench/internal/servers"
 	"github.com/stockbench/stockbench/results"
+	"github.com/stockbench/stockbench/results/ghactions"
 )
 
 // Exit codes a run ends with.
@@ -87,6 +88,9 @@ type Options struct {
 	// Format is how the verdict is told besides the text: FormatGitHub adds GitHub
 	// Actions' annotations and step summary (package ghactions). Default: text alone.
 	Format Format
+	// Locate, when set, says where in the repository each annotation points (check's
+	// run file, at the thresholds a sale broke). Default: nowhere.
+	Locate ghactions.Locator
 	// Dashboard, when set, is the address (host:port, or :port on the loopback
 	// interface) where the run's live page and its /metrics are served while it goes;
 	// the page is saved as dashboard.html in the run's directory at the end. Default:
@@ -112,11 +116,6 @@ func ParseFormat(s string) (Format, error) {
 	return "", fmt.Errorf("--format: %q is none of text, github", s)
 }
 
-// Afterword reads a finished run for a verdict of its own (check's thresholds), which
-// may add to the file before it is written; it returns the lines to print last and the
-// exit code it calls for.
-type Afterword func(f *results.File) (lines []string, code int)
-
 // External reports whether the run is on the user's own Redis: nothing is started, and
 // keys carry a lease (scenarios.DefaultKeyLease).
 func (o Options) External() bool {
@@ -136,19 +135,27 @@ var ErrUsage = errors.New("usage")
 // UsageError marks err as the user's input.
 func UsageError(err error) error { return fmt.Errorf("%w: %w", ErrUsage, err) }
 
-// Complain prints err on one line of stderr and returns its exit code: ExitOK for nil,
-// ExitUsage for a UsageError, ExitUnfinished for the others (the command could not
-// finish: see ExitRule).
+// Complain prints err on one line of stderr, which says the exit code it returns and
+// why, and returns it: ExitUsage for a UsageError ("stockbench: exit 2: run: unknown lock
+// ..."), ExitUnfinished for the others (the command could not finish: see ExitRule).
+// For nil it prints nothing and returns ExitOK.
 func Complain(stderr io.Writer, err error) int {
 	if err == nil {
 		return ExitOK
 	}
-	msg := strings.TrimPrefix(err.Error(), ErrUsage.Error()+": ")
-	fmt.Fprintln(stderr, "stockbench:", OneLine(msg))
+	code := ExitUnfinished
 	if errors.Is(err, ErrUsage) {
-		return ExitUsage
+		code = ExitUsage
 	}
-	return ExitUnfinished
+	return Abort(stderr, code, OneLine(strings.TrimPrefix(err.Error(), ErrUsage.Error()+": ")))
+}
+
+// Abort prints the one line of a command that stops before it could tell more, on
+// stderr ("stockbench: exit 130: interrupted before the run began; nothing ran"), and
+// returns code.
+func Abort(stderr io.Writer, code int, why string) int {
+	fmt.Fprintln(stderr, "stockbench:", Ending{Code: code, Why: why}.Line())
+	return code
 }
 
 // OneLine folds a joined error onto one line.

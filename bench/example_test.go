@@ -2,7 +2,6 @@ package bench_test
 
 import (
 	"context"
-	"fmt"
 	"os"
 
 	"github.com/stockbench/stockbench/bench"
@@ -13,7 +12,8 @@ import (
 
 // A program of your own runs sales as the stockbench command does: the token lock under
 // a paused holder, on a Redis the harness starts and stops, recorded under results/runs
-// with its report. The exit code is the command's.
+// with its report. How it ends is the command's: its exit code and why, told on the
+// last line.
 func ExampleExecute() {
 	impl, err := lockimpl.Lookup("token")
 	if err != nil {
@@ -25,6 +25,6 @@ func ExampleExecute() {
 	}
 	sale.Faults = faults.Plan{{Kind: faults.ClientPause}}
 	jobs := []bench.Job{bench.LockJob{Sale: sale, Impl: impl}}
-	code := bench.Execute(context.Background(), bench.Options{Out: "results/runs"}, jobs, os.Stdout, os.Stderr)
-	fmt.Println("exit code", code)
+	end := bench.Execute(context.Background(), bench.Options{Out: "results/runs"}, jobs, os.Stdout, os.Stderr)
+	os.Exit(end.Tell(os.Stdout))
 }

@@ -28,37 +28,17 @@ import (
 )
 
 // Execute starts the servers, runs the jobs and writes the run directory after each
-// one, and returns the exit code. Ctrl-C (ctx's end) or a failing run stops the
-// sequence; what ran is still written, marked incomplete, and the servers are stopped
-// either way. What can be checked before a server starts is: the output directory, and
-// whether the sales fit in this machine. o.After, when set, reads what ran before the
-// run directory is written for the last time.
-func Execute(ctx context.Context, o Options, jobs []Job, stdout, stderr io.Writer) int {
-	if err := Writable(o.out()); err != nil {
-		return Complain(stderr, UsageError(err))
+// one, and returns how the run ends, for the command to tell on its last line (the
+// lines before it, a failed sale's, are out). Ctrl-C (ctx's end) or a failing run stops
+// the sequence; what ran is still written, marked incomplete, and the servers are
+// stopped either way. What can be checked before a server starts is: the output
+// directory, and whether the sales fit in this machine. o.After, when set, reads what
+// ran before the run directory is written for the last time.
+func Execute(ctx context.Context, o Options, jobs []Job, stdout, stderr io.Writer) Ending {
+	if err := o.check(jobs); err != nil {
+		return Told(Complain(stderr, UsageError(err)))
 	}
-	if o.JUnit != "" {
-		if err := junit.Writable(o.JUnit); err != nil {
-			return Complain(stderr, UsageError(err))
-		}
-	}
-	if err := fits(jobs, !o.External()); err != nil {
-		return Complain(stderr, UsageError(err))
-	}
-	if o.Runs < 0 || o.Runs > MaxRuns {
-		return Complain(stderr, UsageError(fmt.Errorf("--runs must be from 1 to %d, got %d", MaxRuns, o.Runs)))
-	}
-	if o.Repeat < 0 || o.Repeat > MaxRepeat {
-		return Complain(stderr, UsageError(fmt.Errorf("--repeat must be from 1 to %d, got %d", MaxRepeat, o.Repeat)))
-	}
-	noted := map[string]bool{}
-	for _, n := range o.Notes {
-		if noted[n] {
-			continue
-		}
-		noted[n] = true
-		fmt.Fprintln(stderr, "stockbench: skipped:", n)
-	}
+	o.printNotes(stderr)
 	most := 0
 	for _, j := range jobs {
 		most = max(most, j.buyers())
@@ -67,12 +47,12 @@ func Execute(ctx context.Context, o Options, jobs []Job, stdout, stderr io.Write
 	id := results.NewID()
 	board, unserve, err := serveBoard(o, id, jobs, stderr)
 	if err != nil {
-		return Complain(stderr, UsageError(err))
+		return Told(Complain(stderr, UsageError(err)))
 	}
 	defer unserve()
 	e, code := Start(ctx, o, stderr)
 	if e == nil {
-		return code
+		return Told(code)
 	}
 	defer e.Stop(stderr)
 
@@ -81,11 +61,66 @@ func Execute(ctx context.Context, o Options, jobs []Job, stdout, stderr io.Write
 	file.Plots = o.Plots
 	code = e.runAll(ctx, jobs, o, board, out, file, stderr)
 	if len(file.Runs) == 0 && code == ExitInterrupted {
-		fmt.Fprintln(stderr, "stockbench: interrupted before the first sale ended; nothing was written")
-		return code
+		return Told(Abort(stderr, code, "interrupted before the first sale ended; nothing was written"))
 	}
 	file.Complete = file.Incomplete == "" && len(file.Runs) == len(jobs)
 	file.FinishedAt = time.Now().UTC()
+	reading := o.judge()(file)
+	end := reading.Ending
+	if Worst(code, end.Code) != end.Code {
+		// The run's own end outranks the judge's reading (Ctrl-C over an incomplete run).
+		end = Ending{Code: code, Why: cmp.Or(file.Incomplete, "the run did not finish")}
+	}
+	if err := out.Progress(file); err != nil {
+		fmt.Fprintln(stderr, "stockbench: write results:", OneLine(err.Error()))
+		return end.And(Ending{Code: ExitUnfinished, Why: "results.json could not be written"})
+	}
+	end = end.And(o.record(ctx, out, file, board, stdout, stderr))
+	fmt.Fprintln(stdout)
+	for _, l := range reading.Lines {
+		fmt.Fprintln(stdout, l)
+	}
+	return end
+}
+
+// check refuses what can be refused before a server starts: options out of range, an
+// output directory or JUnit file that cannot be written, sales that do not fit in this
+// machine.
+func (o Options) check(jobs []Job) error {
+	if err := Writable(o.out()); err != nil {
+		return err
+	}
+	if o.JUnit != "" {
+		if err := junit.Writable(o.JUnit); err != nil {
+			return err
+		}
+	}
+	if err := fits(jobs, !o.External()); err != nil {
+		return err
+	}
+	if o.Runs < 0 || o.Runs > MaxRuns {
+		return fmt.Errorf("--runs must be from 1 to %d, got %d", MaxRuns, o.Runs)
+	}
+	if o.Repeat < 0 || o.Repeat > MaxRepeat {
+		return fmt.Errorf("--repeat must be from 1 to %d, got %d", MaxRepeat, o.Repeat)
+	}
+	return nil
+}
+
+// printNotes says, once each, what the command leaves out of the run.
+func (o Options) printNotes(stderr io.Writer) {
+	noted := map[string]bool{}
+	for _, n := range o.Notes {
+		if !noted[n] {
+			noted[n] = true
+			fmt.Fprintln(stderr, "stockbench: skipped:", n)
+		}
+	}
+}
+
+// judge is the Afterword that reads the finished run: o.Judge, or the rule of every
+// command that runs sales (ExitRule), after o.After's own.
+func (o Options) judge() Afterword {
 	judge := o.Judge
 	if judge == nil {
 		judge = Judge(o.Policy)
@@ -93,25 +128,26 @@ func Execute(ctx context.Context, o Options, jobs []Job, stdout, stderr io.Write
 	if o.After != nil {
 		judge = Also(o.After, judge)
 	}
-	verdict, jcode := judge(file)
-	code = Worst(code, jcode)
-	if n := len(verdict); code != jcode && n > 0 && strings.HasPrefix(verdict[n-1], "exit ") {
-		// The run's own end outranks the judge's reading (Ctrl-C over an incomplete run).
-		verdict[n-1] = fmt.Sprintf("exit %d: %s", code, cmp.Or(file.Incomplete, "the run did not finish"))
-	}
-	if err := out.Progress(file); err != nil {
-		fmt.Fprintln(stderr, "stockbench: write results:", OneLine(err.Error()))
-		return Worst(code, ExitUnfinished)
+	return judge
+}
+
+// record writes what the finished run is told by besides results.json: the JUnit file,
+// the live page, the report, GitHub's annotations; and prints the verdict table, the
+// rerun lines and where the results are. It returns how writing them ended: a file that
+// could not be written leaves the run unfinished.
+func (o Options) record(ctx context.Context, out *results.Output, file *results.File, board *live.Board, stdout, stderr io.Writer) Ending {
+	end := Ending{Code: ExitOK}
+	failed := func(what string, err error) {
+		fmt.Fprintln(stderr, "stockbench:", OneLine(err.Error()))
+		end = end.And(Ending{Code: ExitUnfinished, Why: what + " could not be written"})
 	}
 	if err := WriteJUnit(o.JUnit, file, o.Policy); err != nil {
-		fmt.Fprintln(stderr, "stockbench:", OneLine(err.Error()))
-		code = Worst(code, ExitUnfinished)
+		failed("the JUnit file", err)
 	}
 	if board != nil {
 		board.Finish(file.Incomplete)
 		if err := board.Save(filepath.Join(out.Dir, "dashboard.html")); err != nil {
-			fmt.Fprintln(stderr, "stockbench:", OneLine(err.Error()))
-			code = Worst(code, ExitUnfinished)
+			failed("the live page", err)
 		}
 	}
 	fmt.Fprintln(stdout)
@@ -128,20 +164,13 @@ func Execute(ctx context.Context, o Options, jobs []Job, stdout, stderr io.Write
 	}
 	fmt.Fprintf(stdout, "\nresults: %s\n", out.Dir)
 	runtime.GOMAXPROCS(runtime.NumCPU()) // the sales are over: the plots may take every CPU
-	code = WriteReport(ctx, out, file, code, stderr)
+	end = end.And(WriteReport(ctx, out, file, stderr))
 	if o.Format == FormatGitHub {
-		if err := errors.Join(ghactions.Annotate(stdout, Cases(file, o.Policy), ""), ghactions.StepSummary(filepath.Join(out.Dir, "summary.md"))); err != nil {
-			fmt.Fprintln(stderr, "stockbench:", OneLine(err.Error()))
-			code = Worst(code, ExitUnfinished)
+		if err := errors.Join(ghactions.Annotate(stdout, Cases(file, o.Policy), o.Locate), ghactions.StepSummary(filepath.Join(out.Dir, "summary.md"))); err != nil {
+			failed("GitHub's annotations or step summary", err)
 		}
 	}
-	if len(verdict) > 0 {
-		fmt.Fprintln(stdout)
-		for _, l := range verdict {
-			fmt.Fprintln(stdout, l)
-		}
-	}
-	return code
+	return end
 }
 
 // serveBoard serves the run's live page on o.Dashboard, when set, before anything
@@ -164,11 +193,11 @@ func serveBoard(o Options, id string, jobs []Job, stderr io.Writer) (board *live
 	return board, board.Serve(l), nil
 }
 
-// WriteReport writes the run's report beside its results.json and returns the exit
-// code, code or worse. A run cut short still gets the report of what it measured; Ctrl-C while the
+// WriteReport writes the run's report beside its results.json and returns how that
+// ended. A run cut short still gets the report of what it measured; Ctrl-C while the
 // report is written stops it (results.json is whole by then), and a report that fails
 // loses nothing but itself.
-func WriteReport(ctx context.Context, out *results.Output, file *results.File, code int, stderr io.Writer) int {
+func WriteReport(ctx context.Context, out *results.Output, file *results.File, stderr io.Writer) Ending {
 	rctx := ctx
 	if ctx.Err() != nil {
 		rctx = context.WithoutCancel(ctx)
@@ -177,13 +206,13 @@ func WriteReport(ctx context.Context, out *results.Output, file *results.File, c
 	err := report.Write(rctx, out, file)
 	switch {
 	case err == nil:
-		return code
+		return Ending{Code: ExitOK}
 	case rctx.Err() != nil:
 		fmt.Fprintf(stderr, "stockbench: interrupted while writing the report; results.json is whole (stockbench report %s writes the rest)\n", out.Dir)
-		return ExitInterrupted
+		return Ending{Code: ExitInterrupted, Why: "interrupted while the report was written; results.json is whole"}
 	}
 	fmt.Fprintf(stderr, "stockbench: report: %s; results.json is whole\n", OneLine(err.Error()))
-	return Worst(code, ExitUnfinished)
+	return Ending{Code: ExitUnfinished, Why: "the report could not be written; results.json is whole"}
 }
 
 // Env is the servers a run uses: the shared server and a pool for the servers some sales
@@ -205,8 +234,7 @@ func Start(ctx context.Context, o Options, stderr io.Writer) (*Env, int) {
 		return nil, Complain(stderr, UsageError(fmt.Errorf("--redis, --redis-url: %w", err)))
 	}
 	interrupted := func() (*Env, int) {
-		fmt.Fprintln(stderr, "stockbench: interrupted before the run began; nothing ran")
-		return nil, ExitInterrupted
+		return nil, Abort(stderr, ExitInterrupted, "interrupted before the run began; nothing ran")
 	}
 	h, err := rig.StartHarness(ctx, provider, o.Redis)
 	var none *rig.NoServerError

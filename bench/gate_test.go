@@ -86,7 +86,7 @@ func TestGateByTest(t *testing.T) {
 		t.Helper()
 		out := t.TempDir()
 		jobs := []bench.Job{bench.QueueJob{Sale: sale, Impl: list}, bench.QueueJob{Sale: sale, Impl: streamImpl}}
-		if code := bench.Execute(context.Background(), bench.Options{Out: out, Repeat: 5}, jobs, io.Discard, io.Discard); code != 0 {
+		if code := bench.Execute(context.Background(), bench.Options{Out: out, Repeat: 5}, jobs, io.Discard, io.Discard).Code; code != 0 {
 			t.Fatalf("exit code %d", code)
 		}
 		paths, _ := filepath.Glob(filepath.Join(out, "*", "results.json"))

@@ -60,8 +60,7 @@ func RunShard(ctx context.Context, o Options, j Job, runID, dir string, stdout, 
 	})
 	if err != nil && part.Run.Scenario == "" {
 		if ctx.Err() != nil {
-			fmt.Fprintln(stderr, "stockbench: interrupted before the sale began; nothing was written")
-			return ExitInterrupted
+			return Abort(stderr, ExitInterrupted, "interrupted before the sale began; nothing was written")
 		}
 		return Complain(stderr, err)
 	}
@@ -87,10 +86,10 @@ func RunShard(ctx context.Context, o Options, j Job, runID, dir string, stdout, 
 	case err != nil:
 		return Complain(stderr, err)
 	case ctx.Err() != nil:
-		return ExitInterrupted
+		return Exit(stdout, ExitInterrupted, fmt.Sprintf("interrupted; shard %s's part so far is written", shard))
 	case !part.Run.Complete:
 		fmt.Fprintln(stderr, "stockbench: incomplete:", part.Run.Error)
-		return ExitUnfinished
+		return Exit(stdout, ExitUnfinished, fmt.Sprintf("shard %s's sale did not finish: %s", shard, part.Run.Error))
 	}
-	return ExitOK
+	return Exit(stdout, ExitOK, fmt.Sprintf("shard %s's part is written; stockbench merge judges the sale", shard))
 }

@@ -119,16 +119,16 @@ func Merge(ctx context.Context, m MergeConfig, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "merged %d shards of run %s\n\n", len(parts), first.ID)
 	report.WriteReport(stdout, file.Runs, m.Width)
 	fmt.Fprintf(stdout, "\nresults: %s\n", o.Dir)
-	code := WriteReport(ctx, o, file, ExitOK, stderr)
+	wrote := WriteReport(ctx, o, file, stderr)
 	if !run.Complete {
 		fmt.Fprintln(stderr, "stockbench: incomplete:", run.Error)
 	}
-	lines, judged := Judge(m.Policy)(file)
+	judged := Judge(m.Policy)(file)
 	fmt.Fprintln(stdout)
-	for _, l := range lines {
+	for _, l := range judged.Lines {
 		fmt.Fprintln(stdout, l)
 	}
-	return Worst(code, judged)
+	return judged.Ending.And(wrote).Tell(stdout)
 }
 
 // shardDirs expands each directory that holds no results.json but shards' directories

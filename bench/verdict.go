@@ -44,9 +44,9 @@ func Worst(a, b int) int {
 
 // Judge is the Afterword that sets a run's exit status by ExitRule: it holds each sale
 // to p (by default, to what its design documents) and returns a line for each sale that
-// failed or could not finish, then the exit status with its reason.
+// failed or could not finish, and the exit status with its reason.
 func Judge(p results.Policy) Afterword {
-	return func(f *results.File) ([]string, int) {
+	return func(f *results.File) Reading {
 		var lines []string
 		worse, unfinished, unclaimed := 0, 0, 0
 		passed := map[oracle.Class]int{} // findings that held because they are documented
@@ -68,14 +68,15 @@ func Judge(p results.Policy) Afterword {
 				}
 			}
 		}
+		end := func(code int, why string) Reading { return Reading{Lines: lines, Ending: Ending{Code: code, Why: why}} }
 		n := len(f.Runs)
 		switch {
 		case worse > 0:
-			return append(lines, fmt.Sprintf("exit %d: %d of %d sales failed (see above)", ExitFailed, worse, n)), ExitFailed
+			return end(ExitFailed, fmt.Sprintf("%d of %d sales failed (see above)", worse, n))
 		case !f.Complete && f.Incomplete != "":
-			return append(lines, fmt.Sprintf("exit %d: the run is incomplete: %s", ExitUnfinished, f.Incomplete)), ExitUnfinished
+			return end(ExitUnfinished, "the run is incomplete: "+f.Incomplete)
 		case unfinished > 0:
-			return append(lines, fmt.Sprintf("exit %d: %d of %d sales could not finish or be judged", ExitUnfinished, unfinished, n)), ExitUnfinished
+			return end(ExitUnfinished, fmt.Sprintf("%d of %d sales could not finish or be judged", unfinished, n))
 		}
 		why := "every sale earned a class its design documents, or found nothing"
 		switch {
@@ -94,16 +95,6 @@ func Judge(p results.Policy) Afterword {
 		if unclaimed > 0 {
 			why += fmt.Sprintf("; %d with findings where their designs document no verdict (a fault at a rate, several at once, settings of its own): --fail-on or --expect judge them", unclaimed)
 		}
-		return append(lines, fmt.Sprintf("exit %d: %s", ExitOK, why)), ExitOK
-	}
-}
-
-// Also is an Afterword that runs a, then b: their lines in that order, and the worse of
-// their codes.
-func Also(a, b Afterword) Afterword {
-	return func(f *results.File) ([]string, int) {
-		la, ca := a(f)
-		lb, cb := b(f)
-		return append(la, lb...), Worst(ca, cb)
+		return end(ExitOK, why)
 	}
 }

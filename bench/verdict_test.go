@@ -46,7 +46,8 @@ func TestJudge(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			lines, code := Judge(results.Policy{})(&results.File{Runs: tt.runs, Complete: true})
+			r := Judge(results.Policy{})(&results.File{Runs: tt.runs, Complete: true})
+			lines, code := append(r.Lines, r.Line()), r.Code
 			if code != tt.want || len(lines) != len(tt.lines) {
 				t.Fatalf("code %d, lines %q; want %d, %q", code, lines, tt.want, tt.lines)
 			}

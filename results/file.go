@@ -61,6 +61,9 @@ type Check struct {
 	Run       string `json:"run"`
 	Threshold string `json:"threshold"`
 	Held      bool   `json:"held"`
+	// Selector is the key of the run file's thresholds the threshold came from ("*",
+	// "token/none"), so that a broken one can be pointed at in the file.
+	Selector string `json:"selector,omitempty"`
 	// Got is the figure the threshold read (milliseconds for a latency); Reference the
 	// same figure of the reference design, for a ratio.
 	Got       *float64 `json:"got,omitempty"`

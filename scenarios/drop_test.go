@@ -16,10 +16,10 @@ import (
 )
 
 // TestDocumentedDropVerdicts runs every built-in lock as the scheduler lock of the
-// drop-sale preset, under each fault its drop verdicts name, and asserts them: a failover
-// fires a wave twice through the TTL locks (the periodic job run twice, OVERSOLD), never
-// through fencing, whose store refuses the stale fire. make test runs the faults on the
-// schedulers, make test-long the failover (TestDocumentedDropVerdictsOnServers).
+// drop-sale preset, under the faults its drop verdicts name that quick picks, and
+// asserts them; TestEveryDocumentedDropVerdict asserts the rest: a failover fires a wave
+// twice through the TTL locks (the periodic job run twice, OVERSOLD), never through
+// fencing, whose store refuses the stale fire.
 func TestDocumentedDropVerdicts(t *testing.T) {
 	t.Parallel()
 	for _, impl := range lockimpl.All() {
@@ -27,11 +27,11 @@ func TestDocumentedDropVerdicts(t *testing.T) {
 			t.Errorf("%s documents no drop verdicts", impl.Name)
 		}
 	}
-	documentedDropVerdicts(t, onClients)
+	documentedDropVerdicts(t, quick)
 }
 
-func documentedDropVerdicts(t *testing.T, cells func(faults.Plan) bool) {
-	earnsDocumented(t, "drop-sale", cells, func(impl lockimpl.Impl) faults.Verdicts { return impl.DropDocumented },
+func documentedDropVerdicts(t *testing.T, pick selection) {
+	earnsDocumented(t, "drop-sale", pick, func(impl lockimpl.Impl) faults.Verdicts { return impl.DropDocumented },
 		func(t *testing.T, impl lockimpl.Impl, _ faults.Plan, run results.Run) {
 			if run.AsExpected == nil || !*run.AsExpected {
 				t.Errorf("the record says %s is not what %s documents as a drop (%v)", run.Verdict.Cell(), impl.Name, run.Expected)
@@ -69,6 +69,7 @@ func firedTwice(t *testing.T, run results.Run) {
 // TestDropDownToOneUnit: one scheduler, one wave of one unit, and a wave of no units
 // (more waves than stock): each ends with a verdict and fires every wave once.
 func TestDropDownToOneUnit(t *testing.T) {
+	t.Parallel() // its own keys; it mostly waits
 	h := rigtest.Harness(t)
 	impl, err := lockimpl.Lookup("token")
 	if err != nil {

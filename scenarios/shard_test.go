@@ -63,6 +63,7 @@ func runParts(t *testing.T, n, conns int, run func(Shard, Redis) (results.Part, 
 // is safe and seed-setnx oversells, as in one process, and the witness in the stock
 // store sees seed-setnx's holders overlap, though no one clock saw them all.
 func TestShardsMergeToTheOneProcessVerdict(t *testing.T) {
+	t.Parallel() // its own keys; it mostly waits
 	sale := FlashSale{
 		Sale:     Sale{Buyers: 200, Stock: 40, Conns: 8, Seed: 7},
 		Critical: ReadThinkWrite, Think: Fixed(time.Millisecond), TTL: 2 * time.Second,
@@ -170,6 +171,7 @@ func TestMergeRefuses(t *testing.T) {
 // within seconds of its own end, not after --shard-wait, and still reads the final
 // state; the merge of the two that are left is incomplete and UNKNOWN.
 func TestLostShard(t *testing.T) {
+	t.Parallel() // its own keys; it mostly waits
 	impl, err := lockimpl.Lookup("lua")
 	if err != nil {
 		t.Fatal(err)
@@ -238,6 +240,7 @@ func TestLostShard(t *testing.T) {
 // many came (one gone while it waited is not counted), and a shard arriving after the
 // sale began without it (a lost shard's replacement) is refused at once.
 func TestShardBarrier(t *testing.T) {
+	t.Parallel() // its own keys; it mostly waits
 	c := redistest.Shared(t).Client(2)
 	defer c.Close()
 	ctx := context.Background()
@@ -300,6 +303,7 @@ func TestShardSharesTheSchedule(t *testing.T) {
 // pauses the holders drawn from their buyer numbers, and the merge keeps every shard's
 // fault events and calls the fault exercised.
 func TestShardsUnderAPauseRate(t *testing.T) {
+	t.Parallel() // its own keys; it mostly waits
 	plan, err := faults.Parse("client-pause:p=0.5:for=30ms")
 	if err != nil {
 		t.Fatal(err)
@@ -330,6 +334,7 @@ func TestShardsUnderAPauseRate(t *testing.T) {
 // store saw can only be fewer overlaps than the ledger's (its marks lie inside the
 // recorded holds), and it sees them where the ledger does.
 func TestWitnessAgreesWithTheLedger(t *testing.T) {
+	t.Parallel() // its own keys; it mostly waits
 	plan, err := faults.Parse("client-pause:p=0.2:for=100ms")
 	if err != nil {
 		t.Fatal(err)
@@ -367,6 +372,7 @@ func TestWitnessAgreesWithTheLedger(t *testing.T) {
 // whose survivors alone bought more than the stock is OVERSOLD, lost shard or not, and
 // still incomplete.
 func TestLostShardKeepsTheEvidence(t *testing.T) {
+	t.Parallel() // its own keys; it mostly waits
 	sale := FlashSale{
 		Sale:     Sale{Buyers: 120, Stock: 10, Conns: 4, Seed: 5},
 		Critical: ReadThinkWrite, Think: Fixed(time.Millisecond), TTL: 2 * time.Second,
@@ -405,6 +411,7 @@ func runQueueShards(t *testing.T, s QueueSale, queue string, n int) []results.Pa
 // shards as in one process (list loses the tasks of the workers it kills; stream hands
 // them out again).
 func TestQueueShardsMerge(t *testing.T) {
+	t.Parallel() // its own keys; it mostly waits
 	crash, err := faults.Parse("worker-crash:p=0.05")
 	if err != nil {
 		t.Fatal(err)
@@ -459,6 +466,7 @@ func TestQueueShardsMerge(t *testing.T) {
 // once: the first shard, done with its buyers, waits for it, and takes it for lost only
 // once Silence has passed since the start.
 func TestShardNotYetBeatingIsNotLost(t *testing.T) {
+	t.Parallel() // its own keys; it mostly waits
 	c := redistest.Shared(t).Client(2)
 	defer c.Close()
 	ctx := context.Background()

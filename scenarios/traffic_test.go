@@ -35,6 +35,7 @@ func TestWaitersHandOutInOrder(t *testing.T) {
 // pools of their own (the server sees three times the connections), and a safe design
 // stays safe.
 func TestAppsHaveTheirOwnPools(t *testing.T) {
+	t.Parallel() // its own keys; it mostly waits
 	s := contended
 	s.Apps, s.Conns = 3, 4
 	r := run(t, s, "token")
@@ -91,6 +92,7 @@ func TestLostLocksSayWhy(t *testing.T) {
 // seed, and a TTL lock oversells under it while fencing does not; the damage comes with
 // its rate per 10,000 sales.
 func TestPauseRate(t *testing.T) {
+	t.Parallel() // its own keys; it mostly waits
 	s := FlashSale{Sale: Sale{Buyers: 200, Stock: 100, Conns: 16, Seed: 7,
 		Faults: faults.Plan{{Kind: faults.ClientPause, P: 0.1, For: 300 * time.Millisecond, Dist: faults.Exp}}},
 		Think: Fixed(time.Millisecond), TTL: 100 * time.Millisecond,
@@ -123,6 +125,7 @@ func countEvents(es []faults.Event, k faults.Kind) int {
 // safe design stays safe; with a share too small to strike the sale's few calls, the
 // verdict says the fault was not exercised.
 func TestLatencySpike(t *testing.T) {
+	t.Parallel() // its own keys; it mostly waits
 	s := contended
 	s.Faults = faults.Plan{{Kind: faults.LatencySpike, P: 0.2, Latency: 5 * time.Millisecond}}
 	r := run(t, s, "token")

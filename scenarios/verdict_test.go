@@ -51,6 +51,7 @@ var slowWork = FlashSale{
 // TestExpectedVerdicts asserts each design's documented verdict under the condition that
 // breaks it, and under the one it is meant to survive.
 func TestExpectedVerdicts(t *testing.T) {
+	t.Parallel() // its own keys; it mostly waits
 	atomicSeed := contended
 	atomicSeed.Critical = Atomic
 	tests := []struct {

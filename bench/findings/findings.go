@@ -41,15 +41,16 @@ type Record struct {
 	JUnit  string
 	Append bool
 	// Format github adds GitHub Actions' annotations of the same cases, and explore.md
-	// in the job's step summary.
+	// in the job's step summary; Locate says where they point (see bench.Options).
 	Format bench.Format
+	Locate ghactions.Locator
 }
 
 // Run explores cfg's designs on e's servers, each sale apart, then writes and prints
-// what was found, and returns the exit code: 1 for a design significantly worse than
-// the first, or, exploring one, for a finding its design does not document; 130 when
-// interrupted.
-func Run(ctx context.Context, e *bench.Env, cfg explore.Config, rec Record, stdout, stderr io.Writer) int {
+// what was found, and returns how the exploration ends, for the command to tell: 1 for
+// a design significantly worse than the first, or, exploring one, for a finding its
+// design does not document; 130 when interrupted.
+func Run(ctx context.Context, e *bench.Env, cfg explore.Config, rec Record, stdout, stderr io.Writer) bench.Ending {
 	if !e.Shared.Info.Owned {
 		cfg.Parallel = 1 // no servers of a sale's own on the user's Redis
 	}
@@ -67,7 +68,7 @@ func Run(ctx context.Context, e *bench.Env, cfg explore.Config, rec Record, stdo
 		strings.Join(DesignNames(cfg.Designs), " against "), cfg.Budget, cfg.Seed, cfg.Parallel)
 	rep, err := explore.Explore(ctx, cfg)
 	if err != nil {
-		return bench.Complain(stderr, err)
+		return bench.Told(bench.Complain(stderr, err))
 	}
 	return write(ctx, rep, e, rec, stdout, stderr)
 }
@@ -96,11 +97,10 @@ func DesignNames(ds []results.Sale) []string {
 
 // write writes the exploration's directory (explore.md, explore.json, and each
 // finding's example reruns as results.json with their report and timelines), prints
-// the differences and the findings, and returns the exit code: 1 for a design
-// significantly worse than the first, or, exploring one, for a finding its design does
-// not document; 130 when interrupted. rec.Judge, when set (a run file's thresholds),
-// judges the reruns instead, each example carrying every rerun's draw for the rates.
-func write(ctx context.Context, rep *explore.Report, e *bench.Env, rec Record, stdout, stderr io.Writer) int {
+// the differences and the findings, and returns how the exploration ends (see Run).
+// rec.Judge, when set (a run file's thresholds), judges the reruns instead, each
+// example carrying every rerun's draw for the rates.
+func write(ctx context.Context, rep *explore.Report, e *bench.Env, rec Record, stdout, stderr io.Writer) bench.Ending {
 	id := results.NewID()
 	out := results.NewOutput(rec.Out, id)
 	file := bench.NewFile(rec.Args, id, e.Shared.Info.Record())
@@ -130,8 +130,8 @@ func write(ctx context.Context, rep *explore.Report, e *bench.Env, rec Record, s
 	}
 	var verdict []string
 	if rec.Judge != nil {
-		verdict, code = rec.Judge(file)
-		why = "the thresholds on the findings' reruns"
+		r := rec.Judge(file)
+		verdict, code, why = r.Lines, r.Code, "the findings' reruns: "+r.Why
 	}
 	rep.Redis = file.Target
 	// A record of no run is none: explore.json alone says what ran.
@@ -140,7 +140,7 @@ func write(ctx context.Context, rep *explore.Report, e *bench.Env, rec Record, s
 		mkdir = func() error { return out.Progress(file) }
 	}
 	if err := mkdir(); err != nil {
-		return bench.Complain(stderr, fmt.Errorf("explore: %w", err))
+		return bench.Told(bench.Complain(stderr, fmt.Errorf("explore: %w", err)))
 	}
 	shell := func(s results.Sale) string { return bench.ShellLine(s.Args()) }
 	var md strings.Builder
@@ -154,11 +154,12 @@ func write(ctx context.Context, rep *explore.Report, e *bench.Env, rec Record, s
 		err = report.Write(context.WithoutCancel(ctx), out, file)
 	}
 	if err != nil {
-		return bench.Complain(stderr, fmt.Errorf("explore: write %s: %w", out.Dir, err))
+		return bench.Told(bench.Complain(stderr, fmt.Errorf("explore: write %s: %w", out.Dir, err)))
 	}
 	if err := tellCI(rec, file, rep, filepath.Join(out.Dir, "explore.md"), stdout); err != nil {
 		fmt.Fprintln(stderr, "stockbench:", bench.OneLine(err.Error()))
-		code, why = bench.Worst(code, bench.ExitUnfinished), "the JUnit file could not be written"
+		end := bench.Ending{Code: code, Why: why}.And(bench.Ending{Code: bench.ExitUnfinished, Why: "the JUnit file or the annotations could not be written"})
+		code, why = end.Code, end.Why
 	}
 	printExplore(stdout, rep, shell)
 	fmt.Fprintf(stdout, "\nresults: %s (explore.md", out.Dir)
@@ -172,8 +173,7 @@ func write(ctx context.Context, rep *explore.Report, e *bench.Env, rec Record, s
 	if !rep.Complete {
 		code, why = bench.ExitInterrupted, "interrupted; what was found is written"
 	}
-	fmt.Fprintf(stdout, "exit %d: %s\n", code, why)
-	return code
+	return bench.Ending{Code: code, Why: why}
 }
 
 // printExplore prints what an exploration found: the differences first.
@@ -231,7 +231,7 @@ func tellCI(rec Record, file *results.File, rep *explore.Report, md string, stdo
 	}
 	cases = append(cases, whole)
 	if rec.Format == bench.FormatGitHub {
-		if err := errors.Join(ghactions.Annotate(stdout, cases, ""), ghactions.StepSummary(md)); err != nil {
+		if err := errors.Join(ghactions.Annotate(stdout, cases, rec.Locate), ghactions.StepSummary(md)); err != nil {
 			return err
 		}
 	}

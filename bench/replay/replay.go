@@ -87,12 +87,13 @@ func Replay(ctx context.Context, o bench.Options, cfg Config, stdout, stderr io.
 	if err != nil {
 		return bench.Complain(stderr, err)
 	}
-	o.After = func(f *results.File) ([]string, int) {
-		return tally(orig, picked, f.Runs), bench.ExitOK
+	o.After = func(f *results.File) bench.Reading {
+		lines, steady := tally(orig, picked, f.Runs)
+		return bench.Reading{Lines: lines, Ending: bench.Ending{Code: bench.ExitOK, Why: steady}}
 	}
-	code := bench.Execute(ctx, o, jobs, stdout, stderr)
-	if code == bench.ExitUsage {
-		return code
+	end := bench.Execute(ctx, o, jobs, stdout, stderr)
+	if end.Code == bench.ExitUsage {
+		return end.Tell(stdout)
 	}
 	// The tallies are in orig now: its record and report say how steady each cell is.
 	dir := cfg.Dir
@@ -105,16 +106,15 @@ func Replay(ctx context.Context, o bench.Options, cfg Config, stdout, stderr io.
 	}
 	if err := report.Write(context.WithoutCancel(ctx), out, orig); err != nil {
 		fmt.Fprintf(stderr, "stockbench: replay: report: %s\n", bench.OneLine(err.Error()))
-		return bench.Worst(code, bench.ExitUnfinished)
+		return end.And(bench.Ending{Code: bench.ExitUnfinished, Why: "the run's report could not be rewritten"}).Tell(stdout)
 	}
 	fmt.Fprintf(stdout, "replay: repeats written into %s\n", filepath.Join(dir, "results.json"))
-	return code
+	return end.Tell(stdout)
 }
 
 // tally counts, for each picked run of orig, the classes its reruns earned, keeps them
-// in orig, and returns a line for each, then the summary.
-func tally(orig *results.File, picked []int, reruns []results.Run) []string {
-	var lines []string
+// in orig, and returns a line for each, and how many were steady.
+func tally(orig *results.File, picked []int, reruns []results.Run) (lines []string, steadiness string) {
 	steady := 0
 	for _, i := range picked {
 		r := &orig.Runs[i]
@@ -149,5 +149,5 @@ func tally(orig *results.File, picked []int, reruns []results.Run) []string {
 		lines = append(lines, fmt.Sprintf("%s: recorded %s; %d of %d reruns the same (%s)%s",
 			r.Key(), r.Verdict.Class, rep.Same, rep.Times, strings.Join(got, ", "), mark))
 	}
-	return append(lines, fmt.Sprintf("%d of %d sales earned their recorded class on every rerun", steady, len(picked)))
+	return lines, fmt.Sprintf("%d of %d sales earned their recorded class on every rerun", steady, len(picked))
 }

@@ -85,11 +85,10 @@ func Shrink(ctx context.Context, e *bench.Env, cfg ShrinkConfig, stdout, stderr 
 	run, ok := s.earns(ctx, *sale)
 	if !ok {
 		if ctx.Err() != nil {
-			return bench.ExitInterrupted
+			return bench.Exit(stdout, bench.ExitInterrupted, "interrupted before the sale earned its class again; nothing was shrunk")
 		}
-		fmt.Fprintf(stdout, "shrink: %s did not earn %s again in %d reruns: nothing to shrink from (stockbench replay measures how often it does)\n",
-			first.Key(), first.Verdict.Class, cfg.Tries)
-		return bench.ExitFailed
+		return bench.Exit(stdout, bench.ExitFailed, fmt.Sprintf("%s did not earn %s again in %d reruns: nothing to shrink from (stockbench replay measures how often it does)",
+			first.Key(), first.Verdict.Class, cfg.Tries))
 	}
 	smallest, run, _ := explore.Shrink(ctx, *sale, run, s.earns, time.Now().Add(cfg.Budget), 1)
 	best := smallest.Args()
@@ -109,7 +108,10 @@ func Shrink(ctx context.Context, e *bench.Env, cfg ShrinkConfig, stdout, stderr 
 		first.Key(), first.Params.Buyers, first.Params.Stock, run.Params.Buyers, run.Params.Stock, s.n, run.Verdict.Cell(), run.Verdict)
 	fmt.Fprintf(stdout, "smallest: stockbench %s\n", bench.ShellLine(best))
 	fmt.Fprintf(stdout, "results: %s\n", out.Dir)
-	return bench.ExitOK
+	if ctx.Err() != nil {
+		return bench.Exit(stdout, bench.ExitInterrupted, "interrupted; the smallest sale found until then is written")
+	}
+	return bench.Exit(stdout, bench.ExitOK, fmt.Sprintf("shrunk to %d buyers and a stock of %d, %s", run.Params.Buyers, run.Params.Stock, run.Verdict.Cell()))
 }
 
 // shrinker reruns smaller sales on one Redis, and keeps one while it earns want.

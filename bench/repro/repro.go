@@ -65,11 +65,11 @@ func Run(ctx context.Context, cfg Config, stdout, stderr io.Writer) int {
 	if err != nil {
 		return bench.Complain(stderr, err)
 	}
-	code := bench.ExitOK
 	var lines []string
 	var cases []junit.Case
 	started := time.Now()
 	rec := record{}
+	failed, unfinished := 0, bench.Ending{Code: bench.ExitOK}
 	for _, s := range sales {
 		fmt.Fprintf(stderr, "stockbench: repro %s (%s) on %s: want %s\n", s.entry.Name, s.entry.IssueList(), s.c.Version, s.want())
 		if err := s.build(ctx, stderr); err != nil {
@@ -80,7 +80,7 @@ func Run(ctx context.Context, cfg Config, stdout, stderr io.Writer) int {
 		tries := max(s.c.Tries, 1)
 		for try := 1; try <= tries && !ok; try++ {
 			if line, ok, got, f = s.run(ctx, cfg.Read, stderr); line == "" {
-				return got // no record came of it: interrupted, or the servers would not start
+				return got // no record came of it (interrupted, or the servers would not start): its line is out
 			}
 			if ok && tries > 1 {
 				line = fmt.Sprintf("%s (sale %d of up to %d)", line, try, tries)
@@ -88,34 +88,41 @@ func Run(ctx context.Context, cfg Config, stdout, stderr io.Writer) int {
 		}
 		lines = append(lines, fmt.Sprintf("%s on %s: %s", s.entry.Name, s.c.Version, line))
 		rec.add(s, f, line, ok)
-		unfinished := ok && got != bench.ExitOK && !s.crashes() // it showed the bug, but the sale did not finish
+		short := ok && got != bench.ExitOK && !s.crashes() // it showed the bug, but the sale did not finish
 		switch {
 		case !ok:
-			code = bench.Worst(code, bench.ExitFailed)
-		case unfinished:
-			code = bench.Worst(code, got)
+			failed++
+		case short:
+			unfinished = unfinished.And(bench.Ending{Code: got, Why: fmt.Sprintf("%s on %s showed the bug but did not finish", s.entry.Name, s.c.Version)})
 		}
-		cases = append(cases, s.junitCase(f, line, ok, unfinished))
+		cases = append(cases, s.junitCase(f, line, ok, short))
 	}
 	for _, l := range lines {
 		fmt.Fprintln(stdout, l)
+	}
+	end := bench.Ending{Code: bench.ExitOK, Why: fmt.Sprintf("every sale of the %d showed what the record says", len(sales))}
+	if failed > 0 {
+		end = bench.Ending{Code: bench.ExitFailed, Why: fmt.Sprintf("%d of %d sales did not show what the record says", failed, len(sales))}
+	}
+	if unfinished.Code != bench.ExitOK {
+		end = end.And(unfinished)
 	}
 	if cfg.JUnit != "" {
 		if err := junit.WriteFile(cfg.JUnit, junit.Suite{Name: "stockbench repro", Started: started,
 			Properties: []junit.Property{{Name: "args", Value: bench.ShellLine(cfg.Args)}}}, cases); err != nil {
 			fmt.Fprintln(stderr, "stockbench:", bench.OneLine(err.Error()))
-			code = bench.Worst(code, bench.ExitUnfinished)
+			end = end.And(bench.Ending{Code: bench.ExitUnfinished, Why: "the JUnit file could not be written"})
 		}
 	}
 	if len(sales) > 1 {
 		dir, err := rec.write(ctx, cfg.Out, cfg.Args)
 		if err != nil {
 			fmt.Fprintln(stderr, "stockbench: repro: write the record's matrix:", bench.OneLine(err.Error()))
-			return bench.Worst(code, bench.ExitUnfinished)
+			return end.And(bench.Ending{Code: bench.ExitUnfinished, Why: "the record's matrix could not be written"}).Tell(stdout)
 		}
 		fmt.Fprintf(stdout, "\nthe record as one matrix, a row per sale: %s\n", dir)
 	}
-	return code
+	return end.Tell(stdout)
 }
 
 // record gathers the sales of one repro into one run record: each sale's run a row of
@@ -198,17 +205,17 @@ func (s reproSale) run(ctx context.Context, read Reader, stderr io.Writer) (line
 	if err != nil {
 		return "", false, bench.Complain(stderr, err), nil
 	}
-	after := func(f *results.File) ([]string, int) {
+	after := func(f *results.File) bench.Reading {
 		file = f
 		line, ok = s.judge(f)
 		if !ok {
-			return []string{line}, bench.ExitFailed
+			return bench.Reading{Lines: []string{line}, Ending: bench.Ending{Code: bench.ExitFailed, Why: line}}
 		}
-		return []string{line}, bench.ExitOK
+		return bench.Reading{Lines: []string{line}, Ending: bench.Ending{Code: bench.ExitOK, Why: line}}
 	}
 	// The record, not the library's documentation, says what the sale must show.
 	o.Args, o.Judge = append([]string{"run"}, s.args...), after
-	code = bench.Execute(ctx, o, jobs, io.Discard, stderr)
+	code = bench.Execute(ctx, o, jobs, io.Discard, stderr).Code
 	return line, ok, code, file
 }
 

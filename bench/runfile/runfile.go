@@ -265,7 +265,7 @@ func (rf *File) Checks(file string, designs []string) (bench.Afterword, gate.Thr
 	if len(th) == 0 && base == nil {
 		return nil, nil, errors.New("nothing to check: give thresholds, a baseline, or both")
 	}
-	return func(f *results.File) ([]string, int) { return Judge(f, th, base, rules) }, th, nil
+	return func(f *results.File) bench.Reading { return Judge(f, th, base, rules) }, th, nil
 }
 
 // selects says what is wrong with a selector: a design part that is no pattern must name
@@ -282,8 +282,9 @@ func selects(sel string, designs []string) error {
 }
 
 // Judge applies thresholds th and the baseline base, when given, under rules to a
-// finished run, records them in it, and returns the lines to print and the exit code.
-func Judge(f *results.File, th gate.Thresholds, base *results.File, rules gate.Rules) ([]string, int) {
+// finished run, records them in it, and returns the lines to print (each broken
+// threshold and regression, then check's verdict) and how the check ends.
+func Judge(f *results.File, th gate.Thresholds, base *results.File, rules gate.Rules) bench.Reading {
 	f.Checks = gate.Check(f, th)
 	var lines []string
 	for _, b := range results.Broken(f.Checks) {
@@ -300,15 +301,16 @@ func Judge(f *results.File, th gate.Thresholds, base *results.File, rules gate.R
 		regressions = len(res.Regressions)
 	}
 	held := len(f.Checks) - broken - regressions
+	verdict := func(code int, state, why string) bench.Reading {
+		return bench.Reading{Lines: append(lines, "check: "+state+", "+why), Ending: bench.Ending{Code: code, Why: why}}
+	}
 	switch {
 	case broken+regressions > 0:
-		lines = append(lines, fmt.Sprintf("check: FAIL, %d of %d thresholds broken, %d regressions", broken, broken+held, regressions))
-		return lines, bench.ExitFailed
+		return verdict(bench.ExitFailed, "FAIL", fmt.Sprintf("%d of %d thresholds broken, %d regressions", broken, broken+held, regressions))
 	case !f.Complete:
-		lines = append(lines, "check: FAIL, the run did not finish: "+f.Incomplete)
-		return lines, bench.ExitUnfinished
+		return verdict(bench.ExitUnfinished, "FAIL", "the run did not finish: "+f.Incomplete)
 	}
-	return append(lines, fmt.Sprintf("check: PASS, %d thresholds held on %d runs%s", held, len(f.Runs), against(base))), bench.ExitOK
+	return verdict(bench.ExitOK, "PASS", fmt.Sprintf("%d thresholds held on %d runs%s", held, len(f.Runs), against(base)))
 }
 
 func against(base *results.File) string {

@@ -106,7 +106,7 @@ func TestSignalDuringSetup(t *testing.T) {
 				}
 			}
 			s.wait(t, bench.ExitInterrupted)
-			if !strings.Contains(s.err.String(), "stockbench: interrupted before") {
+			if !strings.Contains(s.err.String(), "stockbench: exit 130: interrupted before") {
 				t.Errorf("stderr does not say the run was stopped before it began:\n%s", s.err.String())
 			}
 			if _, err := os.Stat(s.out); !os.IsNotExist(err) {
@@ -146,6 +146,7 @@ func TestRedisKilled(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel() // each on servers of its own; they wait out a second and the kill
 			s := launch(t, append(tt.args, "--redis", "process")...)
 			line := s.until(t, "redis: ")
 			s.until(t, "[1/1]")

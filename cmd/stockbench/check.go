@@ -30,12 +30,12 @@ func checkCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	// The run file's thresholds say what counts, with its fail_on and expect: the
 	// designs' documentation is not read.
 	p.c.policy.Stated = true
-	code := bench.Execute(ctx, p.c.options(args, p.after), p.jobs, stdout, stderr)
-	if p.explore.Budget == 0 || code == bench.ExitUsage || code == bench.ExitInterrupted {
-		return code
+	end := bench.Execute(ctx, p.c.options(args, p.after), p.jobs, stdout, stderr)
+	if p.explore.Budget == 0 || end.Code == bench.ExitUsage || end.Code == bench.ExitInterrupted {
+		return end.Tell(stdout)
 	}
 	fmt.Fprintf(stdout, "\ncheck: exploring %s for %s\n", strings.Join(findings.DesignNames(p.explore.Designs), " and "), p.explore.Budget)
-	return bench.Worst(code, p.c.explore(ctx, p.explore, append([]string{"check"}, args...), p.judge, stdout, stderr))
+	return end.And(p.c.explore(ctx, p.explore, append([]string{"check"}, args...), p.judge, stdout, stderr)).Tell(stdout)
 }
 
 // checkPlan is what a check runs and how it judges it.
@@ -46,7 +46,7 @@ type checkPlan struct {
 	// explore is the run file's exploration, none when its Budget is zero; judge holds
 	// its findings' reruns to the thresholds.
 	explore explore.Config
-	judge   func(*results.File) ([]string, int)
+	judge   bench.Afterword
 }
 
 // checkFlags binds check's flags: those of every running command, and the sale's.
@@ -89,6 +89,7 @@ func checkJobs(args []string, stdout io.Writer) (*checkPlan, bool, error) {
 	if _, _, err := parseWithArgs(fs, args, io.Discard); err != nil {
 		return nil, false, err
 	}
+	c.locate = runfile.Locator(file)
 	p, err := rf.Plan(file, &c.designs)
 	if err != nil {
 		return nil, false, bench.UsageError(fmt.Errorf("%s: %w", file, err))
@@ -101,7 +102,7 @@ func checkJobs(args []string, stdout io.Writer) (*checkPlan, bool, error) {
 	if err != nil {
 		return nil, false, bench.UsageError(fmt.Errorf("%s: %w", file, err))
 	}
-	cp := &checkPlan{c: c, jobs: jobs, after: j, judge: func(f *results.File) ([]string, int) { return runfile.Judge(f, th, nil, gate.Rules{}) }}
+	cp := &checkPlan{c: c, jobs: jobs, after: j, judge: func(f *results.File) bench.Reading { return runfile.Judge(f, th, nil, gate.Rules{}) }}
 	if rf.Explore != nil {
 		if cp.explore, err = exploration(rf, c, p); err != nil {
 			return nil, false, bench.UsageError(fmt.Errorf("%s: explore: %w", file, err))

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -48,18 +49,24 @@ func TestMain(m *testing.M) {
 	// loaded machine stretch the timing some verdicts depend on. TestMatrixSideBySide
 	// runs them side by side.
 	os.Setenv("STOCKBENCH_PARALLEL", "1")
-	// Built as make build builds it, without the race detector, whatever this test
-	// binary has: the packages' own tests run the harness raced in their process, and a
-	// raced command took ten times the CPU of a plain one for the same small sale (2.4 s
-	// against 0.23 s, most of it drawing the report's plots), which these tests run a
-	// hundred times on two CPUs. make test compiles it before any test runs.
+	// Built as this test binary was, from the build it came from, so that nothing is
+	// compiled twice: plain in make test, raced in make test-race.
 	build := exec.Command("go", "build", "-o", binary, ".")
+	if raced() {
+		build.Args = slices.Insert(build.Args, 2, "-race")
+	}
 	if out, err := build.CombinedOutput(); err != nil {
 		panic("build: " + err.Error() + "\n" + string(out))
 	}
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
+}
+
+// raced reports whether this test binary was built with the race detector.
+func raced() bool {
+	info, _ := debug.ReadBuildInfo()
+	return info != nil && slices.ContainsFunc(info.Settings, func(s debug.BuildSetting) bool { return s.Key == "-race" && s.Value == "true" })
 }
 
 // stockbench runs the command and returns its exit code, stdout and stderr.
@@ -253,6 +260,7 @@ func TestInterrupt(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.mode+" "+tt.cause, func(t *testing.T) {
+			t.Parallel() // each on servers of its own; they wait out a second and the end
 			if tt.mode == "container" {
 				needDocker(t)
 			}

@@ -30,7 +30,7 @@ func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		}
 		return c.runShard(ctx, jobs[0], args, stdout, stderr)
 	}
-	return bench.Execute(ctx, c.options(args, nil), jobs, stdout, stderr)
+	return bench.Execute(ctx, c.options(args, nil), jobs, stdout, stderr).Tell(stdout)
 }
 
 // runJobs reads run's command line into the job it names, checked; help is set when
@@ -129,7 +129,7 @@ func matrixCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err != nil {
 		return bench.Complain(stderr, err)
 	}
-	return bench.Execute(ctx, c.options(args, nil), jobs, stdout, stderr)
+	return bench.Execute(ctx, c.options(args, nil), jobs, stdout, stderr).Tell(stdout)
 }
 
 // defaultParallel is how many fault sales a matrix runs side by side (STOCKBENCH_PARALLEL

@@ -54,7 +54,7 @@ func TestCompareCommand(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
 	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
-	if len(lines) != 2+len(old.Runs) {
+	if len(lines) != 3+len(old.Runs) || !strings.HasPrefix(lines[len(lines)-1], "exit 0: ") {
 		t.Fatalf("want a row per sale, got:\n%s", stdout.String())
 	}
 	if row := lines[2+same]; !strings.Contains(row, " ~ (p=1, n=300+300)") {

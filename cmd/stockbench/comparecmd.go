@@ -37,5 +37,5 @@ func compareCommand(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "compare: %s (old) with %s (new), alpha %g\n", files[0].ID, files[1].ID, *alpha)
 	report.WriteComparison(stdout, rows, cmp.Or(*alpha, compare.DefaultAlpha), columns)
-	return bench.ExitOK
+	return bench.Exit(stdout, bench.ExitOK, fmt.Sprintf("%d sales compared; compare judges nothing (gate does)", len(rows)))
 }

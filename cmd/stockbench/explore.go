@@ -50,7 +50,7 @@ func exploreCommand(ctx context.Context, args []string, stdout, stderr io.Writer
 		return bench.Complain(stderr, bench.UsageError(err))
 	}
 	cfg.Budget, cfg.Seed, cfg.Confirm, cfg.Parallel = *budget, *seed, *confirm, c.parallel
-	return c.explore(ctx, cfg, append([]string{"explore"}, args...), nil, stdout, stderr)
+	return c.explore(ctx, cfg, append([]string{"explore"}, args...), nil, stdout, stderr).Tell(stdout)
 }
 
 // exploreConfig is findings.Designs of the designs named or, naming none, of the files
@@ -61,13 +61,13 @@ func (c *common) exploreConfig(locks, queues []string, only string, infra bool) 
 
 // explore starts the servers and runs findings.Run on them; args is the command line
 // that made the run, for its record, and judge, when set, judges the findings' reruns.
-func (c *common) explore(ctx context.Context, cfg explore.Config, args []string, judge bench.Afterword, stdout, stderr io.Writer) int {
+func (c *common) explore(ctx context.Context, cfg explore.Config, args []string, judge bench.Afterword, stdout, stderr io.Writer) bench.Ending {
 	e, code := bench.Start(ctx, c.options(args, nil), stderr)
 	if e == nil {
-		return code
+		return bench.Told(code)
 	}
 	defer e.Stop(stderr)
 	// check's exploration follows its sales, whose JUnit file it adds to.
-	rec := findings.Record{Out: c.out, Plots: string(*c.plots), Args: args, Policy: c.policy, Judge: judge, JUnit: c.junit, Append: judge != nil, Format: c.format}
+	rec := findings.Record{Out: c.out, Plots: string(*c.plots), Args: args, Policy: c.policy, Judge: judge, JUnit: c.junit, Append: judge != nil, Format: c.format, Locate: c.locate}
 	return findings.Run(ctx, e, cfg, rec, stdout, stderr)
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/stockbench/stockbench/bench/catalog"
 	"github.com/stockbench/stockbench/internal/servers"
 	"github.com/stockbench/stockbench/results"
+	"github.com/stockbench/stockbench/results/ghactions"
 	"github.com/stockbench/stockbench/results/report"
 	"github.com/stockbench/stockbench/scenarios"
 )
@@ -45,6 +46,9 @@ type common struct {
 	// how the verdict is told besides the text (bench.Options.Format).
 	junit  string
 	format bench.Format
+	// locate says where GitHub's annotations point (bench.Options.Locate): check's run
+	// file.
+	locate ghactions.Locator
 }
 
 // bindJUnit binds --junit and --format: the run's sales as JUnit XML, and as GitHub
@@ -95,9 +99,18 @@ func (c *common) bindPolicy(fs *flag.FlagSet) {
 func (c *common) bind(fs *flag.FlagSet) {
 	env := servers.FromEnv()
 	c.redis.Mode = env.Mode
+	c.redis.URL = env.URL
+	modeGiven := false
 	fs.Func("redis", "where Redis comes from, its `mode`: auto, container, process or external (default auto; env STOCKBENCH_REDIS)",
-		func(s string) error { c.redis.Mode = servers.Kind(s); return nil })
-	fs.StringVar(&c.redis.URL, "redis-url", env.URL, "your own Redis, as redis://[user:pass@]host:port[/db]; only keys under the run's prefix are touched (env STOCKBENCH_REDIS_URL)")
+		func(s string) error { c.redis.Mode, modeGiven = servers.Kind(s), true; return nil })
+	fs.Func("redis-url", "your own Redis, as redis://[user:pass@]host:port[/db]; only keys under the run's prefix are touched (env STOCKBENCH_REDIS_URL)",
+		func(s string) error {
+			c.redis.URL = s
+			if !modeGiven { // a URL on the command line outranks a mode from the environment
+				c.redis.Mode = servers.ModeAuto
+			}
+			return nil
+		})
 	fs.BoolVar(&c.redis.Cluster, "redis-cluster", false, "--redis-url is a Redis Cluster (more seeds as ?addr=host:port)")
 	fs.StringVar(&c.redis.Image, "redis-image", env.Image, "image for the container target (env STOCKBENCH_REDIS_IMAGE)")
 	fs.StringVar(&c.redis.Binary, "redis-server", env.Binary, "redis-server binary for the process target (env STOCKBENCH_REDIS_SERVER)")
@@ -145,7 +158,7 @@ func (c *common) options(args []string, after bench.Afterword) bench.Options {
 		parallel = max(parallel, defaultParallel) // a sale's draws, side by side
 	}
 	return bench.Options{Redis: c.redis, Out: c.out, Procs: c.procs, Parallel: parallel, Args: args, Runs: c.runs,
-		Notes: c.notes, Prepare: c.designs.Check, Sale: c.sale, After: after, Dashboard: c.dashboard, Repeat: c.repeat, Policy: c.policy, Width: columns, Plots: plots, JUnit: c.junit, Format: c.format}
+		Notes: c.notes, Prepare: c.designs.Check, Sale: c.sale, After: after, Dashboard: c.dashboard, Repeat: c.repeat, Policy: c.policy, Width: columns, Plots: plots, JUnit: c.junit, Format: c.format, Locate: c.locate}
 }
 
 // external reports whether the run is on the user's own Redis: nothing is started, and
@@ -216,6 +229,7 @@ func parseWithArgs(fs *flag.FlagSet, args []string, stdout io.Writer) (pos []str
 			if err == flag.ErrHelp {
 				fs.SetOutput(stdout)
 				fs.Usage()
+				bench.Exit(stdout, bench.ExitOK, fmt.Sprintf("the usage of %s printed; nothing ran", fs.Name()))
 				return nil, true, nil
 			}
 			return nil, false, bench.UsageError(fmt.Errorf("%s: %w (see 'stockbench %s -h')", fs.Name(), err, fs.Name()))

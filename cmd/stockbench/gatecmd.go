@@ -58,9 +58,9 @@ func gateCommand(args []string, stdout, stderr io.Writer) int {
 	case err != nil:
 		return bench.Complain(stderr, bench.UsageError(fmt.Errorf("gate: %w", err)))
 	case !passed:
-		return bench.ExitFailed
+		return bench.Exit(stdout, bench.ExitFailed, fmt.Sprintf("run %s regressed from baseline %s (see above)", cur.ID, base.ID))
 	}
-	return bench.ExitOK
+	return bench.Exit(stdout, bench.ExitOK, fmt.Sprintf("run %s did not regress from baseline %s", cur.ID, base.ID))
 }
 
 // readRunOrNewest reads the run dir names, or, when dir is empty, the newest run
@@ -97,6 +97,5 @@ func baselineCommand(args []string, stdout, stderr io.Writer) int {
 	if err := results.WriteFile(*to, results.Slim(f)); err != nil {
 		return bench.Complain(stderr, err)
 	}
-	fmt.Fprintf(stdout, "baseline: %s now holds run %s (%d sales)\n", *to, f.ID, len(f.Runs))
-	return bench.ExitOK
+	return bench.Exit(stdout, bench.ExitOK, fmt.Sprintf("%s now holds run %s (%d sales)", *to, f.ID, len(f.Runs)))
 }

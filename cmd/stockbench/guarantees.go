@@ -39,14 +39,14 @@ func guaranteesCommand(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(&b, "The run's arguments: `%s`\n\n", bench.ShellLine(withoutOut(f.Args)))
 	report.WriteSheetsMarkdown(&b, f.Runs)
 	if *out == "" {
+		// The sheet is the output, for a file: its exit line goes beside it, on stderr.
 		fmt.Fprint(stdout, b.String())
-		return bench.ExitOK
+		return bench.Exit(stderr, bench.ExitOK, "the guarantee sheet of run "+f.ID+" printed")
 	}
 	if err := os.WriteFile(*out, []byte(b.String()), 0o644); err != nil {
 		return bench.Complain(stderr, fmt.Errorf("guarantees: %w", err))
 	}
-	fmt.Fprintf(stdout, "guarantees: %s, from run %s\n", *out, f.ID)
-	return bench.ExitOK
+	return bench.Exit(stdout, bench.ExitOK, fmt.Sprintf("the guarantee sheet of run %s written to %s", f.ID, *out))
 }
 
 // withoutOut is a run's arguments less where its record went: a path on the machine

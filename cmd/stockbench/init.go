@@ -34,5 +34,5 @@ func initCommand(args []string, stdout, stderr io.Writer) int {
 		return bench.Complain(stderr, err)
 	}
 	scaffold.Report(stdout, written, o)
-	return bench.ExitOK
+	return bench.Exit(stdout, bench.ExitOK, fmt.Sprintf("%d files written in %s", len(written), o.Dir))
 }

@@ -89,3 +89,36 @@ func TestJUnit(t *testing.T) {
 		}
 	}
 }
+
+// TestAnnotationsPointAtTheRunFile: check --format github points each failed sale's
+// annotation at the run file, named from the workflow's workspace, at the line of the
+// thresholds it broke; a sale that broke none (a class fail_on names) at the file alone.
+func TestAnnotationsPointAtTheRunFile(t *testing.T) {
+	t.Parallel()
+	ws := t.TempDir()
+	writeFile(t, ws, "stockbench.json", `{
+  "locks": ["lua", "none"], "scenarios": ["flash-sale"], "faults": ["none"],
+  "settings": {"buyers": 60, "stock": 20, "think": "2ms"},
+  "fail_on": ["OVERSOLD"],
+  "thresholds": {
+    "*": ["oversold >= 0"],
+    "lua": ["sales_per_sec >= 100000000"]
+  }
+}`)
+	cmd := exec.Command(binary, "check", "stockbench.json", "--format", "github", "--out", t.TempDir())
+	cmd.Dir = ws
+	cmd.Env = append(os.Environ(), "GITHUB_WORKSPACE="+filepath.Dir(ws), "GITHUB_STEP_SUMMARY=")
+	code, stdout, stderr := runCmd(t, cmd)
+	if code != bench.ExitFailed {
+		t.Fatalf("exit %d, want 1:\n%s\n%s", code, stdout, stderr)
+	}
+	file := filepath.Base(ws) + "/stockbench.json"
+	for _, want := range []string{
+		"::error file=" + file + ",line=7,title=stockbench flash-sale.lua none::flash-sale/lua/none: sales_per_sec >= 100000000",
+		"::error file=" + file + ",title=stockbench flash-sale.none none::",
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("want an annotation %q in:\n%s", want, stdout)
+		}
+	}
+}

@@ -17,5 +17,8 @@ func listCommand(args []string, stdout, stderr io.Writer) int {
 	if help, err := parse(fs, args, stdout); help || err != nil {
 		return bench.Complain(stderr, err)
 	}
-	return bench.Complain(stderr, docs.List(stdout, &designs, columns))
+	if err := docs.List(stdout, &designs, columns); err != nil {
+		return bench.Complain(stderr, err)
+	}
+	return bench.Exit(stdout, bench.ExitOK, "the designs, faults and presets listed")
 }

@@ -69,9 +69,12 @@ var commands = map[string]func(ctx context.Context, args []string, stdout, stder
 	"repro":      reproCommand,
 	"perf":       perfCommand,
 	"plan":       planCommand,
-	"version": func(_ context.Context, _ []string, stdout, _ io.Writer) int {
+	"version": func(_ context.Context, args []string, stdout, stderr io.Writer) int {
+		if len(args) > 0 {
+			return bench.Complain(stderr, bench.UsageError(fmt.Errorf("version: takes no arguments, got %q", args)))
+		}
 		fmt.Fprintln(stdout, "stockbench", bench.Version())
-		return bench.ExitOK
+		return bench.Exit(stdout, bench.ExitOK, "the build's version printed")
 	},
 }
 
@@ -83,7 +86,7 @@ func ignoreCtx(f func(args []string, stdout, stderr io.Writer) int) func(context
 func cli(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, docs.Usage())
-		return bench.ExitUsage
+		return bench.Abort(stderr, bench.ExitUsage, "name a command")
 	}
 	if run, ok := commands[args[0]]; ok {
 		return run(ctx, args[1:], stdout, stderr)
@@ -91,7 +94,7 @@ func cli(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, docs.Usage())
-		return bench.ExitOK
+		return bench.Exit(stdout, bench.ExitOK, "the usage printed")
 	}
 	return bench.Complain(stderr, bench.UsageError(fmt.Errorf("unknown command %q (commands: %s)", args[0], docs.Names())))
 }

@@ -41,7 +41,7 @@ func perfCommand(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		return bench.Complain(stderr, bench.UsageError(err))
 	}
 	bench.LimitMemory(cfg.Sales) // as run and matrix do
-	return onServer(ctx, &c, stderr, func(e *bench.Env) error { return perf.Run(ctx, e, cfg, stdout, stderr) })
+	return onServer(ctx, &c, stdout, stderr, "the measurements printed", func(e *bench.Env) error { return perf.Run(ctx, e, cfg, stdout, stderr) })
 }
 
 // planCommand is `stockbench plan --buyers N --rate R`: perf.Capacity on a server of its
@@ -69,11 +69,12 @@ func planCommand(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	if err := z.Check(); err != nil {
 		return bench.Complain(stderr, bench.UsageError(err))
 	}
-	return onServer(ctx, &c, stderr, func(e *bench.Env) error { return perf.Capacity(ctx, e, z, stdout, stderr) })
+	return onServer(ctx, &c, stdout, stderr, "the plan printed", func(e *bench.Env) error { return perf.Capacity(ctx, e, z, stdout, stderr) })
 }
 
-// onServer starts the servers c names, runs fn on them and stops them.
-func onServer(ctx context.Context, c *common, stderr io.Writer, fn func(*bench.Env) error) int {
+// onServer starts the servers c names, runs fn on them and stops them; done is what
+// its exit line says when fn did it.
+func onServer(ctx context.Context, c *common, stdout, stderr io.Writer, done string, fn func(*bench.Env) error) int {
 	e, code := bench.Start(ctx, c.options(nil, nil), stderr)
 	if e == nil {
 		return code
@@ -82,5 +83,5 @@ func onServer(ctx context.Context, c *common, stderr io.Writer, fn func(*bench.E
 	if err := fn(e); err != nil {
 		return bench.Complain(stderr, err)
 	}
-	return bench.ExitOK
+	return bench.Exit(stdout, bench.ExitOK, done)
 }

@@ -30,13 +30,11 @@ func reportCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 	case errors.As(err, new(report.ErrRead)):
 		return bench.Complain(stderr, bench.UsageError(err))
 	case err != nil && ctx.Err() != nil:
-		fmt.Fprintln(stderr, "stockbench: report: interrupted; report.html was not written")
-		return bench.ExitInterrupted
+		return bench.Abort(stderr, bench.ExitInterrupted, "report: interrupted; report.html was not written")
 	case err != nil:
 		return bench.Complain(stderr, fmt.Errorf("report: %w", err))
 	}
-	fmt.Fprintf(stdout, "report: %s\n", filepath.Join(dir, "report.html"))
-	return bench.ExitOK
+	return bench.Exit(stdout, bench.ExitOK, "report: "+filepath.Join(dir, "report.html"))
 }
 
 func readResults(d string) (*results.File, error) { return results.ReadRun(d) }

@@ -24,7 +24,7 @@ func reproCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	if cfg.Names = names; len(names) == 0 && !cfg.All {
 		repro.List(stdout, columns)
-		return bench.ExitOK
+		return bench.Exit(stdout, bench.ExitOK, "the track record listed; name a bug, or --all, to reproduce it")
 	}
 	return repro.Run(ctx, cfg, stdout, stderr)
 }

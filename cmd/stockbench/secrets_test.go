@@ -45,20 +45,24 @@ func TestPasswordNeverShown(t *testing.T) {
 		{"percent-encoded", []string{"--redis-url", "redis://:" + encoded + "@127.0.0.1:1"}, "", bench.ExitUsage, []string{encoded, decoded}},
 		{"a whole run", []string{"--redis-url=redis://default:" + pw + "@" + addr, "--buyers", "20", "--stock", "5"}, "", bench.ExitOK, nil},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			out := filepath.Join(t.TempDir(), "runs")
-			cmd := exec.Command(binary, append([]string{"run", "--lock", "lua", "--out", out}, tt.args...)...)
-			cmd.Env = append(os.Environ(), "STOCKBENCH_REDIS_URL="+tt.env)
-			var stdout, stderr strings.Builder
-			cmd.Stdout, cmd.Stderr = &stdout, &stderr
-			cmd.Run()
-			if exp, got := tt.exit, cmd.ProcessState.ExitCode(); exp != got {
-				t.Errorf("exit code: want %d, got %d\n%s", exp, got, stderr.String())
-			}
-			noSecret(t, append(tt.secret, pw), stdout.String()+stderr.String(), out)
-		})
-	}
+	// A group, so that its runs, side by side, are over before the server goes.
+	t.Run("paths", func(t *testing.T) {
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				t.Parallel()
+				out := filepath.Join(t.TempDir(), "runs")
+				cmd := exec.Command(binary, append([]string{"run", "--lock", "lua", "--out", out}, tt.args...)...)
+				cmd.Env = append(os.Environ(), "STOCKBENCH_REDIS_URL="+tt.env)
+				var stdout, stderr strings.Builder
+				cmd.Stdout, cmd.Stderr = &stdout, &stderr
+				cmd.Run()
+				if exp, got := tt.exit, cmd.ProcessState.ExitCode(); exp != got {
+					t.Errorf("exit code: want %d, got %d\n%s", exp, got, stderr.String())
+				}
+				noSecret(t, append(tt.secret, pw), stdout.String()+stderr.String(), out)
+			})
+		}
+	})
 	// Redis dies under a run: its errors reach the terminal and results.json.
 	t.Run("server gone", func(t *testing.T) {
 		out := filepath.Join(t.TempDir(), "runs")

@@ -45,5 +45,5 @@ func sweepCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err != nil {
 		return bench.Complain(stderr, bench.UsageError(err))
 	}
-	return bench.Execute(ctx, c.options(args, nil), jobs, stdout, stderr)
+	return bench.Execute(ctx, c.options(args, nil), jobs, stdout, stderr).Tell(stdout)
 }

@@ -38,37 +38,6 @@ func topology[T interface{ Close(context.Context) error }](t *testing.T, start f
 	return g
 }
 
-// A killed master is replaced by its replica, and the failover client follows: what was
-// written before (and replicated) is still there.
-func TestSentinelKill(t *testing.T) {
-	s := topology(t, StartSentinel)
-	ctx := context.Background()
-	c := s.Client(2)
-	defer c.Close()
-	// WAIT counts its own connection's writes: the SET and the WAIT go out together.
-	pipe := c.Pipeline()
-	pipe.Set(ctx, "k", "v", 0)
-	acked := pipe.Do(ctx, "wait", 1, 10000)
-	if _, err := pipe.Exec(ctx); err != nil || acked.Val() != int64(1) {
-		t.Fatalf("want the write on the replica, got %v, %v", acked.Val(), err)
-	}
-	detail, err := s.KillMaster(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Log(detail)
-	var got string
-	for range 50 {
-		if got, err = c.Get(ctx, "k").Result(); err == nil {
-			break
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	if got != "v" {
-		t.Errorf("after the failover: want v, got %q (%v)", got, err)
-	}
-}
-
 // replicated waits until a replica of c holds key.
 func replicated(t *testing.T, c *Cluster, key string) {
 	t.Helper()

@@ -167,6 +167,7 @@ func Check(f *results.File, th Thresholds) []results.Check {
 					continue
 				}
 				if c, ok := check(f, r, t); ok {
+					c.Selector = sel
 					out = append(out, c)
 				}
 			}

@@ -15,10 +15,15 @@ import (
 	"github.com/stockbench/stockbench/results/junit"
 )
 
+// A Locator says where in the repository an annotation of case c points: a file, as
+// the workflow's workspace names it, and a line of it (0: the file alone). An empty file
+// points nowhere.
+type Locator func(c junit.Case) (file string, line int)
+
 // Annotate writes a workflow command per case that did not pass: ::error for a failure
-// or an error, ::notice for a skip. file, when set, is the file the annotations point at
-// (check's run file), so that they show beside it in a pull request.
-func Annotate(w io.Writer, cases []junit.Case, file string) error {
+// or an error, ::notice for a skip. at, when set, says where each points (check's run
+// file, at the thresholds a sale broke), so that it shows there in a pull request.
+func Annotate(w io.Writer, cases []junit.Case, at Locator) error {
 	for _, c := range cases {
 		level, r := "", (*junit.Result)(nil)
 		switch {
@@ -32,8 +37,12 @@ func Annotate(w io.Writer, cases []junit.Case, file string) error {
 			continue
 		}
 		props := "title=" + property("stockbench "+c.ClassName+" "+c.Name)
-		if file != "" {
-			props = "file=" + property(file) + "," + props
+		if at != nil {
+			if file, line := at(c); file != "" && line > 0 {
+				props = fmt.Sprintf("file=%s,line=%d,%s", property(file), line, props)
+			} else if file != "" {
+				props = "file=" + property(file) + "," + props
+			}
 		}
 		msg := r.Message
 		if r.Text != "" {

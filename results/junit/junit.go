@@ -37,6 +37,9 @@ type Case struct {
 	Error     *Result  `xml:"error,omitempty"`
 	Skipped   *Result  `xml:"skipped,omitempty"`
 	SystemOut *Output  `xml:"system-out,omitempty"`
+	// Selectors are the keys of the run file's thresholds the case broke, first broken
+	// first, for an annotation to point at; not written.
+	Selectors []string `xml:"-"`
 }
 
 // Result is a case's failure, error or skip: a one-line message, its kind (a verdict
@@ -78,16 +81,18 @@ func Sales(f *results.File, stand Stand, rerun func(*results.Run) string) []Case
 	for i := range f.Runs {
 		r := &f.Runs[i]
 		key := r.Key()
-		var broken []string
+		var broken, selectors []string
 		for j, c := range f.Checks {
 			if c.Run == key || strings.HasPrefix(c.Threshold, key+": ") {
 				used[j] = true
 				if !c.Held {
-					broken = append(broken, c.String())
+					broken, selectors = append(broken, c.String()), append(selectors, c.Selector)
 				}
 			}
 		}
-		cases = append(cases, sale(r, stand, broken, rerun(r)))
+		k := sale(r, stand, broken, rerun(r))
+		k.Selectors = selectors
+		cases = append(cases, k)
 	}
 	var rest []results.Check
 	for j, c := range f.Checks {
@@ -106,6 +111,7 @@ func Checks(checks []results.Check) []Case {
 		k := Case{ClassName: "stockbench.check", Name: c.Run}
 		if !c.Held {
 			k.Failure = &Result{Message: oneLine(c.String()), Type: "check", Text: c.String()}
+			k.Selectors = []string{c.Selector}
 		}
 		cases = append(cases, k)
 	}

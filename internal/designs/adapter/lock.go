@@ -1,6 +1,7 @@
 package adapter
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -24,7 +25,13 @@ type Config struct {
 	// Nodes is how many independent lock servers a lock adapter takes a majority of,
 	// for one that supports nodes (Redlock's five). Default: 1.
 	Nodes int
+	// Patience is how long a call but hello may wait for its reply before the adapter
+	// is said to hang (unless a fault paused it). Default: DefaultPatience.
+	Patience time.Duration
 }
+
+// DefaultPatience is how long a call waits for its reply, as PROTOCOL.md promises.
+const DefaultPatience = 15 * time.Second
 
 // Lock is the lock design the adapter cfg runs: a Locker, or a Purchaser when the
 // adapter supports buy, whose pool starts with each sale and stops with it.
@@ -165,7 +172,7 @@ func (d *design) start(ctx context.Context, server redis.UniversalClient, size i
 		}
 		d.front = f
 	}
-	p, err := newPool(ctx, d.cfg.Name, d.argv, size, hello(d.where(server)), d.stepped)
+	p, err := newPool(ctx, d.cfg.Name, d.argv, cmp.Or(d.cfg.Patience, DefaultPatience), size, hello(d.where(server)), d.stepped)
 	if err != nil {
 		d.closeFront()
 		return err

@@ -28,10 +28,11 @@ func (e brokenError) Is(target error) bool { return target == ErrBroken }
 // pool is the processes of one adapter for one sale. A process is taken for a request
 // and given back after it, or after the release of the lease it granted.
 type pool struct {
-	name   string
-	argv   []string
-	hello  request
-	stderr *tail
+	name     string
+	argv     []string
+	patience time.Duration // how long a call waits for its reply (Config.Patience)
+	hello    request
+	stderr   *tail
 
 	idle    chan *proc
 	mu      sync.Mutex
@@ -46,9 +47,9 @@ type pool struct {
 // newPool starts size processes of argv, a few at a time, and says hello to each. Two
 // per CPU at once: 64 interpreters started together on two CPUs took their siblings' start-up
 // into each one's hello deadline (node-redis's, under make test, past 10 s).
-func newPool(ctx context.Context, name string, argv []string, size int, hello request,
+func newPool(ctx context.Context, name string, argv []string, patience time.Duration, size int, hello request,
 	stepped func(step, where string) (time.Duration, bool)) (*pool, error) {
-	p := &pool{name: name, argv: argv, hello: hello, stderr: &tail{}, idle: make(chan *proc, size), stepped: stepped}
+	p := &pool{name: name, argv: argv, patience: patience, hello: hello, stderr: &tail{}, idle: make(chan *proc, size), stepped: stepped}
 	errs := make([]error, size)
 	starting := make(chan struct{}, 2*runtime.NumCPU())
 	var wg sync.WaitGroup
@@ -75,7 +76,7 @@ func (p *pool) add(ctx context.Context) error {
 	if p.stepped != nil {
 		heard = p.heard
 	}
-	pr, said, err := start(ctx, p.name, p.argv, p.hello, p.stderr, heard)
+	pr, said, err := start(ctx, p.name, p.argv, p.patience, p.hello, p.stderr, heard)
 	if err != nil {
 		return err
 	}

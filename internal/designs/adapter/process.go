@@ -16,11 +16,9 @@ import (
 	"time"
 )
 
-// Deadlines the adapter is held to (see PROTOCOL.md).
-const (
-	helloDeadline = 10 * time.Second
-	callDeadline  = 15 * time.Second
-)
+// helloDeadline is how long an adapter may take to answer hello (see PROTOCOL.md); its
+// other calls have Config.Patience.
+const helloDeadline = 10 * time.Second
 
 // errDead is what a call to a process that was killed, or that died, returns.
 var errDead = errors.New("the adapter process is gone")
@@ -28,12 +26,13 @@ var errDead = errors.New("the adapter process is gone")
 // proc is one process of an adapter: requests go to its stdin, replies come from its
 // stdout, matched by id; its stderr is kept, the last of it, for errors and the record.
 type proc struct {
-	name   string // the adapter's, for errors
-	cmd    *exec.Cmd
-	stdin  io.WriteCloser
-	mu     sync.Mutex // guards stdin and pending
-	nextID int64
-	wait   map[int64]chan reply
+	name     string        // the adapter's, for errors
+	patience time.Duration // how long a call but hello waits for its reply
+	cmd      *exec.Cmd
+	stdin    io.WriteCloser
+	mu       sync.Mutex // guards stdin and pending
+	nextID   int64
+	wait     map[int64]chan reply
 	// broken is why the process can no longer be trusted: it exited, wrote garbage or
 	// answered an id nobody asked; set once.
 	broken atomic.Pointer[error]
@@ -51,7 +50,7 @@ type proc struct {
 }
 
 // start starts argv in a process group of its own and says hello.
-func start(ctx context.Context, name string, argv []string, hello request, stderr *tail, stepped func(*proc, string, string)) (*proc, reply, error) {
+func start(ctx context.Context, name string, argv []string, patience time.Duration, hello request, stderr *tail, stepped func(*proc, string, string)) (*proc, reply, error) {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Stderr = stderr
@@ -66,7 +65,7 @@ func start(ctx context.Context, name string, argv []string, hello request, stder
 	if err := cmd.Start(); err != nil {
 		return nil, reply{}, fmt.Errorf("%s: start: %w", name, err)
 	}
-	p := &proc{name: name, cmd: cmd, stdin: stdin, wait: map[int64]chan reply{}, done: make(chan struct{}), stderr: stderr}
+	p := &proc{name: name, patience: patience, cmd: cmd, stdin: stdin, wait: map[int64]chan reply{}, done: make(chan struct{}), stderr: stderr}
 	if stepped != nil {
 		p.stepped = func(step, order string) { stepped(p, step, order) }
 	}
@@ -158,7 +157,7 @@ func (p *proc) err() error {
 	return nil
 }
 
-// call sends req and waits for its reply, for at most callDeadline unless the process
+// call sends req and waits for its reply, for at most p.patience unless the process
 // is paused by a fault.
 func (p *proc) call(ctx context.Context, req request) (reply, error) {
 	return p.send(ctx, req, true)
@@ -191,7 +190,7 @@ func (p *proc) send(ctx context.Context, req request, withID bool) (reply, error
 	// hello has helloDeadline, as PROTOCOL.md promises (an interpreter's start and its
 	// imports come first): the call's 5 s cut off Python adapters starting on a loaded
 	// machine.
-	limit := callDeadline
+	limit := p.patience
 	if req.Op == "hello" {
 		limit = helloDeadline
 	}

@@ -28,18 +28,30 @@ func read(t *testing.T, path string) Design {
 	return d
 }
 
-// plansOf is no fault and each fault of a's sales.
-func plansOf(a faults.Applies) []faults.Plan {
-	plans := []faults.Plan{nil}
+// plansOf is no fault and each fault of a's sales that acts on the sale's own clients
+// (onServers false: make test), or each that starts servers of its own or acts on them or
+// the network (onServers true: make test-long).
+func plansOf(a faults.Applies, onServers bool) []faults.Plan {
+	var plans []faults.Plan
+	if !onServers {
+		plans = append(plans, nil)
+	}
 	for _, k := range faults.Kinds(a) {
-		plans = append(plans, faults.Plan{{Kind: k}})
+		if s, _ := faults.Lookup(k); (s.Needs != faults.Needs{}) == onServers {
+			plans = append(plans, faults.Plan{{Kind: k}})
+		}
 	}
 	return plans
 }
 
 // The token lock written as scripts documents what the built-in token lock does, and
-// earns it under every fault the matrix runs: the same design, whatever it is written in.
+// earns it with no fault and under every fault on its clients (under those on servers:
+// TestTokenScriptsOnServers): the same design, whatever it is written in.
 func TestTokenScriptsEarnTokensVerdicts(t *testing.T) {
+	tokenScriptsEarn(t, plansOf(faults.Locks, false))
+}
+
+func tokenScriptsEarn(t *testing.T, plans []faults.Plan) {
 	d := read(t, "../../../examples/locks/token-scripts.json")
 	h := rigtest.Harness(t)
 	sale, err := scenarios.Lookup("fault-sale")
@@ -51,7 +63,7 @@ func TestTokenScriptsEarnTokensVerdicts(t *testing.T) {
 	if token, err := lockimpl.Lookup("token"); err != nil || !reflect.DeepEqual(documented, token.Documented) {
 		t.Fatalf("the file documents %+v; token documents %+v (%v)", documented, token.Documented, err)
 	}
-	for _, plan := range plansOf(faults.Locks) {
+	for _, plan := range plans {
 		want, ok := documented.For(plan)
 		if !ok {
 			continue
@@ -92,11 +104,16 @@ func TestPxSecondsIsCaught(t *testing.T) {
 	}
 }
 
-// reliable-list written as scripts earns what the built-in reliable-list documents,
-// under every queue fault and with either fulfil: a polled dequeue and a reap script do
+// reliable-list written as scripts earns what the built-in reliable-list documents, with
+// either fulfil, with no fault and under every fault on its workers (under those on its
+// server: TestReliableScriptsOnServers): a polled dequeue and a reap script do
 // what BLMOVE and the Go reaper do. But for reapers in step (reclaimers): the Go reaper
 // reads, then moves, and hands a task back more than once; the script does both at once.
 func TestReliableScriptsEarnReliableListsVerdicts(t *testing.T) {
+	reliableScriptsEarn(t, plansOf(faults.Queues, false))
+}
+
+func reliableScriptsEarn(t *testing.T, plans []faults.Plan) {
 	d := read(t, "../../../examples/queues/reliable-scripts.json")
 	h := rigtest.Harness(t)
 	sale, err := scenarios.LookupQueue("queue-sale")
@@ -110,7 +127,7 @@ func TestReliableScriptsEarnReliableListsVerdicts(t *testing.T) {
 		if err != nil || !reflect.DeepEqual(documented, want) {
 			t.Fatalf("with a %s fulfil the file documents %+v; reliable-list documents %+v (%v)", fulfil, documented, want, err)
 		}
-		for _, plan := range plansOf(faults.Queues) {
+		for _, plan := range plans {
 			want, ok := documented.For(plan)
 			if !ok {
 				continue

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Runs one suite of the tests (make test, make test-race, make test-long): compiles the
+# packages' test binaries with BUILD-FLAGS before any test runs, so that a sale's
+# timing-bound verdict never shares the CPUs with the compiler, then runs them
+# (scripts/run-tests.sh), TEST_P packages at once (default 2), ./scenarios and the
+# command's first (the longest), four sales at once in each (they mostly wait on TTLs).
+# With TEST_ALONE=1, ./scenarios runs first and alone: raced, beside another package's
+# sales, schedulers polling a drop met where they never meet alone, and under the long
+# suite's network faults buyers ran out of patience. RUN, when set, is the -test.run
+# pattern.
+#
+# Usage: scripts/test-suite.sh BUILD-FLAGS RUN PACKAGE...
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=$1 run=$2
+shift 2
+bin=$(mktemp -d /tmp/stockbench-testbin.XXXXXX)
+trap 'rm -rf "$bin"' EXIT
+
+# shellcheck disable=SC2086 # BUILD-FLAGS are several flags
+go test $build -vet=off -c -o "$bin/" "$@" >/dev/null
+flags=(-test.count=1 -test.timeout=30m)
+[ -z "$run" ] || flags+=(-test.run "$run")
+
+pkgs=$(go list "$@")
+alone=$(go list ./scenarios) cmd=$(go list ./cmd/stockbench)
+rest=$(echo "$pkgs" | grep -vxF -e "$alone" -e "$cmd" || true)
+first=$(echo "$pkgs" | grep -xF -e "$alone" -e "$cmd" || true)
+code=0
+if [ "${TEST_ALONE:-}" = 1 ] && echo "$pkgs" | grep -qxF "$alone"; then
+	scripts/run-tests.sh "$bin" 1 "$alone" -- "${flags[@]}" -test.parallel 4 || code=1
+	first=$(echo "$pkgs" | grep -xF "$cmd" || true)
+fi
+# shellcheck disable=SC2086 # one package a word
+scripts/run-tests.sh "$bin" "${TEST_P:-2}" $first $rest -- "${flags[@]}" -test.parallel 4 || code=1
+exit $code
