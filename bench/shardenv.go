@@ -2,14 +2,20 @@ package bench
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
+	"github.com/stockbench/stockbench/internal/redact"
 	"github.com/stockbench/stockbench/results"
 	"github.com/stockbench/stockbench/results/report"
 	"github.com/stockbench/stockbench/scenarios"
@@ -64,6 +70,60 @@ func ShardWait(v time.Duration, given bool) (time.Duration, error) {
 		return 0, fmt.Errorf("--shard-wait must be more than 0 and at most 1h, got %s", v)
 	}
 	return v, nil
+}
+
+var shardRunID = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+
+// ShardJob makes job shard of a sharded run: a flash sale or a queue sale, on one Redis
+// (cluster: a Redis Cluster), under the run's name runID, or, when it is empty, a name
+// made from the sale (every shard is given the same flags, so the same sale names the
+// same run). It returns the shard's job and the run's name. The shard's directory under
+// out, when an earlier attempt left it, must hold a record of the same command line
+// args (a rerun under the same run id), not another sale's.
+func ShardJob(job Job, shard scenarios.Shard, runID, out string, cluster bool, args []string) (Job, string, error) {
+	var validate func() error
+	var sale string
+	switch j := job.(type) {
+	case LockJob:
+		if cluster && j.Impl.LockNodes() > 1 {
+			return nil, "", UsageError(fmt.Errorf("run: --shard: %s needs %d lock servers; a sharded sale has one Redis", j.Impl.Name, j.Impl.LockNodes()))
+		}
+		sale = fmt.Sprintf("%s|%+v", j.Impl.Name, j.Sale) // before the shard: the same in every shard
+		j.Sale.Shard = shard
+		validate, job = j.Sale.Validate, j
+	case QueueJob:
+		sale = fmt.Sprintf("%s|%+v", j.Impl.Name, j.Sale)
+		j.Sale.Shard = shard
+		validate, job = j.Sale.Validate, j
+	default:
+		return nil, "", UsageError(fmt.Errorf("run: --shard shards a flash sale or a queue sale, not %T", j))
+	}
+	if runID == "" {
+		sum := sha256.Sum256([]byte(sale))
+		runID = "sale-" + hex.EncodeToString(sum[:6])
+	}
+	if !shardRunID.MatchString(runID) {
+		return nil, "", UsageError(fmt.Errorf("run: --run-id must be 1 to 64 letters, digits, '.', '_' or '-', got %q", runID))
+	}
+	if err := validate(); err != nil {
+		return nil, "", UsageError(fmt.Errorf("run: %w", err))
+	}
+	// A shard's directory from an earlier attempt of the same command is replaced once
+	// this attempt has run (a rerun under the same run id); one of another sale is not.
+	dir := ShardDir(out, runID, shard)
+	if f, err := results.Read(filepath.Join(dir, "results.json")); err == nil && !slices.Equal(f.Args, redact.Strings(args)) {
+		return nil, "", UsageError(fmt.Errorf("run: %s holds shard %s of run %s from another command (%s): give this run its own --run-id",
+			dir, shard, runID, strings.Join(f.Args, " ")))
+	} else if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, "", UsageError(fmt.Errorf("run: %s holds no readable record (%w): give this run its own --run-id, or remove it", dir, err))
+	}
+	return job, runID, nil
+}
+
+// ShardDir is where a shard's partial record goes: one directory per run under out, one
+// subdirectory per shard, which stockbench merge reads whole.
+func ShardDir(out, runID string, shard scenarios.Shard) string {
+	return filepath.Join(out, runID, fmt.Sprintf("shard-%d-of-%d", shard.Index, shard.Count))
 }
 
 // MergeConfig is a merge of a sharded sale's partial records.

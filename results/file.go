@@ -41,6 +41,8 @@ type File struct {
 	// Checks are the thresholds of a run file (stockbench check), each applied to a run,
 	// and the regressions against its baseline; empty for other runs.
 	Checks []Check `json:"checks,omitempty"`
+	// Exploration, in the record of an exploration's findings, is what it concluded.
+	Exploration *Exploration `json:"exploration,omitempty"`
 	// Plots is which files of its plots the run's report writes under plots/ (--plots:
 	// png, svg, both or none); empty: png, what report.html embeds. stockbench report
 	// writes the same again.

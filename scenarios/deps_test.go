@@ -1,7 +1,14 @@
 package scenarios_test
 
 import (
+	"bytes"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -84,4 +91,54 @@ func TestInternalLayers(t *testing.T) {
 	if checked == 0 {
 		t.Fatal("no package directly under internal/")
 	}
+}
+
+// TestSizeBudget holds the code to sizes a reader takes in one sitting: the command
+// (cmd/stockbench, a thin main over the harness) within 1,500 lines, its generated doc
+// comment included, and no function or method of the module, tests and generated files
+// aside, over 80 lines.
+func TestSizeBudget(t *testing.T) {
+	const commandLines, functionLines = 1500, 80
+	root := filepath.Join("..")
+	lines := 0
+	cmdFiles, _ := filepath.Glob(filepath.Join(root, "cmd", "stockbench", "*.go"))
+	for _, f := range cmdFiles {
+		if !strings.HasSuffix(f, "_test.go") {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lines += bytes.Count(b, []byte("\n"))
+		}
+	}
+	if lines > commandLines || lines == 0 {
+		t.Errorf("cmd/stockbench is %d lines, outside its tests (budget %d): move its logic under bench/", lines, commandLines)
+	}
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			return err
+		case d.IsDir() && path != root && (strings.HasPrefix(d.Name(), ".") || d.Name() == "bin" || d.Name() == "testdata"):
+			return filepath.SkipDir
+		case d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go"):
+			return nil
+		}
+		fset := token.NewFileSet()
+		f, err := parser.ParseFile(fset, path, nil, parser.ParseComments)
+		if err != nil || ast.IsGenerated(f) {
+			return err
+		}
+		for _, decl := range f.Decls {
+			if fn, ok := decl.(*ast.FuncDecl); ok {
+				if n := fset.Position(fn.End()).Line - fset.Position(fn.Pos()).Line + 1; n > functionLines {
+					t.Errorf("%s: %s is %d lines (budget %d)", strings.TrimPrefix(path, root+"/"), fn.Name.Name, n, functionLines)
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("cmd/stockbench: %d lines", lines)
 }

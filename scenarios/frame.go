@@ -43,88 +43,31 @@ type kind interface {
 // returns it with what was measured; an error is returned only when the sale could not
 // start, or together with an incomplete record when Redis failed under it.
 func runSale(ctx context.Context, s Sale, r Redis, ttl time.Duration, build func(*faults.Injector) kind) (results.Run, error) {
-	inj, err := faults.New(s.Faults, r.Servers, ttl, s.Prefix, s.Seed)
+	sr, err := beginSale(ctx, s, r, ttl, build)
 	if err != nil {
 		return results.Run{}, err
 	}
-	k := build(inj)
-	if err := k.setUp(ctx); err != nil {
-		return results.Run{}, err
-	}
-	r.warm(ctx, s.Conns)
-	before, servers, statsErr := commandStats(ctx, r.admins())
-	if !s.Shard.lead() {
-		statsErr = errNotLead // the first shard counts every shard's commands
-	}
-	if err := inj.Start(ctx); err != nil {
-		k.cleanUp(context.WithoutCancel(ctx)) // the design's processes, if any, go too
-		return results.Run{}, err
-	}
-	var late time.Duration
-	var attempt int64
-	var at time.Time
-	stopBeat := func() {}
-	if s.Shard.Sharded() {
-		if at, late, attempt, err = startTogether(ctx, s, r); err != nil {
-			k.cleanUp(context.WithoutCancel(ctx))
-			return results.Run{}, err
-		}
-		stopBeat = s.Shard.beat(ctx, r.StockAdmin, s.Prefix)
-	}
-
 	t := newTally(s)
-	t.start = at
+	t.start = sr.at
 	started := time.Now()
-	goneErr := during(ctx, r.watched(s.Faults), keeper{lease: s.KeyLease, horizon: k.horizon()}, k.leases(), inj,
+	goneErr := during(ctx, r.watched(s.Faults), keeper{lease: s.KeyLease, horizon: sr.k.horizon()}, sr.k.leases(), sr.inj,
 		func(ctx context.Context) {
-			defer t.report(s, inj)()
-			k.run(ctx, t)
+			defer t.report(s, sr.inj)()
+			sr.k.run(ctx, t)
 		})
 	var shardErr error
 	if s.Shard.Sharded() && goneErr == nil {
 		shardErr = s.Shard.finish(ctx, r.StockAdmin, s.Prefix) // the first shard reads the outcome once all finished
 	}
-	stopBeat()
+	sr.stopBeat()
 
 	// The sale's context may be over; the final reads and the clean-up still need Redis.
 	after, cancel := afterSale(ctx, goneErr)
 	defer cancel()
-	var afterStats results.ServerStats
-	if statsErr == nil {
-		var now string
-		afterStats, now, statsErr = commandStats(after, r.admins()) // before the final reads, which are not the sale's
-		if statsErr == nil && now != servers {
-			statsErr = errors.New("commandstats: the servers changed during the sale (restarted or failed over), and their counts with them")
-		}
-	}
-	var finalErr error
-	// A shard missing may still be buying, unless it went silent: then what the final
-	// state shows by itself (the stock below zero, the witness's overlaps) stands.
-	var lost *LostShards
-	if shardErr == nil || errors.As(shardErr, &lost) {
-		finalErr = k.readFinal(after)
-	}
-	cleanErr := k.cleanUp(after)
-	if s.Shard.Sharded() && s.Shard.lead() {
-		arrived, start, finished, alive := shardKeys(s.Prefix)
-		cleanErr = errors.Join(cleanErr, r.StockAdmin.Del(after, arrived, start, finished, alive).Err())
-	}
-
+	end := sr.end(after, shardErr)
 	run := results.Run{Scenario: s.Name, Complete: true, Started: started, Duration: time.Since(started)}
-	k.conclude(&run, kindNames(inj.NotFired()))
-	run.DamageRate = run.NewRate()
-	run.Events = inj.Events()
-	if statsErr == nil {
-		run.Commands = results.NewCommands(before, afterStats, run.Oracle.Bought)
-	}
-	run.Errors, run.FirstError = t.errors()
-	if s.Shard.Sharded() {
-		run.Shard = &results.ShardInfo{Index: s.Shard.Index, Count: s.Shard.Count, Late: late, Attempt: attempt}
-		if lost != nil {
-			run.Shard.Lost = lost.Indexes
-		}
-	}
-	runErr := runError(goneErr, errors.Join(t.runErr(), shardErr, finalErr), cleanErr)
+	sr.record(&run, t, end)
+	runErr := runError(goneErr, errors.Join(t.runErr(), shardErr, end.finalErr), end.cleanErr)
 	switch {
 	case runErr != nil:
 		run.Complete, run.Error = false, runErr.Error()
@@ -132,6 +75,107 @@ func runSale(ctx context.Context, s Sale, r Redis, ttl time.Duration, build func
 		run.Complete, run.Error = false, "interrupted"
 	}
 	return run, runErr
+}
+
+// saleUnderWay is what runSale's steps share of a sale that has begun: its kind and
+// faults, the servers' command counts before it, and, sharded, when it began.
+type saleUnderWay struct {
+	s   Sale
+	r   Redis
+	k   kind
+	inj *faults.Injector
+	// before are the servers' command counts at the start (of servers, as named);
+	// statsErr says why they are not counted.
+	before   results.ServerStats
+	servers  string
+	statsErr error
+	// at, late and attempt are a shard's start (startTogether); stopBeat stops its
+	// heartbeat.
+	at       time.Time
+	late     time.Duration
+	attempt  int64
+	stopBeat func()
+}
+
+// beginSale builds the kind with the sale's faults, sets it up, warms the connections,
+// counts the servers' commands, starts the faults and, for a shard, meets the other
+// shards; what it started is cleaned up when it fails.
+func beginSale(ctx context.Context, s Sale, r Redis, ttl time.Duration, build func(*faults.Injector) kind) (*saleUnderWay, error) {
+	inj, err := faults.New(s.Faults, r.Servers, ttl, s.Prefix, s.Seed)
+	if err != nil {
+		return nil, err
+	}
+	sr := &saleUnderWay{s: s, r: r, k: build(inj), inj: inj, stopBeat: func() {}}
+	if err := sr.k.setUp(ctx); err != nil {
+		return nil, err
+	}
+	r.warm(ctx, s.Conns)
+	sr.before, sr.servers, sr.statsErr = commandStats(ctx, r.admins())
+	if !s.Shard.lead() {
+		sr.statsErr = errNotLead // the first shard counts every shard's commands
+	}
+	if err := inj.Start(ctx); err != nil {
+		sr.k.cleanUp(context.WithoutCancel(ctx)) // the design's processes, if any, go too
+		return nil, err
+	}
+	if s.Shard.Sharded() {
+		if sr.at, sr.late, sr.attempt, err = startTogether(ctx, s, r); err != nil {
+			sr.k.cleanUp(context.WithoutCancel(ctx))
+			return nil, err
+		}
+		sr.stopBeat = s.Shard.beat(ctx, r.StockAdmin, s.Prefix)
+	}
+	return sr, nil
+}
+
+// saleEnd is what the reads after a sale found: the servers' command counts, a missing
+// shard, and what failed reading the final state or cleaning up.
+type saleEnd struct {
+	afterStats         results.ServerStats
+	lost               *LostShards
+	finalErr, cleanErr error
+}
+
+// end reads the servers' command counts and the final state (unless shards went
+// missing while buying) on after, and cleans up every key the sale wrote.
+func (sr *saleUnderWay) end(after context.Context, shardErr error) saleEnd {
+	var e saleEnd
+	if sr.statsErr == nil {
+		var now string
+		e.afterStats, now, sr.statsErr = commandStats(after, sr.r.admins()) // before the final reads, which are not the sale's
+		if sr.statsErr == nil && now != sr.servers {
+			sr.statsErr = errors.New("commandstats: the servers changed during the sale (restarted or failed over), and their counts with them")
+		}
+	}
+	// A shard missing may still be buying, unless it went silent: then what the final
+	// state shows by itself (the stock below zero, the witness's overlaps) stands.
+	if shardErr == nil || errors.As(shardErr, &e.lost) {
+		e.finalErr = sr.k.readFinal(after)
+	}
+	e.cleanErr = sr.k.cleanUp(after)
+	if s := sr.s; s.Shard.Sharded() && s.Shard.lead() {
+		arrived, start, finished, alive := shardKeys(s.Prefix)
+		e.cleanErr = errors.Join(e.cleanErr, sr.r.StockAdmin.Del(after, arrived, start, finished, alive).Err())
+	}
+	return e
+}
+
+// record fills run with what the oracles found, the faults' events, the commands, the
+// buyers' errors and a shard's place.
+func (sr *saleUnderWay) record(run *results.Run, t *tally, e saleEnd) {
+	sr.k.conclude(run, kindNames(sr.inj.NotFired()))
+	run.DamageRate = run.NewRate()
+	run.Events = sr.inj.Events()
+	if sr.statsErr == nil {
+		run.Commands = results.NewCommands(sr.before, e.afterStats, run.Oracle.Bought)
+	}
+	run.Errors, run.FirstError = t.errors()
+	if s := sr.s; s.Shard.Sharded() {
+		run.Shard = &results.ShardInfo{Index: s.Shard.Index, Count: s.Shard.Count, Late: sr.late, Attempt: sr.attempt}
+		if e.lost != nil {
+			run.Shard.Lost = e.lost.Indexes
+		}
+	}
 }
 
 // errNotLead: a shard other than the first does not count the servers' commands.

@@ -90,9 +90,23 @@ func TestExploreTellsDesignsApart(t *testing.T) {
 	if rep.Refused == 0 || rep.Draws == 0 || !rep.Complete {
 		t.Errorf("draws %d, refused %d, complete %v: want some of each", rep.Draws, rep.Refused, rep.Complete)
 	}
+	// The conclusion the report opens on: the answer, the difference with its smallest
+	// sale, and the region whose cells show what tells the designs apart.
+	cmd := func(s results.Sale) string { return strings.Join(s.Args(), " ") }
+	x := rep.Conclusion(cmd)
+	if !strings.HasPrefix(x.Answer, "bare is worse than checked: LOCK-BROKEN 10/10 vs 0/10, p=1.1e-05") ||
+		len(x.Differences) == 0 || !strings.HasPrefix(x.Differences[0].Smallest, "stockbench run ") {
+		t.Errorf("conclusion: %q, differences %+v", x.Answer, x.Differences)
+	}
+	if g := x.Regions[0]; !g.Differs || g.Kind != "LOCK-BROKEN" || strings.Join(g.Rates, " ") != "0/10 10/10" {
+		t.Errorf("first region: %+v, want the one that differs, LOCK-BROKEN 0/10 against 10/10", g)
+	}
 	same := run("bare", "bare")
 	if d := same.Differences(); len(d) > 0 || same.Designs[1] != "bare (2)" {
 		t.Errorf("a design against itself: %q, designs %q", d, same.Designs)
+	}
+	if x := same.Conclusion(cmd); !strings.HasPrefix(x.Answer, "No design is significantly worse than another here") || len(x.Differences) > 0 {
+		t.Errorf("a design against itself: conclusion %q", x.Answer)
 	}
 	var md strings.Builder
 	rep.WriteMarkdown(&md, func(s results.Sale) string { return strings.Join(s.Args(), " ") })

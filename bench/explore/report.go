@@ -281,13 +281,14 @@ func holm(cs []*Comparison) {
 	}
 }
 
-// Differences are the significant comparisons, the smallest p first, each with its
-// finding.
-func (r *Report) Differences() []string {
-	type diff struct {
-		f *Finding
-		c Comparison
-	}
+// diff is a significant comparison and the finding it is of.
+type diff struct {
+	f *Finding
+	c Comparison
+}
+
+// differences are the significant comparisons, the smallest p first.
+func (r *Report) differences() []diff {
 	var ds []diff
 	for _, f := range r.Findings {
 		for _, c := range f.Comparisons {
@@ -297,16 +298,31 @@ func (r *Report) Differences() []string {
 		}
 	}
 	slices.SortStableFunc(ds, func(a, b diff) int { return cmp.Compare(a.c.P, b.c.P) })
+	return ds
+}
+
+// Differences are the significant comparisons, the smallest p first, each with its
+// finding.
+func (r *Report) Differences() []string {
+	ds := r.differences()
 	lines := make([]string, len(ds))
 	for i, d := range ds {
-		better := d.c.A
-		if d.c.Worse == d.c.A {
-			better = d.c.B
-		}
-		lines[i] = fmt.Sprintf("%s is worse than %s here: %s %s vs %s, p=%s (Holm %s); %s",
-			d.c.Worse, better, d.c.Kind, d.f.rate(d.c.Worse, d.c.Kind), d.f.rate(better, d.c.Kind), pval(d.c.P), pval(d.c.Adjusted), d.f.where())
+		lines[i] = d.String()
 	}
 	return lines
+}
+
+// better is the design of the comparison that is not the worse.
+func (d diff) better() string {
+	if d.c.Worse == d.c.A {
+		return d.c.B
+	}
+	return d.c.A
+}
+
+func (d diff) String() string {
+	return fmt.Sprintf("%s is worse than %s here: %s %s vs %s, p=%s (Holm %s); %s",
+		d.c.Worse, d.better(), d.c.Kind, d.f.rate(d.c.Worse, d.c.Kind), d.f.rate(d.better(), d.c.Kind), pval(d.c.P), pval(d.c.Adjusted), d.f.where())
 }
 
 func (f *Finding) rate(design, kind string) string {
@@ -373,6 +389,7 @@ func (r *Report) WriteMarkdown(w io.Writer, command func(results.Sale) string) {
 	}
 	fmt.Fprintf(w, "Seed %d, budget %s, %s. %d draws of the space on every design (%d refused by a design or the checks), %d sales in %s: %.1f sales a minute.\n\n",
 		r.Seed, r.Budget, state, r.Draws, r.Refused, r.Sales, r.Elapsed.Round(time.Second), r.SalesPerMinute)
+	fmt.Fprintf(w, "**%s.**\n\n", r.Conclusion(command).Answer)
 	if len(r.Designs) > 1 {
 		fmt.Fprintf(w, "## Significant differences\n\n")
 		d := r.Differences()

@@ -1,12 +1,16 @@
 package findings
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
+	"strings"
+	"time"
 
 	"github.com/stockbench/stockbench/bench"
 	"github.com/stockbench/stockbench/bench/catalog"
 	"github.com/stockbench/stockbench/bench/explore"
+	"github.com/stockbench/stockbench/bench/runfile"
 	"github.com/stockbench/stockbench/faults"
 	"github.com/stockbench/stockbench/results"
 )
@@ -66,5 +70,29 @@ func Designs(cat *catalog.Catalog, locks, queues []string, only string, infra bo
 	if len(kinds) > 0 && len(cfg.Space.Faults) == 0 {
 		return cfg, fmt.Errorf("explore: --faults: none of %s applies to %s sales", only, kind)
 	}
+	return cfg, nil
+}
+
+// OfRunFile is a run file's exploration of the designs of p (its locks, or else its
+// queues), checked: as explore's flags would make it. redis is where Redis comes from,
+// as the command line says it.
+func OfRunFile(x *runfile.Explore, cat *catalog.Catalog, p bench.Plan, redis []string) (explore.Config, error) {
+	budget, err := time.ParseDuration(x.Budget)
+	if err != nil {
+		return explore.Config{}, fmt.Errorf("budget: %w", err)
+	}
+	locks, queues := p.Locks, []string(nil)
+	if len(locks) == 0 {
+		queues = p.Queues
+	}
+	cfg, err := Designs(cat, locks, queues, strings.Join(x.Faults, ","), false, redis)
+	if err != nil {
+		return cfg, err
+	}
+	confirm := cmp.Or(x.Confirm, explore.DefaultConfirm)
+	if err := Limits(budget, confirm, explore.DefaultParallel); err != nil {
+		return cfg, err
+	}
+	cfg.Budget, cfg.Seed, cfg.Confirm, cfg.Parallel = budget, x.Seed, confirm, explore.DefaultParallel
 	return cfg, nil
 }

@@ -134,6 +134,8 @@ func write(ctx context.Context, rep *explore.Report, e *bench.Env, rec Record, s
 		verdict, code, why = r.Lines, r.Code, "the findings' reruns: "+r.Why
 	}
 	rep.Redis = file.Target
+	shell := func(s results.Sale) string { return bench.ShellLine(s.Args()) }
+	file.Exploration = rep.Conclusion(shell)
 	// A record of no run is none: explore.json alone says what ran.
 	mkdir := func() error { return os.MkdirAll(out.Dir, 0o755) }
 	if len(file.Runs) > 0 {
@@ -142,7 +144,6 @@ func write(ctx context.Context, rep *explore.Report, e *bench.Env, rec Record, s
 	if err := mkdir(); err != nil {
 		return bench.Told(bench.Complain(stderr, fmt.Errorf("explore: %w", err)))
 	}
-	shell := func(s results.Sale) string { return bench.ShellLine(s.Args()) }
 	var md strings.Builder
 	rep.WriteMarkdown(&md, shell)
 	js, err := json.MarshalIndent(rep, "", "  ")
@@ -180,6 +181,7 @@ func write(ctx context.Context, rep *explore.Report, e *bench.Env, rec Record, s
 func printExplore(w io.Writer, rep *explore.Report, shell func(results.Sale) string) {
 	fmt.Fprintf(w, "\nexplored %s: %d draws, %d sales in %s (%.1f a minute), findings in %d regions\n",
 		strings.Join(rep.Designs, " against "), rep.Draws, rep.Sales, rep.Elapsed.Round(time.Second), rep.SalesPerMinute, len(rep.Findings))
+	fmt.Fprintln(w, "answer:", rep.Conclusion(shell).Answer)
 	for _, d := range rep.Differences() {
 		fmt.Fprintln(w, "DIFFERENCE", d)
 	}

@@ -1,14 +1,12 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"flag"
 	"fmt"
 	"io"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/stockbench/stockbench/bench"
 	"github.com/stockbench/stockbench/bench/explore"
@@ -104,32 +102,9 @@ func checkJobs(args []string, stdout io.Writer) (*checkPlan, bool, error) {
 	}
 	cp := &checkPlan{c: c, jobs: jobs, after: j, judge: func(f *results.File) bench.Reading { return runfile.Judge(f, th, nil, gate.Rules{}) }}
 	if rf.Explore != nil {
-		if cp.explore, err = exploration(rf, c, p); err != nil {
+		if cp.explore, err = findings.OfRunFile(rf.Explore, &c.designs, p, c.redisArgs()); err != nil {
 			return nil, false, bench.UsageError(fmt.Errorf("%s: explore: %w", file, err))
 		}
 	}
 	return cp, false, nil
-}
-
-// exploration is the run file's exploration of the designs of p, checked.
-func exploration(rf *runfile.File, c *common, p bench.Plan) (explore.Config, error) {
-	x := rf.Explore
-	budget, err := time.ParseDuration(x.Budget)
-	if err != nil {
-		return explore.Config{}, fmt.Errorf("budget: %w", err)
-	}
-	locks, queues := p.Locks, []string(nil)
-	if len(locks) == 0 {
-		queues = p.Queues
-	}
-	cfg, err := c.exploreConfig(locks, queues, strings.Join(x.Faults, ","), false)
-	if err != nil {
-		return cfg, err
-	}
-	confirm := cmp.Or(x.Confirm, explore.DefaultConfirm)
-	if err := findings.Limits(budget, confirm, explore.DefaultParallel); err != nil {
-		return cfg, err
-	}
-	cfg.Budget, cfg.Seed, cfg.Confirm, cfg.Parallel = budget, x.Seed, confirm, explore.DefaultParallel
-	return cfg, nil
 }

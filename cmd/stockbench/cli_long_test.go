@@ -299,6 +299,17 @@ func TestExplore(t *testing.T) {
 	if len(f.Runs) == 0 || f.Runs[0].Sale == nil || f.Runs[0].Sale.Design != "none" {
 		t.Errorf("results.json: want the findings' example runs with their sales, got %d runs", len(f.Runs))
 	}
+	// The report opens on the answer: none worse than lua, its smallest sale, and the
+	// region's cells telling them apart, all on the first screen (1280x800).
+	if x := f.Exploration; x == nil || !strings.HasPrefix(x.Answer, "none is worse than lua: OVERSOLD ") || len(x.Regions) == 0 ||
+		!x.Regions[0].Differs || x.Regions[0].Kind != "OVERSOLD" || !strings.HasPrefix(x.Regions[0].Rates[1], "0/") {
+		t.Errorf("results.json: want the conclusion, none worse than lua by OVERSOLD, got %+v", x)
+	}
+	page := filepath.Join(dir, "report.html")
+	problems, _ := checkInBrowser(t, browser(t), page)
+	for _, p := range problems {
+		t.Error("the exploration's report:", p)
+	}
 }
 
 // TestLockGo builds the Go adapter against a library's release it names, with the

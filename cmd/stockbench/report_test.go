@@ -109,6 +109,11 @@ func checkInBrowser(t *testing.T, exe, page string) (problems []string, shot []b
 		const list = g.nextElementSibling; return Math.ceil(list.getBoundingClientRect().bottom); })()`)
 	plotAbove := eval(`(() => { const g = document.getElementById("glance"), img = document.querySelector("figure img");
 		return g && img && img.getBoundingClientRect().top < g.getBoundingClientRect().top ? 1 : 0; })()`)
+	// An exploration's first screen holds its answer instead: the conclusion, its first
+	// difference with the smallest sale, and the first row of the regions' table.
+	answer := eval(`(() => { const a = document.getElementById("answer"); if (!a) return -1;
+		const parts = [a.querySelector("p.answer"), a.querySelector("ul.differences li"), a.querySelector("table.explore tr:nth-child(2)")];
+		return Math.ceil(Math.max(...parts.filter(p => p).map(p => p.getBoundingClientRect().bottom))); })()`)
 	if first, err := chromedp.Run(ctx, chromedp.CaptureScreenshot()); err == nil {
 		keep(t, strings.TrimSuffix(filepath.Base(page), ".html")+"-first-screen.png", first)
 	}
@@ -141,7 +146,10 @@ func checkInBrowser(t *testing.T, exe, page string) (problems []string, shot []b
 	if illegible > 0 {
 		problems = append(problems, fmt.Sprintf("%d of %d timelines are not drawn legibly within the window", illegible, timelines))
 	}
-	if opening < 0 || opening > 800 || plotAbove > 0 {
+	if answer > 800 {
+		problems = append(problems, fmt.Sprintf("the first screen (1280x800) does not hold the exploration's answer: it ends at %d px", answer))
+	}
+	if answer < 0 && (opening < 0 || opening > 800 || plotAbove > 0) {
 		problems = append(problems, fmt.Sprintf("the first screen (1280x800) does not hold the verdicts: the opening ends at %d px (-1: none), a plot above it: %v", opening, plotAbove > 0))
 	}
 	if unreachable > 0 {

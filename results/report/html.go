@@ -95,6 +95,8 @@ type htmlPage struct {
 	Glance []htmlGlance
 	// Pareto is the Pareto view, shown after the verdicts.
 	Pareto *htmlFigure
+	// Exploration, for an exploration's record, is its answer, which the page opens on.
+	Exploration *htmlExploration
 }
 
 type htmlGlance struct {
@@ -148,6 +150,10 @@ func WriteHTML(dir string, sources []Source, runs []results.Run, figs []Figure) 
 		page.Sources = append(page.Sources, sourceOf(s))
 	}
 	page.Title = strings.Join(names, " vs ")
+	if x := sources[0].File.Exploration; len(sources) == 1 && x != nil {
+		page.Exploration = explorationOf(x)
+		page.Title = "explore: " + strings.Join(x.Designs, " against ")
+	}
 	for _, m := range results.Matrices(runs) {
 		page.Matrices = append(page.Matrices, matrixOf(m))
 	}

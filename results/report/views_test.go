@@ -177,3 +177,44 @@ func TestViolationDrawn(t *testing.T) {
 		t.Errorf("report.html does not link %s", name)
 	}
 }
+
+// TestExplorationOpensOnItsAnswer: an exploration's report opens on its answer, before
+// the verdicts at a glance: the difference with its smallest sale, and a table whose
+// cells show the kind that tells the designs apart, coloured by it (none for a rate of
+// nothing, grey where nothing was measured).
+func TestExplorationOpensOnItsAnswer(t *testing.T) {
+	runs := verdictRuns()[:2]
+	x := &results.Exploration{Designs: []string{"set-nx-ex", "token"}, Comparisons: 4, Alpha: 0.05,
+		Answer: "set-nx-ex is worse than token: LOCK-BROKEN 10/10 vs 0/10, p=1.1e-05 (Holm 4.3e-05), under net-timeout, work << TTL",
+		Differences: []results.Difference{{Line: "set-nx-ex is worse than token here: LOCK-BROKEN 10/10 vs 0/10, p=1.1e-05 (Holm 4.3e-05); under net-timeout, work << TTL",
+			Smallest: "stockbench run --lock set-nx-ex --fault net-timeout --buyers 2 --stock 4"}},
+		Regions: []results.Region{
+			{Where: "under net-timeout, work << TTL", Kind: "LOCK-BROKEN", Rates: []string{"10/10", "0/10"}, Differs: true, Smallest: "stockbench run --lock set-nx-ex"},
+			{Where: "with no fault, work >= TTL", Kind: "OVERSOLD", Rates: []string{"10/10", "not measured"}}}}
+	dir := t.TempDir()
+	f := &results.File{SchemaVersion: results.SchemaVersion, ID: "explore", Complete: true, Runs: runs, Exploration: x}
+	if err := Report(context.Background(), dir, []Source{{File: f}}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "report.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(b)
+	answer, glance := strings.Index(page, `id="answer"`), strings.Index(page, `id="glance"`)
+	if answer < 0 || glance < answer {
+		t.Fatalf("want the answer before the glance (at %d, %d)", answer, glance)
+	}
+	for _, want := range []string{
+		"<title>stockbench report explore: set-nx-ex against token</title>",
+		"<b>set-nx-ex is worse than token: LOCK-BROKEN 10/10 vs 0/10",
+		"smallest sale: <code>stockbench run --lock set-nx-ex --fault net-timeout --buyers 2 --stock 4</code>",
+		`<td class="v-LOCKBROKEN" title="set-nx-ex">LOCK-BROKEN 10/10</td><td class="v-SAFE" title="token">LOCK-BROKEN 0/10</td>`,
+		`<td class="v-OVERSOLD" title="set-nx-ex">OVERSOLD 10/10</td><td class="v-none" title="token">OVERSOLD not measured</td>`,
+		"not shrunk: the budget ended first",
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("report.html lacks %q", want)
+		}
+	}
+}
