@@ -45,9 +45,11 @@ type Difference struct {
 // ("k/n", or "not measured"), and the command of its smallest sale ("" when the budget
 // ended before it was shrunk).
 type Region struct {
-	Where    string   `json:"where"`
-	Kind     string   `json:"kind"`
-	Rates    []string `json:"rates"`
-	Differs  bool     `json:"differs"`
-	Smallest string   `json:"smallest,omitempty"`
+	Where string   `json:"where"`
+	Kind  string   `json:"kind"`
+	Rates []string `json:"rates"`
+	// Differs says what differs significantly here, as "none worse by OVERSOLD,
+	// LOCK-BROKEN: p=1.1e-05 (Holm 9.7e-05)"; empty where nothing does.
+	Differs  string `json:"differs,omitempty"`
+	Smallest string `json:"smallest,omitempty"`
 }

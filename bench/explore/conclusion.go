@@ -13,20 +13,18 @@ import (
 // results.Exploration); command renders a sale as the command line that runs it.
 func (r *Report) Conclusion(command func(results.Sale) string) *results.Exploration {
 	x := &results.Exploration{Designs: r.Designs, Comparisons: r.comparisons(), Alpha: Alpha}
-	differs := map[*Finding]bool{}
 	// The most severe kind first: a lock that breaks is worse than one that overlaps,
 	// however small the second's p-value.
 	ds := r.differences()
 	slices.SortStableFunc(ds, func(a, b diff) int { return cmp.Compare(severity(b.c.Kind), severity(a.c.Kind)) })
 	for _, d := range ds {
-		differs[d.f] = true
 		x.Differences = append(x.Differences, results.Difference{Line: d.String(), Worse: d.c.Worse, Better: d.better(), Kind: d.c.Kind,
 			WorseRate: d.f.rate(d.c.Worse, d.c.Kind), BetterRate: d.f.rate(d.better(), d.c.Kind), P: d.c.P, Holm: d.c.Adjusted,
 			Region: d.f.where(), Smallest: smallestCommand(d.f, command)})
 	}
 	for _, f := range r.Findings {
 		kind := f.telling()
-		g := results.Region{Where: fmt.Sprintf("%s, %s", Under(f.Faults), f.Timing), Kind: kind, Differs: differs[f],
+		g := results.Region{Where: fmt.Sprintf("%s, %s", Under(f.Faults), f.Timing), Kind: kind, Differs: differsIn(f, ds),
 			Smallest: smallestCommand(f, command)}
 		for i := range r.Designs {
 			rate := "not measured"
@@ -38,7 +36,7 @@ func (r *Report) Conclusion(command func(results.Sale) string) *results.Explorat
 		x.Regions = append(x.Regions, g)
 	}
 	slices.SortStableFunc(x.Regions, func(a, b results.Region) int {
-		return cmp.Compare(btoi(b.Differs), btoi(a.Differs))
+		return cmp.Compare(btoi(b.Differs != ""), btoi(a.Differs != ""))
 	})
 	x.Answer = r.answer(x)
 	return x
@@ -101,6 +99,30 @@ func (f *Finding) telling() string {
 		}
 	}
 	return best
+}
+
+// differsIn says what differs significantly in f, of ds (the most severe first): each
+// worse design with the kinds it is worse by, which share a p-value when their counts
+// are the same.
+func differsIn(f *Finding, ds []diff) string {
+	type group struct{ worse, p string }
+	var order []group
+	kinds := map[group][]string{}
+	for _, d := range ds {
+		if d.f != f {
+			continue
+		}
+		g := group{d.c.Worse, fmt.Sprintf("p=%s (Holm %s)", pval(d.c.P), pval(d.c.Adjusted))}
+		if _, ok := kinds[g]; !ok {
+			order = append(order, g)
+		}
+		kinds[g] = append(kinds[g], d.c.Kind)
+	}
+	var out []string
+	for _, g := range order {
+		out = append(out, fmt.Sprintf("%s worse by %s: %s", g.worse, strings.Join(kinds[g], ", "), g.p))
+	}
+	return strings.Join(out, "; ")
 }
 
 // smallestCommand is the command of the finding's smallest sale, "" when it was not

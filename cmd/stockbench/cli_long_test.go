@@ -302,7 +302,7 @@ func TestExplore(t *testing.T) {
 	// The report opens on the answer: none worse than lua, its smallest sale, and the
 	// region's cells telling them apart, all on the first screen (1280x800).
 	if x := f.Exploration; x == nil || !strings.HasPrefix(x.Answer, "none is worse than lua: OVERSOLD ") || len(x.Regions) == 0 ||
-		!x.Regions[0].Differs || x.Regions[0].Kind != "OVERSOLD" || !strings.HasPrefix(x.Regions[0].Rates[1], "0/") {
+		!strings.HasPrefix(x.Regions[0].Differs, "none worse by OVERSOLD") || x.Regions[0].Kind != "OVERSOLD" || !strings.HasPrefix(x.Regions[0].Rates[1], "0/") {
 		t.Errorf("results.json: want the conclusion, none worse than lua by OVERSOLD, got %+v", x)
 	}
 	page := filepath.Join(dir, "report.html")
@@ -614,6 +614,7 @@ func TestTrackRecord(t *testing.T) {
 	}
 	// The record as one matrix: a row per sale that left one, a check per sale.
 	_, dir, found := strings.Cut(stdout, "the record as one matrix, a row per sale: ")
+	dir, _, _ = strings.Cut(dir, "\n")
 	f, err := results.Read(filepath.Join(strings.TrimSpace(dir), "results.json"))
 	if !found || err != nil {
 		t.Fatalf("want the record's matrix written, got %v:\n%s", err, stdout)
@@ -933,7 +934,7 @@ func TestAdapterWithoutItsLibrary(t *testing.T) {
 			code, stdout, stderr := stockbench(t, "run", tt.flag, "mine="+tt.command, tt.design, "mine", "--buyers", "4", "--stock", "2", "--out", out)
 			lines := strings.Split(strings.TrimSpace(stderr), "\n")
 			last := lines[len(lines)-1]
-			if code != bench.ExitUsage || !strings.HasPrefix(last, "stockbench: adapter mine: refused hello: ") || !strings.Contains(last, tt.want) ||
+			if code != bench.ExitUsage || !strings.HasPrefix(last, "stockbench: exit 2: adapter mine: refused hello: ") || !strings.Contains(last, tt.want) ||
 				strings.Contains(stderr, "Traceback") || strings.Contains(stderr, "Error:") || stdout != "" {
 				t.Errorf("exit %d, want 2 and a last line with %q:\n%s%s", code, tt.want, stdout, stderr)
 			}

@@ -109,10 +109,10 @@ func checkInBrowser(t *testing.T, exe, page string) (problems []string, shot []b
 		const list = g.nextElementSibling; return Math.ceil(list.getBoundingClientRect().bottom); })()`)
 	plotAbove := eval(`(() => { const g = document.getElementById("glance"), img = document.querySelector("figure img");
 		return g && img && img.getBoundingClientRect().top < g.getBoundingClientRect().top ? 1 : 0; })()`)
-	// An exploration's first screen holds its answer instead: the conclusion, its first
-	// difference with the smallest sale, and the first row of the regions' table.
+	// An exploration's first screen holds its answer instead: the conclusion and the
+	// first row of the regions' table (what differs there, its smallest sale).
 	answer := eval(`(() => { const a = document.getElementById("answer"); if (!a) return -1;
-		const parts = [a.querySelector("p.answer"), a.querySelector("ul.differences li"), a.querySelector("table.explore tr:nth-child(2)")];
+		const parts = [a.querySelector("p.answer"), a.querySelector("table.explore tr:nth-child(2)")];
 		return Math.ceil(Math.max(...parts.filter(p => p).map(p => p.getBoundingClientRect().bottom))); })()`)
 	if first, err := chromedp.Run(ctx, chromedp.CaptureScreenshot()); err == nil {
 		keep(t, strings.TrimSuffix(filepath.Base(page), ".html")+"-first-screen.png", first)

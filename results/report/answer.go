@@ -8,23 +8,19 @@ import (
 	"github.com/stockbench/stockbench/results"
 )
 
-// htmlExploration is an exploration's answer as its report opens on it: the
-// conclusion, each significant difference with its region and smallest sale, and the
-// regions as a table whose cells show what tells the designs apart.
+// htmlExploration is an exploration's answer as its report opens on it: the conclusion
+// and the regions as a table whose cells show what tells the designs apart, with what
+// differs significantly in each and its smallest sale.
 type htmlExploration struct {
-	Answer      string
-	Differences []htmlDifference
-	Designs     []string
-	Regions     []htmlRegion
-	Legend      string
+	Answer  string
+	Designs []string
+	Regions []htmlRegion
+	Legend  string
 }
 
-type htmlDifference struct{ Line, Smallest string }
-
 type htmlRegion struct {
-	Where, Smallest string
-	Differs         bool
-	Cells           []htmlCell
+	Where, Differs, Smallest string
+	Cells                    []htmlCell
 }
 
 // explorationOf is x as the report's opening shows it; nil for a run that is no
@@ -36,9 +32,6 @@ func explorationOf(x *results.Exploration) *htmlExploration {
 	h := &htmlExploration{Answer: x.Answer, Designs: x.Designs,
 		Legend: fmt.Sprintf("Each cell: the kind of finding whose rates tell the designs apart in that region, and how many reruns of the region's smallest sale showed it, per design (the same seeds for every design). "+
 			"A difference is significant when Fisher's exact test, adjusted by Holm over the exploration's %d comparisons, is below %g. The verdicts further down are each design's worst rerun.", x.Comparisons, x.Alpha)}
-	for _, d := range x.Differences {
-		h.Differences = append(h.Differences, htmlDifference{Line: d.Line, Smallest: d.Smallest})
-	}
 	for _, g := range x.Regions {
 		row := htmlRegion{Where: g.Where, Smallest: g.Smallest, Differs: g.Differs}
 		for i, rate := range g.Rates {

@@ -179,9 +179,9 @@ func TestViolationDrawn(t *testing.T) {
 }
 
 // TestExplorationOpensOnItsAnswer: an exploration's report opens on its answer, before
-// the verdicts at a glance: the difference with its smallest sale, and a table whose
-// cells show the kind that tells the designs apart, coloured by it (none for a rate of
-// nothing, grey where nothing was measured).
+// the verdicts at a glance: a table of the regions whose cells show the kind that tells
+// the designs apart, coloured by it (as safe for a rate of nothing, grey where nothing
+// was measured), with what differs significantly and the smallest sale.
 func TestExplorationOpensOnItsAnswer(t *testing.T) {
 	runs := verdictRuns()[:2]
 	x := &results.Exploration{Designs: []string{"set-nx-ex", "token"}, Comparisons: 4, Alpha: 0.05,
@@ -189,7 +189,8 @@ func TestExplorationOpensOnItsAnswer(t *testing.T) {
 		Differences: []results.Difference{{Line: "set-nx-ex is worse than token here: LOCK-BROKEN 10/10 vs 0/10, p=1.1e-05 (Holm 4.3e-05); under net-timeout, work << TTL",
 			Smallest: "stockbench run --lock set-nx-ex --fault net-timeout --buyers 2 --stock 4"}},
 		Regions: []results.Region{
-			{Where: "under net-timeout, work << TTL", Kind: "LOCK-BROKEN", Rates: []string{"10/10", "0/10"}, Differs: true, Smallest: "stockbench run --lock set-nx-ex"},
+			{Where: "under net-timeout, work << TTL", Kind: "LOCK-BROKEN", Rates: []string{"10/10", "0/10"}, Differs: "set-nx-ex worse by LOCK-BROKEN: p=1.1e-05 (Holm 4.3e-05)",
+				Smallest: "stockbench run --lock set-nx-ex --fault net-timeout --buyers 2 --stock 4"},
 			{Where: "with no fault, work >= TTL", Kind: "OVERSOLD", Rates: []string{"10/10", "not measured"}}}}
 	dir := t.TempDir()
 	f := &results.File{SchemaVersion: results.SchemaVersion, ID: "explore", Complete: true, Runs: runs, Exploration: x}
@@ -208,7 +209,7 @@ func TestExplorationOpensOnItsAnswer(t *testing.T) {
 	for _, want := range []string{
 		"<title>stockbench report explore: set-nx-ex against token</title>",
 		"<b>set-nx-ex is worse than token: LOCK-BROKEN 10/10 vs 0/10",
-		"smallest sale: <code>stockbench run --lock set-nx-ex --fault net-timeout --buyers 2 --stock 4</code>",
+		`<td class="cmd">set-nx-ex worse by LOCK-BROKEN: p=1.1e-05 (Holm 4.3e-05)</td><td class="cmd"><code>stockbench run --lock set-nx-ex --fault net-timeout --buyers 2 --stock 4</code>`,
 		`<td class="v-LOCKBROKEN" title="set-nx-ex">LOCK-BROKEN 10/10</td><td class="v-SAFE" title="token">LOCK-BROKEN 0/10</td>`,
 		`<td class="v-OVERSOLD" title="set-nx-ex">OVERSOLD 10/10</td><td class="v-none" title="token">OVERSOLD not measured</td>`,
 		"not shrunk: the budget ended first",
