@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/stockbench/stockbench/oracle"
@@ -19,8 +20,11 @@ type htmlExploration struct {
 }
 
 type htmlRegion struct {
-	Where, Differs, Smallest string
-	Cells                    []htmlCell
+	// Significant is what differs significantly; "none", or that nothing was
+	// measured. Differs is set when something does.
+	Where, Significant, Smallest string
+	Differs                      bool
+	Cells                        []htmlCell
 }
 
 // explorationOf is x as the report's opening shows it; nil for a run that is no
@@ -33,7 +37,13 @@ func explorationOf(x *results.Exploration) *htmlExploration {
 		Legend: fmt.Sprintf("Each cell: the kind of finding whose rates tell the designs apart in that region, and how many reruns of the region's smallest sale showed it, per design (the same seeds for every design). "+
 			"A difference is significant when Fisher's exact test, adjusted by Holm over the exploration's %d comparisons, is below %g. The verdicts further down are each design's worst rerun.", x.Comparisons, x.Alpha)}
 	for _, g := range x.Regions {
-		row := htmlRegion{Where: g.Where, Smallest: g.Smallest, Differs: g.Differs}
+		row := htmlRegion{Where: g.Where, Smallest: g.Smallest, Significant: g.Differs, Differs: g.Differs != ""}
+		if !row.Differs {
+			row.Significant = "none"
+			if !slices.ContainsFunc(g.Rates, func(r string) bool { return strings.Contains(r, "/") }) {
+				row.Significant = "not compared: nothing measured"
+			}
+		}
 		for i, rate := range g.Rates {
 			c := htmlCell{Text: g.Kind + " " + rate, Class: rateClass(g.Kind, rate)}
 			if i < len(x.Designs) {

@@ -191,7 +191,8 @@ func TestExplorationOpensOnItsAnswer(t *testing.T) {
 		Regions: []results.Region{
 			{Where: "under net-timeout, work << TTL", Kind: "LOCK-BROKEN", Rates: []string{"10/10", "0/10"}, Differs: "set-nx-ex worse by LOCK-BROKEN: p=1.1e-05 (Holm 4.3e-05)",
 				Smallest: "stockbench run --lock set-nx-ex --fault net-timeout --buyers 2 --stock 4"},
-			{Where: "with no fault, work >= TTL", Kind: "OVERSOLD", Rates: []string{"10/10", "not measured"}}}}
+			{Where: "with no fault, work >= TTL", Kind: "OVERSOLD", Rates: []string{"10/10", "not measured"}},
+			{Where: "under evict, work < TTL", Kind: "OVERSOLD", Rates: []string{"not measured", "not measured"}}}}
 	dir := t.TempDir()
 	f := &results.File{SchemaVersion: results.SchemaVersion, ID: "explore", Complete: true, Runs: runs, Exploration: x}
 	if err := Report(context.Background(), dir, []Source{{File: f}}); err != nil {
@@ -209,10 +210,14 @@ func TestExplorationOpensOnItsAnswer(t *testing.T) {
 	for _, want := range []string{
 		"<title>stockbench report explore: set-nx-ex against token</title>",
 		"<b>set-nx-ex is worse than token: LOCK-BROKEN 10/10 vs 0/10",
-		`<td class="cmd">set-nx-ex worse by LOCK-BROKEN: p=1.1e-05 (Holm 4.3e-05)</td><td class="cmd"><code>stockbench run --lock set-nx-ex --fault net-timeout --buyers 2 --stock 4</code>`,
+		`<td class="cmd">set-nx-ex worse by LOCK-BROKEN: p=1.1e-05 (Holm 4.3e-05)</td><td class="cmd sale"><code>stockbench run --lock set-nx-ex --fault net-timeout --buyers 2 --stock 4</code>`,
 		`<td class="v-LOCKBROKEN" title="set-nx-ex">LOCK-BROKEN 10/10</td><td class="v-SAFE" title="token">LOCK-BROKEN 0/10</td>`,
 		`<td class="v-OVERSOLD" title="set-nx-ex">OVERSOLD 10/10</td><td class="v-none" title="token">OVERSOLD not measured</td>`,
 		"not shrunk: the budget ended first",
+		`<td class="cmd">none</td>`,
+		`<tr class="differs"><td class="name">under net-timeout, work &lt;&lt; TTL</td>`,
+		`<tr><td class="name">with no fault, work &gt;= TTL</td>`,
+		`<td class="cmd">not compared: nothing measured</td>`,
 	} {
 		if !strings.Contains(page, want) {
 			t.Errorf("report.html lacks %q", want)
