@@ -51,10 +51,7 @@ func TestMain(m *testing.M) {
 	os.Setenv("STOCKBENCH_PARALLEL", "1")
 	// Built as this test binary was, from the build it came from, so that nothing is
 	// compiled twice: plain in make test, raced in make test-race.
-	build := exec.Command("go", "build", "-o", binary, ".")
-	if raced() {
-		build.Args = slices.Insert(build.Args, 2, "-race")
-	}
+	build := exec.Command("go", append(append([]string{"build"}, buildFlags()...), "-o", binary, ".")...)
 	if out, err := build.CombinedOutput(); err != nil {
 		panic("build: " + err.Error() + "\n" + string(out))
 	}
@@ -63,10 +60,18 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// raced reports whether this test binary was built with the race detector.
-func raced() bool {
-	info, _ := debug.ReadBuildInfo()
-	return info != nil && slices.ContainsFunc(info.Settings, func(s debug.BuildSetting) bool { return s.Key == "-race" && s.Value == "true" })
+// buildFlags are the flags of go build this test binary was built with that change
+// what is compiled: -race, -trimpath.
+func buildFlags() []string {
+	var flags []string
+	if info, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range info.Settings {
+			if (s.Key == "-race" || s.Key == "-trimpath") && s.Value == "true" {
+				flags = append(flags, s.Key)
+			}
+		}
+	}
+	return flags
 }
 
 // stockbench runs the command and returns its exit code, stdout and stderr.
