@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -65,7 +64,7 @@ func TestFromAnotherModule(t *testing.T) {
 	goTest := func(run string) (string, error) {
 		// -race, as a lock's author runs the kit: it also shares the race build make test
 		// compiled, where a plain build compiled the kit's dependencies once more.
-		cmd := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "test", "-race", "-count=1", "-mod=mod", "-run", run, ".")
+		cmd := exec.Command("go", "test", "-race", "-count=1", "-mod=mod", "-run", run, ".")
 		cmd.Dir = dir
 		cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod")
 		out, err := cmd.CombinedOutput()
