@@ -425,7 +425,11 @@ func TestQueueShardsMerge(t *testing.T) {
 		{"list", crash, oracle.ClassLost}, {"stream", crash, oracle.ClassSafe},
 	} {
 		t.Run(tc.queue+"/"+tc.plan.String(), func(t *testing.T) {
-			sale := QueueSale{Sale: Sale{Buyers: 300, Stock: 200, Conns: 4, Seed: 3, Faults: tc.plan}, Workers: 6, Work: time.Millisecond, Visibility: 300 * time.Millisecond}
+			// A second's visibility, not the preset's 300 ms: beside the other tests a live
+			// worker's dequeue and ack once took longer, and stream handed its task to a
+			// second worker ahead of one waiting (REORDERED 1): what the design does to a
+			// slow worker, not what this test asks.
+			sale := QueueSale{Sale: Sale{Buyers: 300, Stock: 200, Conns: 4, Seed: 3, Faults: tc.plan}, Workers: 6, Work: time.Millisecond, Visibility: time.Second}
 			parts := runQueueShards(t, sale, tc.queue, 3)
 			var crossed int
 			for _, p := range parts {
