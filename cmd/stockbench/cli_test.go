@@ -50,7 +50,10 @@ func TestMain(m *testing.M) {
 	// runs them side by side.
 	os.Setenv("STOCKBENCH_PARALLEL", "1")
 	// Built as this test binary was, from the build it came from, so that nothing is
-	// compiled twice: plain in make test, raced in make test-race.
+	// compiled twice: plain in make test, raced in make test-race; plain in the long
+	// suite, whose commands sell for minutes with verdicts bound to their timing (a raced
+	// command took ten times the CPU for the same sale, most of it drawing the report's
+	// plots), from the plain build make test left in the cache.
 	build := exec.Command("go", append(append([]string{"build"}, buildFlags()...), "-o", binary, ".")...)
 	if out, err := build.CombinedOutput(); err != nil {
 		panic("build: " + err.Error() + "\n" + string(out))
@@ -61,14 +64,19 @@ func TestMain(m *testing.M) {
 }
 
 // buildFlags are the flags of go build this test binary was built with that change
-// what is compiled: -race, -trimpath.
+// what is compiled (-race, -trimpath), but -race for the long suite's (tag long).
 func buildFlags() []string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return nil
+	}
+	long := slices.ContainsFunc(info.Settings, func(s debug.BuildSetting) bool {
+		return s.Key == "-tags" && slices.Contains(strings.Split(s.Value, ","), "long")
+	})
 	var flags []string
-	if info, ok := debug.ReadBuildInfo(); ok {
-		for _, s := range info.Settings {
-			if (s.Key == "-race" || s.Key == "-trimpath") && s.Value == "true" {
-				flags = append(flags, s.Key)
-			}
+	for _, s := range info.Settings {
+		if s.Value == "true" && (s.Key == "-trimpath" || s.Key == "-race" && !long) {
+			flags = append(flags, s.Key)
 		}
 	}
 	return flags
@@ -78,6 +86,24 @@ func buildFlags() []string {
 func stockbench(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
 	return runCmd(t, exec.Command(binary, args...))
+}
+
+// stockbenchWithin runs the command as stockbench does, but sends it SIGQUIT after
+// limit: a command that hangs then ends with where it hung (the Go runtime's dump of its
+// goroutines, on stderr), which the test prints, rather than at the test binary's timeout
+// with nothing said of the command.
+func stockbenchWithin(t *testing.T, limit time.Duration, args ...string) (int, string, string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, binary, args...)
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGQUIT) }
+	cmd.WaitDelay = 30 * time.Second
+	code, stdout, stderr := runCmd(t, cmd)
+	if ctx.Err() != nil {
+		t.Fatalf("stockbench %s did not end within %s:\n%s\n%s", strings.Join(args, " "), limit, stdout, stderr)
+	}
+	return code, stdout, stderr
 }
 
 // runCmd runs cmd and returns its exit code, stdout and stderr.
