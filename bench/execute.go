@@ -548,9 +548,13 @@ func (e *Env) runJob(ctx context.Context, j Job, prefix string, apart bool, stde
 	need.Apart = apart
 	watch, done := watching(stderr, board, i)
 	defer done()
-	return rig.On(ctx, e.Harness, need, func(ctx context.Context, r scenarios.Redis) (results.Run, error) {
+	began := time.Now()
+	run, err := rig.On(ctx, e.Harness, need, func(ctx context.Context, r scenarios.Redis) (results.Run, error) {
 		return j.run(ctx, prefix, r, watch)
 	})
+	// What the sale did not spend itself went on its servers: starting, resetting, stopping.
+	run.Spent.Servers = max(0, time.Since(began)-run.Spent.SetUp-run.Spent.Selling-run.Spent.Judging)
+	return run, err
 }
 
 // Buyers' commands leave garbage at the rate Redis answers, and when a waiting buyer was a

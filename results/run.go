@@ -35,6 +35,8 @@ type Run struct {
 	Error    string        `json:"error,omitempty"`
 	Started  time.Time     `json:"started_at"`
 	Duration time.Duration `json:"duration_ns"`
+	// Spent is where the sale's wall time went, servers included (see Spent).
+	Spent Spent `json:"-"`
 
 	// Kind is what the run sold through.
 	Kind SaleKind `json:"kind"`

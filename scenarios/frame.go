@@ -43,10 +43,13 @@ type kind interface {
 // returns it with what was measured; an error is returned only when the sale could not
 // start, or together with an incomplete record when Redis failed under it.
 func runSale(ctx context.Context, s Sale, r Redis, ttl time.Duration, build func(*faults.Injector) kind) (results.Run, error) {
+	began := time.Now()
 	sr, err := beginSale(ctx, s, r, ttl, build)
 	if err != nil {
 		return results.Run{}, err
 	}
+	var spent results.Spent
+	spent.SetUp = time.Since(began)
 	t := newTally(s)
 	t.start = sr.at
 	started := time.Now()
@@ -60,6 +63,7 @@ func runSale(ctx context.Context, s Sale, r Redis, ttl time.Duration, build func
 		shardErr = s.Shard.finish(ctx, r.StockAdmin, s.Prefix) // the first shard reads the outcome once all finished
 	}
 	sr.stopBeat()
+	spent.Selling = time.Since(started)
 
 	// The sale's context may be over; the final reads and the clean-up still need Redis.
 	after, cancel := afterSale(ctx, goneErr)
@@ -67,6 +71,8 @@ func runSale(ctx context.Context, s Sale, r Redis, ttl time.Duration, build func
 	end := sr.end(after, shardErr)
 	run := results.Run{Scenario: s.Name, Complete: true, Started: started, Duration: time.Since(started)}
 	sr.record(&run, t, end)
+	spent.Judging = time.Since(started) - spent.Selling
+	run.Spent = spent
 	runErr := runError(goneErr, errors.Join(t.runErr(), shardErr, end.finalErr), end.cleanErr)
 	switch {
 	case runErr != nil:

@@ -34,11 +34,13 @@ func run(t *testing.T, s FlashSale, lock string) results.Run {
 	return r
 }
 
-// contended is a sale where many buyers poll for a short-work lock.
+// contended is a sale where many buyers poll for a short-work lock. Its buyers are
+// patient: on a loaded machine its sale once sold 38 of 100 units in 30 s, and a safe
+// design's verdict must not hang on the machine's speed.
 var contended = FlashSale{
 	Sale:     Sale{Buyers: 400, Stock: 100, Conns: 32},
 	Critical: ReadThinkWrite, Think: Fixed(time.Millisecond), TTL: 2 * time.Second,
-	Retry: lockimpl.Retry{Interval: 20 * time.Millisecond, Timeout: 30 * time.Second},
+	Retry: lockimpl.Retry{Interval: 20 * time.Millisecond, Timeout: 2 * time.Minute},
 }
 
 // slowWork is a sale whose every holder works past the lock's 1s TTL.

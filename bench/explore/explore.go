@@ -55,6 +55,9 @@ type Config struct {
 	// Progress, when set, is given a line of what has been found and the time left
 	// every few draws.
 	Progress func(string)
+	// Verbose, when set, is given a line per sale: its phase, design and faults, and
+	// where its time went.
+	Verbose func(string)
 }
 
 // Defaults of Config.
@@ -86,12 +89,13 @@ func Explore(ctx context.Context, cfg Config) (*Report, error) {
 			return nil, fmt.Errorf("explore: %s is a %s design and %s a %s one: designs compared must sell alike", cfg.Designs[0].Design, cfg.Designs[0].Kind, d.Design, d.Kind)
 		}
 	}
-	x := &explorer{cfg: cfg, start: time.Now(), rep: newReport(cfg), seen: map[string]bool{}, found: map[region]*Finding{}}
+	x := &explorer{cfg: cfg, start: time.Now(), rep: newReport(cfg), seen: map[string]bool{}, found: map[region]*Finding{}, clock: newClock(cfg.Parallel)}
 	x.deadline = x.start.Add(cfg.Budget)
 	sctx, cancel := context.WithDeadline(ctx, x.deadline.Add(grace))
 	defer cancel()
 	x.sctx = sctx
 	x.search(ctx, x.start.Add(time.Duration(float64(cfg.Budget)*searchShare)))
+	x.clock.since(Searching, x.start)
 	x.settle(ctx)
 	x.rep.finish(x, ctx.Err() != nil)
 	return x.rep, nil
@@ -105,6 +109,9 @@ func withDefaults(c Config) Config {
 	c.Tries = cmp.Or(c.Tries, 2)
 	if c.Progress == nil {
 		c.Progress = func(string) {}
+	}
+	if c.Verbose == nil {
+		c.Verbose = func(string) {}
 	}
 	return c
 }
@@ -128,6 +135,8 @@ type explorer struct {
 	newest     Signature
 	// sctx is what sales run under: ctx, ended a grace after the budget.
 	sctx context.Context
+	// clock adds up where the time went, by phase.
+	clock *clock
 }
 
 // region is where in the space a finding showed: its faults and its timing.
@@ -151,7 +160,7 @@ func (x *explorer) search(ctx context.Context, until time.Time) {
 			for d, base := range x.cfg.Designs {
 				s := x.cfg.Space.apply(base, g)
 				wg.Go(func() {
-					run, err := x.run(x.sctx, s, i*len(x.cfg.Designs)+d)
+					run, err := x.run(x.sctx, Searching, s, i*len(x.cfg.Designs)+d)
 					out[i][d] = result{s, run, err}
 				})
 			}
@@ -231,17 +240,21 @@ func (x *explorer) next(r *rand.Rand) gene {
 	return x.cfg.Space.draw(r)
 }
 
-// run runs one sale under ctx (x.sctx, or a shrink's shorter one), counting it.
-func (x *explorer) run(ctx context.Context, s results.Sale, slot int) (results.Run, error) {
+// run runs one sale of phase p under ctx (x.sctx, or a shrink's shorter one), counting
+// it and where its time went.
+func (x *explorer) run(ctx context.Context, p Phase, s results.Sale, slot int) (results.Run, error) {
 	run, err := x.cfg.Run(ctx, s, slot)
 	if err == nil && !run.Complete {
 		err = errors.New("cut short")
 	}
-	if !errors.Is(err, ErrRefused) {
-		x.mu.Lock()
-		x.sales++
-		x.mu.Unlock()
+	if errors.Is(err, ErrRefused) {
+		return run, err
 	}
+	x.mu.Lock()
+	x.sales++
+	x.mu.Unlock()
+	x.clock.sale(p, run.Spent)
+	x.cfg.Verbose(fmt.Sprintf("explore: %s: %s, faults %s, seed %s: %s", p, s.Design, or(s.Faults, "none"), s.Get("seed"), run.Spent))
 	return run, err
 }
 
@@ -282,11 +295,12 @@ func (x *explorer) settle(ctx context.Context) {
 // than many settled badly, and the most promising come first.
 func (x *explorer) settleOne(ctx context.Context, fd *Finding) {
 	fd.Target = fd.target()
+	began := time.Now()
 	shrinkBy := time.Now().Add(min(time.Until(x.deadline)/3, time.Minute))
 	earns := func(ctx context.Context, s results.Sale) (results.Run, bool) {
 		var last results.Run
 		for range x.cfg.Tries {
-			run, err := x.run(ctx, s, 0)
+			run, err := x.run(ctx, Shrinking, s, 0)
 			if err != nil || !slices.Contains(findings(&run), fd.Target) {
 				return results.Run{}, false
 			}
@@ -304,6 +318,9 @@ func (x *explorer) settleOne(ctx context.Context, fd *Finding) {
 	sctx, cancel := context.WithDeadline(x.sctx, shrinkBy)
 	small, _, tried := Shrink(sctx, first, fd.FirstRun, earns, shrinkBy, x.cfg.Parallel)
 	cancel()
+	x.clock.since(Shrinking, began)
+	began = time.Now()
+	defer x.clock.since(Measuring, began)
 	fd.Smallest, fd.ShrinkSales, fd.Shrunk = small, tried, ctx.Err() == nil && time.Now().Before(shrinkBy)
 	fd.Rates = make([]Rate, len(x.cfg.Designs))
 	for d := range x.cfg.Designs {
@@ -328,7 +345,7 @@ func (x *explorer) settleOne(ctx context.Context, fd *Finding) {
 		s.Set("seed", strconv.FormatUint(results.DrawSeed(small.Seed(), jb.k), 10))
 		wg.Go(func() {
 			defer func() { <-slots }()
-			run, err := x.run(x.sctx, s, 0)
+			run, err := x.run(x.sctx, Measuring, s, 0)
 			if err != nil {
 				return
 			}

@@ -177,6 +177,8 @@ type Report struct {
 	Coverage []*Cover `json:"coverage"`
 	// Struck is how many of the search's sales each fault struck in.
 	Struck map[string]int `json:"struck"`
+	// Time is where the time went, by phase.
+	Time []PhaseTime `json:"time"`
 }
 
 // Cover is what the search did in one region of the space.
@@ -233,6 +235,7 @@ func (r *Report) finish(x *explorer, interrupted bool) {
 	r.Elapsed = time.Since(x.start)
 	r.Complete = !interrupted
 	r.Sales = x.sales
+	r.Time = x.clock.times()
 	if m := r.Elapsed.Minutes(); m > 0 {
 		r.SalesPerMinute = float64(r.Sales) / m
 	}
@@ -454,6 +457,7 @@ func (r *Report) WriteMarkdown(w io.Writer, command func(results.Sale) string) {
 	if n := r.NeverStruck(); len(n) > 0 {
 		fmt.Fprintf(w, "\nNever struck (not drawn, refused by the designs, or their victim never came): %s.\n", strings.Join(n, ", "))
 	}
+	r.writeTime(w)
 }
 
 func (r *Report) comparisons() int {

@@ -44,6 +44,9 @@ type Record struct {
 	// in the job's step summary; Locate says where they point (see bench.Options).
 	Format bench.Format
 	Locate ghactions.Locator
+	// Verbose prints, on stderr, a line per sale (where its time went) and how long
+	// writing the record took.
+	Verbose bool
 }
 
 // Run explores cfg's designs on e's servers, each sale apart, then writes and prints
@@ -64,13 +67,21 @@ func Run(ctx context.Context, e *bench.Env, cfg explore.Config, rec Record, stdo
 		return e.RunApart(ctx, j, fmt.Sprintf("{stockbench:explore:%d}", n.Add(1)))
 	}
 	cfg.Progress = func(line string) { fmt.Fprintln(stderr, "stockbench:", line) }
+	if rec.Verbose {
+		cfg.Verbose = cfg.Progress
+	}
 	fmt.Fprintf(stderr, "stockbench: explore %s for %s, seed %d, %d sales at once; Ctrl-C keeps what was found\n",
 		strings.Join(DesignNames(cfg.Designs), " against "), cfg.Budget, cfg.Seed, cfg.Parallel)
 	rep, err := explore.Explore(ctx, cfg)
 	if err != nil {
 		return bench.Told(bench.Complain(stderr, err))
 	}
-	return write(ctx, rep, e, rec, stdout, stderr)
+	began := time.Now()
+	end := write(ctx, rep, e, rec, stdout, stderr)
+	if rec.Verbose {
+		fmt.Fprintf(stderr, "stockbench: explore: the record and its reports written in %s\n", time.Since(began).Round(time.Millisecond))
+	}
+	return end
 }
 
 // Limits refuses settings an exploration cannot use.

@@ -29,6 +29,7 @@ func exploreCommand(ctx context.Context, args []string, stdout, stderr io.Writer
 	seed := fs.Uint64("seed", 1, "seed of the draws: the same seed draws the same sales for the same outcomes")
 	confirm := fs.Int("confirm", explore.DefaultConfirm, "reruns of each finding's smallest sale per design, for its rate and the exact test")
 	infra := fs.Bool("infra", false, "draw the faults on a Sentinel group or a Cluster too (slower: each sale starts a topology of containers)")
+	verbose := fs.Bool("verbose", false, "print a line per sale, where its time went (servers, set-up, selling, judging), and how long writing the record took")
 	only := fs.String("faults", "", "draw only these faults, comma-separated, or none for timings and loads alone (default: every fault the table has for the designs' sales: "+explore.AllFaults()+")")
 	if help, err := parse(fs, args, stdout); help || err != nil {
 		return bench.Complain(stderr, err)
@@ -50,6 +51,7 @@ func exploreCommand(ctx context.Context, args []string, stdout, stderr io.Writer
 		return bench.Complain(stderr, bench.UsageError(err))
 	}
 	cfg.Budget, cfg.Seed, cfg.Confirm, cfg.Parallel = *budget, *seed, *confirm, c.parallel
+	c.verbose = *verbose
 	return c.explore(ctx, cfg, append([]string{"explore"}, args...), nil, stdout, stderr).Tell(stdout)
 }
 
@@ -68,6 +70,6 @@ func (c *common) explore(ctx context.Context, cfg explore.Config, args []string,
 	}
 	defer e.Stop(stderr)
 	// check's exploration follows its sales, whose JUnit file it adds to.
-	rec := findings.Record{Out: c.out, Plots: string(*c.plots), Args: args, Policy: c.policy, Judge: judge, JUnit: c.junit, Append: judge != nil, Format: c.format, Locate: c.locate}
+	rec := findings.Record{Out: c.out, Plots: string(*c.plots), Args: args, Policy: c.policy, Judge: judge, JUnit: c.junit, Append: judge != nil, Format: c.format, Locate: c.locate, Verbose: c.verbose}
 	return findings.Run(ctx, e, cfg, rec, stdout, stderr)
 }

@@ -49,6 +49,8 @@ type common struct {
 	// locate says where GitHub's annotations point (bench.Options.Locate): check's run
 	// file.
 	locate ghactions.Locator
+	// verbose: explore prints a line per sale (findings.Record.Verbose).
+	verbose bool
 }
 
 // bindJUnit binds --junit and --format: the run's sales as JUnit XML, and as GitHub
