@@ -30,6 +30,7 @@ var builtins = []Impl{
 	{
 		Name:    "seed-setnx",
 		Summary: "classic PHP port: SETNX; EXPIRE with a timestamp; SET steals when TTL<0; DEL",
+		Seconds: true,
 		// The steal race oversells with no fault at all. A holder that dies leaves its
 		// 56-year lock, which nobody steals (its TTL is not negative): the sale stops there,
 		// oversold or not by then. A buyer that dies between SETNX and EXPIRE leaves a lock
@@ -50,6 +51,7 @@ var builtins = []Impl{
 	{
 		Name:           "setnx-expire",
 		Summary:        "SETNX then EXPIRE ttl (two round trips); DEL",
+		Seconds:        true,
 		Documented:     ttlLock.With(stuck, faults.CrashAcquire),
 		DropDocumented: dropTTL,
 		NewLocker:      func(e Env) Locker { return SetNXExpire{e.Locks[0]} },
@@ -57,6 +59,7 @@ var builtins = []Impl{
 	{
 		Name:           "set-nx-ex",
 		Summary:        "SET key 1 NX EX ttl; DEL",
+		Seconds:        true,
 		Documented:     ttlLock,
 		DropDocumented: dropTTL,
 		NewLocker:      func(e Env) Locker { return SetNXEX{e.Locks[0]} },

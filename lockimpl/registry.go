@@ -65,6 +65,11 @@ type Impl struct {
 	// touching Redis, as requests wait for a PHP-FPM worker. Default: nil, the design runs
 	// in the buyers' goroutines.
 	Procs func(conns int) int
+	// Seconds: the design keeps its leases in whole seconds (EX, EXPIRE, a Unix time in
+	// seconds), so that a TTL below a second would be another design's lease, not a
+	// shorter one: an exploration that includes it draws whole-second TTLs. Default:
+	// false, leases kept to the millisecond (PX, PEXPIRE), or none at all.
+	Seconds bool
 	// Outside names the faults the design cannot take part in, which a sale refuses.
 	// Default: none.
 	Outside []string

@@ -309,8 +309,9 @@ func TestEveryDesignDocumented(t *testing.T) {
 // TestReapersInStep: reliable-list's reaper reads what is overdue and then moves each
 // entry, so reapers in step hand the dead worker's task back once per reaper, to live
 // workers: a delivery under a live lease, which an idempotent fulfil does not hide. A
-// race, in 11 of 12 sales seen: it must fire in one of three, and a reaper made atomic
-// fails here.
+// race, in 11 of 12 sales seen alone, and three sales in a row missed it once beside the
+// other tests' load on a fresh CI machine: it must fire in one of twenty (each under a
+// second; the tries stop at the first), and a reaper made atomic fails here.
 func TestReapersInStep(t *testing.T) {
 	h := rigtest.Harness(t)
 	sale, err := scenarios.LookupQueue("queue-sale")
@@ -323,7 +324,7 @@ func TestReapersInStep(t *testing.T) {
 	}
 	plan, _ := faults.Parse("reclaimers")
 	var seen []string
-	for try := 1; try <= 3; try++ {
+	for try := 1; try <= 20; try++ {
 		s := sale
 		s.Faults, s.Fulfil, s.Prefix = plan, scenarios.Idempotent, fmt.Sprintf("{test:reapers:%d}", try)
 		run := rigtest.On(t, h, rig.ForQueue(plan, s.WithDefaults().Conns),
@@ -335,5 +336,5 @@ func TestReapersInStep(t *testing.T) {
 		}
 		seen = append(seen, run.Verdict.String())
 	}
-	t.Errorf("want a delivery under a live lease in one of three sales, got %v", seen)
+	t.Errorf("want a delivery under a live lease in one of twenty sales, got %v", seen)
 }

@@ -274,12 +274,22 @@ func (qs *queueRun) reap(ctx context.Context, r queueimpl.Reaper, n int) {
 			r.Reap(ctx)
 			return true
 		}
-		// Several reapers on one schedule, each round started together.
+		// Several reapers on one schedule, each round started together: held at a gate
+		// until all are ready, since on a loaded machine the first one started could
+		// otherwise finish its round before the last began, and none would be in step.
 		moved := make([]int, n)
-		var wg sync.WaitGroup
+		gate := make(chan struct{})
+		var ready, wg sync.WaitGroup
+		ready.Add(n)
 		for i := range n {
-			wg.Go(func() { moved[i], _ = r.Reap(ctx) })
+			wg.Go(func() {
+				ready.Done()
+				<-gate
+				moved[i], _ = r.Reap(ctx)
+			})
 		}
+		ready.Wait()
+		close(gate)
 		wg.Wait()
 		qs.inj.Reaped(moved)
 		return true

@@ -25,7 +25,7 @@ DOCUMENTED.evict = [...LATE_WRITE, 'LOCK-BROKEN'];
 const leases = new Map();
 let serial = 0;
 
-serve(['lock'], DOCUMENTED, async (req, redis) => {
+serve(['lock', 'ms'], DOCUMENTED, async (req, redis) => {
   switch (req.op) {
     case 'try': {
       const token = crypto.randomBytes(16).toString('hex');

@@ -218,7 +218,7 @@ func (c *Catalog) Check(ctx context.Context, r redis.UniversalClient) error {
 			return err
 		}
 	}
-	for _, e := range c.execs {
+	for i, e := range c.execs {
 		probe := adapter.Probe
 		if e.part == adapter.SupportsQueue {
 			probe = adapter.ProbeQueue
@@ -239,8 +239,20 @@ func (c *Catalog) Check(ctx context.Context, r redis.UniversalClient) error {
 			}
 			return fmt.Errorf("adapter %s supports %q, not %s; %s", e.cfg.Name, supports, e.part, hint)
 		}
+		c.execs[i].cfg.Ms = slices.Contains(supports, adapter.SupportsMs)
 	}
 	return nil
+}
+
+// Ms reports whether every lock design named keeps its leases to the millisecond (none
+// is lockimpl.Impl.Seconds): an adapter's hello says so once Check has probed it.
+func (c *Catalog) Ms(names []string) bool {
+	for _, n := range names {
+		if impl, err := c.Lock(n); err != nil || impl.Seconds {
+			return false
+		}
+	}
+	return len(names) > 0
 }
 
 // Source is where the design named name comes from: nil for a built-in design.

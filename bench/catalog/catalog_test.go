@@ -1,8 +1,11 @@
 package catalog
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stockbench/stockbench/internal/designs/adapter"
 )
@@ -51,5 +54,52 @@ func TestAddExec(t *testing.T) {
 func TestSplit(t *testing.T) {
 	if got := Split(" a, ,b,"); strings.Join(got, "|") != "a|b" {
 		t.Errorf("Split: %q", got)
+	}
+}
+
+// TestMs: designs that keep milliseconds are told from those that keep whole seconds
+// (EX, an adapter that has not said ms), for the explorer's shorter sales.
+func TestMs(t *testing.T) {
+	var c Catalog
+	if err := c.AddExec(adapter.SupportsLock, "/usr/bin/python3 adapters/python/redis_py_lock.py"); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		names []string
+		want  bool
+	}{
+		{[]string{"token", "redlock", "lua"}, true},
+		{[]string{"token", "set-nx-ex"}, false},
+		{[]string{"seed-setnx"}, false},
+		{[]string{"redis_py_lock"}, false}, // not probed: nothing said of its leases
+		{[]string{"nosuch"}, false},
+		{nil, false},
+	} {
+		if got := c.Ms(tt.names); got != tt.want {
+			t.Errorf("Ms(%v) = %v, want %v", tt.names, got, tt.want)
+		}
+	}
+	c.execs[0].cfg.Ms = true // as Check sets it from the hello
+	if !c.Ms([]string{"redis_py_lock", "token"}) {
+		t.Errorf("an adapter whose hello said ms: want milliseconds")
+	}
+}
+
+// TestChangedSince: an adapter built before its source changed is built again.
+func TestChangedSince(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "prog"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	f := filepath.Join(dir, "prog", "main.go")
+	if err := os.WriteFile(f, []byte("package main"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	if changedSince(dir, now.Add(time.Minute)) {
+		t.Errorf("a source older than the build: want it reused")
+	}
+	if !changedSince(dir, now.Add(-time.Minute)) {
+		t.Errorf("a source newer than the build: want it built again")
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -72,7 +73,7 @@ func buildGoAdapter(ctx context.Context, module, version string) (string, error)
 			bin = rel // the command line a person reads, from where they ran it
 		}
 	}
-	if _, err := os.Stat(bin); err == nil {
+	if built, err := os.Stat(bin); err == nil && !changedSince(src, built.ModTime()) {
 		return bin, nil
 	}
 	tmp, err := os.MkdirTemp("", "stockbench-go-adapter-")
@@ -101,6 +102,22 @@ func buildGoAdapter(ctx context.Context, module, version string) (string, error)
 		}
 		tags = tags[:len(tags)-1] // a feature this release lacks
 	}
+}
+
+// changedSince reports whether a file under src changed after t: an adapter built
+// before its source changed (a newer stockbench's) is built again.
+func changedSince(src string, t time.Time) bool {
+	changed := false
+	filepath.WalkDir(src, func(_ string, d fs.DirEntry, err error) error {
+		if err != nil || changed {
+			return filepath.SkipAll
+		}
+		if info, err := d.Info(); err == nil && !d.IsDir() && info.ModTime().After(t) {
+			changed = true
+		}
+		return nil
+	})
+	return changed
 }
 
 func goCmd(ctx context.Context, dir string, args ...string) (string, error) {

@@ -25,8 +25,8 @@ import (
 // passed over, not a failure.
 var ErrRefused = errors.New("refused")
 
-// Runner runs one sale and returns its run; slot numbers it among the sales running at
-// once, for a key prefix of its own.
+// Runner runs one sale and returns its run; slot numbers it among the search's sales
+// (0 for the shrinks' and the reruns'), for a runner that wants a key prefix of its own.
 type Runner func(ctx context.Context, s results.Sale, slot int) (results.Run, error)
 
 // Config is what an exploration searches and how long.
@@ -89,16 +89,22 @@ func Explore(ctx context.Context, cfg Config) (*Report, error) {
 			return nil, fmt.Errorf("explore: %s is a %s design and %s a %s one: designs compared must sell alike", cfg.Designs[0].Design, cfg.Designs[0].Kind, d.Design, d.Kind)
 		}
 	}
-	x := &explorer{cfg: cfg, start: time.Now(), rep: newReport(cfg), seen: map[string]bool{}, found: map[region]*Finding{}, clock: newClock(cfg.Parallel)}
-	x.deadline = x.start.Add(cfg.Budget)
-	sctx, cancel := context.WithDeadline(ctx, x.deadline.Add(grace))
+	x, cancel := newExplorer(ctx, cfg)
 	defer cancel()
-	x.sctx = sctx
 	x.search(ctx, x.start.Add(time.Duration(float64(cfg.Budget)*searchShare)))
 	x.clock.since(Searching, x.start)
 	x.settle(ctx)
 	x.rep.finish(x, ctx.Err() != nil)
 	return x.rep, nil
+}
+
+// newExplorer is an exploration of cfg (its defaults set) starting now; cancel ends
+// its sales' context.
+func newExplorer(ctx context.Context, cfg Config) (x *explorer, cancel func()) {
+	x = &explorer{cfg: cfg, start: time.Now(), rep: newReport(cfg), seen: map[string]bool{}, found: map[region]*Finding{}, clock: newClock(cfg.Parallel)}
+	x.deadline = x.start.Add(cfg.Budget)
+	x.sctx, cancel = context.WithDeadline(ctx, x.deadline.Add(grace))
+	return x, cancel
 }
 
 func withDefaults(c Config) Config {
@@ -137,47 +143,91 @@ type explorer struct {
 	sctx context.Context
 	// clock adds up where the time went, by phase.
 	clock *clock
+	// drawn is every draw of the search in the order drawn; launched counts them.
+	drawn    []gene
+	launched int
 }
 
 // region is where in the space a finding showed: its faults and its timing.
 type region struct{ faults, timing string }
 
-// search draws batch after batch of Parallel sales until the deadline: each draw's
-// sale for every design, run side by side. A batch is drawn from what the batches before
-// it found, so that a seed gives the same draws for the same outcomes.
+// search draws sale after sale until the deadline, each draw's sale for every design,
+// run side by side, with up to Parallel sales running at once: a slot freed by a short
+// sale takes the next draw rather than waiting for the longest sale of a batch. A draw is
+// drawn from what the draws at least window before it found, absorbed in the order they
+// were drawn, so that a seed gives the same draws for the same outcomes whatever order
+// the sales end in.
 func (x *explorer) search(ctx context.Context, until time.Time) {
 	r := rand.New(rand.NewPCG(x.cfg.Seed, 0x5eed))
-	perBatch := max(1, x.cfg.Parallel/len(x.cfg.Designs))
-	for batch := 0; time.Now().Before(until) && ctx.Err() == nil; batch++ {
-		genes := make([]gene, perBatch)
-		for i := range genes {
-			genes[i] = x.next(r)
+	atOnce := max(1, x.cfg.Parallel/len(x.cfg.Designs)) // draws running at once
+	window := 2 * atOnce
+	slots := make(chan struct{}, atOnce)
+	var drawn []*pending // not yet absorbed, in the order drawn
+	absorbed := 0
+	absorbOldest := func() {
+		p := drawn[0]
+		drawn = drawn[1:]
+		<-p.done
+		if x.absorb(p.out) {
+			x.corpus = append(x.corpus, p.g)
 		}
-		out := make([][]result, perBatch)
-		var wg sync.WaitGroup
-		for i, g := range genes {
-			out[i] = make([]result, len(x.cfg.Designs))
-			for d, base := range x.cfg.Designs {
-				s := x.cfg.Space.apply(base, g)
-				wg.Go(func() {
-					run, err := x.run(x.sctx, Searching, s, i*len(x.cfg.Designs)+d)
-					out[i][d] = result{s, run, err}
-				})
-			}
-		}
-		wg.Wait()
-		if ctx.Err() != nil {
-			return // a batch cut short says nothing of its draws
-		}
-		for i, g := range genes {
-			if x.absorb(out[i]) {
-				x.corpus = append(x.corpus, g)
-			}
-		}
-		if batch%3 == 2 {
+		if absorbed++; absorbed%(3*atOnce) == 0 {
 			x.cfg.Progress(x.progress("searching"))
 		}
 	}
+	for time.Now().Before(until) && ctx.Err() == nil {
+		if len(drawn) == window {
+			absorbOldest()
+			continue // its sale may have taken the search past its deadline
+		}
+		slots <- struct{}{}
+		if !time.Now().Before(until) || ctx.Err() != nil { // the wait for a slot used it up
+			<-slots
+			break
+		}
+		p := x.launch(x.next(r), func() { <-slots })
+		x.drawn = append(x.drawn, p.g)
+		drawn = append(drawn, p)
+	}
+	for _, p := range drawn {
+		<-p.done
+	}
+	if ctx.Err() != nil {
+		return // a draw cut short says nothing of its sales
+	}
+	for len(drawn) > 0 {
+		absorbOldest()
+	}
+}
+
+// pending is a draw whose sales are under way: done is closed once every design's has
+// ended, out then holding them.
+type pending struct {
+	g    gene
+	out  []result
+	done chan struct{}
+}
+
+// launch starts draw g's sale on every design, side by side, and calls free once all
+// have ended.
+func (x *explorer) launch(g gene, free func()) *pending {
+	p := &pending{g: g, out: make([]result, len(x.cfg.Designs)), done: make(chan struct{})}
+	first := x.launched * len(x.cfg.Designs)
+	x.launched++
+	var wg sync.WaitGroup
+	for d, base := range x.cfg.Designs {
+		s := x.cfg.Space.apply(base, g)
+		wg.Go(func() {
+			run, err := x.run(x.sctx, Searching, s, first+d)
+			p.out[d] = result{s, run, err}
+		})
+	}
+	go func() {
+		wg.Wait()
+		free()
+		close(p.done)
+	}()
+	return p
 }
 
 // result is one design's sale of a draw, and how it ended.

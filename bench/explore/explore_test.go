@@ -151,6 +151,72 @@ func TestDrawsAreValid(t *testing.T) {
 	}
 }
 
+// TestSearchDrawsTheSameForTheSameOutcomes: sales that end in another order (each
+// sleeps a random while) leave a seed's draws as they were: a draw is drawn from what
+// the draws at least a window before it found, absorbed in the order drawn. A search
+// that found nothing would draw the same with any rule, so the fake finds.
+func TestSearchDrawsTheSameForTheSameOutcomes(t *testing.T) {
+	search := func() []gene {
+		jittery := func(ctx context.Context, s results.Sale, slot int) (results.Run, error) {
+			time.Sleep(time.Duration(rand.IntN(3000)) * time.Microsecond)
+			return fake(ctx, s, slot)
+		}
+		cfg := withDefaults(Config{Designs: designs("checked", "bare"), Space: NewSpace(results.LockSale, false, nil), Parallel: 8, Run: jittery})
+		x, cancel := newExplorer(context.Background(), cfg)
+		defer cancel()
+		x.search(context.Background(), time.Now().Add(400*time.Millisecond))
+		if len(x.corpus) == 0 {
+			t.Fatal("the search found nothing to mutate")
+		}
+		return x.drawn
+	}
+	a, b := search(), search()
+	n := min(len(a), len(b))
+	if n < 50 {
+		t.Fatalf("%d and %d draws: too few to compare", len(a), len(b))
+	}
+	for i := range n {
+		if !reflect.DeepEqual(a[i], b[i]) {
+			t.Fatalf("draw %d of %d differs between two searches of one seed:\n%+v\n%+v", i, n, a[i], b[i])
+		}
+	}
+}
+
+// TestFineDrawsAreAFifth: a space whose designs keep milliseconds draws each sale a
+// fifth as long, the TTL, the work, the faults' lengths, the retry and the patience
+// alike, so the timing relation is the coarse draw's; counts are unchanged.
+func TestFineDrawsAreAFifth(t *testing.T) {
+	coarse := NewSpace(results.LockSale, false, nil)
+	fine := coarse
+	fine.Fine = true
+	base := designs("x")[0]
+	r := rand.New(rand.NewPCG(3, 3))
+	for range 500 {
+		g := coarse.draw(r)
+		c, f := coarse.apply(base, g), fine.apply(base, g)
+		for _, k := range []string{"ttl", "timeout"} {
+			cd, _ := time.ParseDuration(c.Get(k))
+			fd, _ := time.ParseDuration(f.Get(k))
+			if d := cd/5 - fd; d > 20*time.Millisecond || d < -20*time.Millisecond {
+				t.Fatalf("%s: %s coarse, %s fine: want a fifth", k, c.Get(k), f.Get(k))
+			}
+		}
+		if Timing(&c) != Timing(&f) || c.Get("buyers") != f.Get("buyers") || c.Get("stock") != f.Get("stock") {
+			t.Fatalf("coarse %v and fine %v differ in more than their times", c.Settings, f.Settings)
+		}
+		cp, _ := faults.Parse(c.Faults)
+		fp, _ := faults.Parse(f.Faults)
+		for i := range cp {
+			if cp[i].For/5 != fp[i].For || cp[i].By/5 != fp[i].By {
+				t.Fatalf("faults %s coarse, %s fine: want their lengths a fifth", c.Faults, f.Faults)
+			}
+		}
+		if ri, _ := time.ParseDuration(f.Get("retry-interval")); ri < time.Millisecond {
+			t.Fatalf("retry interval %s: want at least 1ms", ri)
+		}
+	}
+}
+
 // TestHolm checks the correction against a hand computation.
 func TestHolm(t *testing.T) {
 	cs := []*Comparison{{P: 0.01}, {P: 0.04}, {P: 0.03}, {P: 0.005}}

@@ -141,7 +141,7 @@ func halveDuration(name string, least time.Duration) func(results.Sale) (results
 func halveTiming(s results.Sale) (results.Sale, bool) {
 	ttl, err := time.ParseDuration(s.Get("ttl"))
 	if err != nil || ttl < 2*time.Second || (ttl/2)%time.Second != 0 {
-		return s, false // whole seconds only, as the explorer draws them
+		return s, false // whole seconds only; a sale drawn in milliseconds (Space.Fine) is short already
 	}
 	think, err := time.ParseDuration(s.Get("think"))
 	if err != nil {

@@ -39,12 +39,23 @@ var (
 // past it sells fewer units.
 const longest = 6 * time.Second
 
+// fine is how many times shorter every time of a lock sale is (its TTL, and with it the
+// work and the faults' lengths; the retry interval; the buyers' patience) in a space
+// whose designs all keep their leases to the millisecond (Space.Fine): the same sale,
+// as the timings relate, in a fifth of the time. 200 ms is still many round trips and
+// scheduler ticks; much below it, a loaded machine's pauses would be the finding.
+const fine = 5
+
 // Space is what an explorer draws sales from: the faults the fault table says apply to
 // the designs' kind of sale, with each one's knobs (faults.Spec.Knobs), and the sale's
 // own dimensions above.
 type Space struct {
 	Kind   results.SaleKind
 	Faults []faults.Kind
+	// Fine: every design keeps its leases to the millisecond (not lockimpl.Impl.Seconds),
+	// so a lock sale's times are drawn a fifth as long (fine): TTLs of 200, 400 and 600
+	// ms. Default false: whole seconds, as an EX-based design needs to be compared.
+	Fine bool
 }
 
 // NewSpace is the space of sales of kind: every fault of the table that applies to
@@ -161,8 +172,11 @@ func (sp Space) mutate(g gene, r *rand.Rand) gene {
 func (sp Space) apply(base results.Sale, g gene) results.Sale {
 	s := base.Clone()
 	ttl := ttls[g.TTL]
-	if sp.Kind == results.QueueSale {
+	switch {
+	case sp.Kind == results.QueueSale:
 		ttl = visibilities[g.TTL]
+	case sp.Fine:
+		ttl /= fine
 	}
 	work := time.Duration(float64(ttl) * workRatios[g.Work]).Round(100 * time.Microsecond)
 	buyers := buyerss[g.Buyers]
@@ -187,20 +201,24 @@ func (sp Space) apply(base results.Sale, g gene) results.Sale {
 		s.Set("fulfil", []string{"naive", "idempotent"}[g.Fulfil])
 		return s
 	}
-	stock = min(stock, max(1, int(longest/max(work, time.Millisecond))))
+	scale := time.Duration(1)
+	if sp.Fine {
+		scale = fine
+	}
+	stock = min(stock, max(1, int(longest/scale/max(work, time.Millisecond/scale))))
 	think := scenarios.Fixed(work)
 	if g.LongTail {
 		think = scenarios.LongTail(time.Millisecond, work, 0.1)
 	}
 	// Patient buyers wait out every holder's work before them, and the fault; impatient
 	// ones half of that, and leave stock unsold behind a slow holder.
-	need := time.Duration(stock)*work + faultLen + 2*ttl + time.Second
-	timeout := min(max(time.Duration(float64(need)*patiences[g.Patience]), time.Second), 40*time.Second).Round(100 * time.Millisecond)
+	need := time.Duration(stock)*work + faultLen + 2*ttl + time.Second/scale
+	timeout := min(max(time.Duration(float64(need)*patiences[g.Patience]), time.Second/scale), 40*time.Second/scale).Round(100 * time.Millisecond / scale)
 	s.Set("buyers", strconv.Itoa(buyers))
 	s.Set("stock", strconv.Itoa(stock))
 	s.Set("ttl", ttl.String())
 	s.Set("think", think.String())
-	s.Set("retry-interval", retries[g.Retry].String())
+	s.Set("retry-interval", max(retries[g.Retry]/scale, time.Millisecond).String())
 	s.Set("timeout", timeout.String())
 	if a := appss[g.Apps]; a > 1 {
 		s.Set("apps", strconv.Itoa(a))

@@ -8,6 +8,7 @@ import (
 	"github.com/stockbench/stockbench/bench"
 	"github.com/stockbench/stockbench/bench/explore"
 	"github.com/stockbench/stockbench/bench/findings"
+	"github.com/stockbench/stockbench/results"
 	"github.com/stockbench/stockbench/results/junit"
 )
 
@@ -69,6 +70,9 @@ func (c *common) explore(ctx context.Context, cfg explore.Config, args []string,
 		return bench.Told(code)
 	}
 	defer e.Stop(stderr)
+	// Once the adapters said hello (Start checks the designs), it is known whether
+	// every design keeps its leases to the millisecond, and the sales can be shorter.
+	cfg.Space.Fine = cfg.Space.Kind == results.LockSale && c.designs.Ms(findings.DesignNames(cfg.Designs))
 	// check's exploration follows its sales, whose JUnit file it adds to.
 	rec := findings.Record{Out: c.out, Plots: string(*c.plots), Args: args, Policy: c.policy, Judge: judge, JUnit: c.junit, Append: judge != nil, Format: c.format, Locate: c.locate, Verbose: c.verbose}
 	return findings.Run(ctx, e, cfg, rec, stdout, stderr)

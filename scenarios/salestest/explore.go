@@ -46,6 +46,7 @@ func ExploreLock(t testing.TB, d LockDesign, budget time.Duration) *explore.Repo
 		t.Fatal(err)
 	}
 	space := explore.NewSpace(results.LockSale, false, d.Faults)
+	space.Fine = !d.Impl.Seconds
 	if testing.Short() || !r.Owned() {
 		space.Faults = withoutServers(space.Faults)
 	}

@@ -95,7 +95,7 @@ func main() {
 			}
 			return nil, fmt.Errorf("unknown op %s", req.Op)
 		}
-		supports := []string{"lock", "nodes"}
+		supports := []string{"lock", "nodes", "ms"} // ms: go-redis sends a sub-second expiry as PX, redsync extends with PEXPIRE
 		if *extend {
 			supports = append(supports, "renew")
 		}

@@ -35,7 +35,7 @@ def main():
     first, client = hello()
     if client is None:
         return 1
-    ready(["lock"], DOCUMENTED)
+    ready(["lock", "ms"], DOCUMENTED)  # ms: redis-py sends its timeout as PX milliseconds
 
     leases, serial = {}, 0
     for req in requests():

@@ -28,6 +28,9 @@ type Config struct {
 	// Patience is how long a call but hello may wait for its reply before the adapter
 	// is said to hang (unless a fault paused it). Default: DefaultPatience.
 	Patience time.Duration
+	// Ms: its hello said it supports ms (SupportsMs), its leases kept to the
+	// millisecond. Set once probed.
+	Ms bool
 }
 
 // DefaultPatience is how long a call waits for its reply, as PROTOCOL.md promises.
@@ -36,7 +39,9 @@ const DefaultPatience = 15 * time.Second
 // Lock is the lock design the adapter cfg runs: a Locker, or a Purchaser when the
 // adapter supports buy, whose pool starts with each sale and stops with it.
 func Lock(cfg Config, buys bool) lockimpl.Impl {
-	impl := lockimpl.Impl{Name: cfg.Name, Summary: "process adapter: " + cfg.Command, Procs: cfg.size, Nodes: cfg.Nodes}
+	// Whole seconds until its hello says otherwise (Config.Ms): nothing is known of a
+	// lease it does not describe.
+	impl := lockimpl.Impl{Name: cfg.Name, Summary: "process adapter: " + cfg.Command, Procs: cfg.size, Nodes: cfg.Nodes, Seconds: !cfg.Ms}
 	if buys {
 		impl.NewPurchaser = func(e lockimpl.Env) lockimpl.Purchaser {
 			d := newDesign(cfg, e)

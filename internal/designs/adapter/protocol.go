@@ -18,6 +18,7 @@ const (
 	SupportsRenew = "renew" // renew, sent every TTL/3 while a lease is held
 	SupportsHalf  = "half"  // try with half: only the first command of the acquire
 	SupportsNodes = "nodes" // a lock over several servers (Redlock's), hello's redis.nodes
+	SupportsMs    = "ms"    // ttl_ms kept to the millisecond (PX, PEXPIRE): sub-second TTLs are shorter leases
 	SupportsBuy   = "buy"   // a whole purchase, instead of lock
 	SupportsQueue = "queue" // enqueue, dequeue and len
 	SupportsAck   = "ack"   // ack: a task stays with its process until acknowledged

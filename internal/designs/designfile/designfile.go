@@ -135,6 +135,9 @@ func decode(path string, b []byte) (Design, error) {
 		d.Lock = &lockimpl.Impl{Name: f.Name, Summary: summary, Documented: documented, NewLocker: func(e lockimpl.Env) lockimpl.Locker {
 			return &locker{name: f.Name, c: e.Locks[0], acquire: s["acquire"], release: s["release"], renew: s["renew"]}
 		}}
+		for _, sc := range s {
+			d.Lock.Seconds = d.Lock.Seconds || slices.Contains(sc.Args, TTLs)
+		}
 		return d, nil
 	}
 	s, err := d.scriptsOf(path, "queue", f.Queue, queueRoles)
