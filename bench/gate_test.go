@@ -73,6 +73,12 @@ func (t slowTask) Ack(ctx context.Context) error {
 // works 5 ms longer per order (the sale's 1 ms of work, six times over) fails on
 // stream's median and sales/s, with the test's figures in the line.
 func TestGateByTest(t *testing.T) {
+	if raced {
+		// Raced, beside the other packages, list's own speed moved from 1,200 to 500
+		// sales/s between the base and the slower build, and the slower stream was not
+		// flagged: speed is make test's to assert.
+		t.Skip("speed under the race detector says nothing; make test asserts it")
+	}
 	sale, err := scenarios.LookupQueue("queue-sale")
 	if err != nil {
 		t.Fatal(err)

@@ -1,0 +1,6 @@
+//go:build !race
+
+package bench_test
+
+// raced: see race_test.go.
+const raced = false
