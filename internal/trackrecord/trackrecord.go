@@ -132,6 +132,10 @@ var entries = []Entry{
 			Build:   []string{"go-adapters"},
 			Args:    append([]string{"--lock-exec", "redsync-4.8.1=bin/adapters/redsync-lock --extend"}, leaderSale...),
 			Finding: "LOCK-BROKEN",
+			// Beside the long suite's other sales, a holder's Extend once ran late and its
+			// lease lapsed before the restarts could break it (LOST 3, OVERLAP 3): the bug
+			// needs the renewals on time, which a loaded machine does not always give.
+			Tries: 3,
 		},
 		Fixed: &Case{
 			Version: "redsync v4.12.1 with WithSetNXOnExtend (Go module proxy)",
