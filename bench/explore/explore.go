@@ -116,9 +116,6 @@ func withDefaults(c Config) Config {
 	if c.Progress == nil {
 		c.Progress = func(string) {}
 	}
-	if c.Verbose == nil {
-		c.Verbose = func(string) {}
-	}
 	return c
 }
 
@@ -127,8 +124,6 @@ type explorer struct {
 	cfg             Config
 	start, deadline time.Time
 	rep             *Report
-	mu              sync.Mutex
-	sales           int // sales run, every phase
 	// corpus is the draws that found something or reached a feature none had before,
 	// which later draws mutate; seen is every feature reached.
 	corpus []gene
@@ -143,9 +138,8 @@ type explorer struct {
 	sctx context.Context
 	// clock adds up where the time went, by phase.
 	clock *clock
-	// drawn is every draw of the search in the order drawn; launched counts them.
-	drawn    []gene
-	launched int
+	// drawn is every draw of the search in the order drawn.
+	drawn []gene
 }
 
 // region is where in the space a finding showed: its faults and its timing.
@@ -212,8 +206,7 @@ type pending struct {
 // have ended.
 func (x *explorer) launch(g gene, free func()) *pending {
 	p := &pending{g: g, out: make([]result, len(x.cfg.Designs)), done: make(chan struct{})}
-	first := x.launched * len(x.cfg.Designs)
-	x.launched++
+	first := len(x.drawn) * len(x.cfg.Designs)
 	var wg sync.WaitGroup
 	for d, base := range x.cfg.Designs {
 		s := x.cfg.Space.apply(base, g)
@@ -300,18 +293,15 @@ func (x *explorer) run(ctx context.Context, p Phase, s results.Sale, slot int) (
 	if errors.Is(err, ErrRefused) {
 		return run, err
 	}
-	x.mu.Lock()
-	x.sales++
-	x.mu.Unlock()
 	x.clock.sale(p, run.Spent)
-	x.cfg.Verbose(fmt.Sprintf("explore: %s: %s, faults %s, seed %s: %s", p, s.Design, or(s.Faults, "none"), s.Get("seed"), run.Spent))
+	if x.cfg.Verbose != nil {
+		x.cfg.Verbose(fmt.Sprintf("explore: %s: %s, faults %s, seed %s: %s", p, s.Design, or(s.Faults, "none"), s.Get("seed"), run.Spent))
+	}
 	return run, err
 }
 
 func (x *explorer) progress(phase string) string {
-	x.mu.Lock()
-	sales := x.sales
-	x.mu.Unlock()
+	sales := x.clock.sales()
 	left := max(time.Until(x.deadline), 0).Round(time.Second)
 	line := fmt.Sprintf("explore: %s, %s left: %d draws, %d sales, %d signatures", phase, left, x.rep.Draws, sales, x.signatures)
 	if x.signatures > 0 {

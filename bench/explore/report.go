@@ -234,7 +234,7 @@ func (r *Report) cover(s *results.Sale, run *results.Run) {
 func (r *Report) finish(x *explorer, interrupted bool) {
 	r.Elapsed = time.Since(x.start)
 	r.Complete = !interrupted
-	r.Sales = x.sales
+	r.Sales = x.clock.sales()
 	r.Time = x.clock.times()
 	if m := r.Elapsed.Minutes(); m > 0 {
 		r.SalesPerMinute = float64(r.Sales) / m

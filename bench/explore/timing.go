@@ -64,6 +64,17 @@ func (c *clock) sale(p Phase, s results.Spent) {
 	c.by[p].Spent.Add(s)
 }
 
+// sales is how many sales ran, every phase.
+func (c *clock) sales() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := 0
+	for _, t := range c.by {
+		n += t.Sales
+	}
+	return n
+}
+
 // since adds the time since start to phase p's wall time.
 func (c *clock) since(p Phase, start time.Time) {
 	c.mu.Lock()
