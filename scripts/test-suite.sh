@@ -7,7 +7,8 @@
 # With TEST_ALONE=1, ./scenarios runs first and alone: raced, beside another package's
 # sales, schedulers polling a drop met where they never meet alone, and under the long
 # suite's network faults buyers ran out of patience. RUN, when set, is the -test.run
-# pattern.
+# pattern; TEST_FLAGS, when set, more flags for the test binaries (-test.v, say, for each
+# test's time).
 #
 # Usage: scripts/test-suite.sh BUILD-FLAGS RUN PACKAGE...
 set -euo pipefail
@@ -23,6 +24,8 @@ trap 'rm -rf "$bin"' EXIT
 go test $build -trimpath -vet=off -c -o "$bin/" "$@" >/dev/null
 flags=(-test.count=1 -test.timeout=30m)
 [ -z "$run" ] || flags+=(-test.run "$run")
+# shellcheck disable=SC2206 # TEST_FLAGS are several flags
+[ -z "${TEST_FLAGS:-}" ] || flags+=($TEST_FLAGS)
 
 pkgs=$(go list "$@")
 alone=$(go list ./scenarios) cmd=$(go list ./cmd/stockbench)

@@ -17,8 +17,10 @@ import (
 )
 
 // helloDeadline is how long an adapter may take to answer hello (see PROTOCOL.md); its
-// other calls have Config.Patience.
-const helloDeadline = 10 * time.Second
+// other calls have Config.Patience. It counts from the process's start, interpreter and
+// imports included, on a machine that may be starting many: four containers each
+// starting its pool of Node processes on two CPUs took one past 10 s.
+const helloDeadline = 30 * time.Second
 
 // errDead is what a call to a process that was killed, or that died, returns.
 var errDead = errors.New("the adapter process is gone")
