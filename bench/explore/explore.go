@@ -41,9 +41,14 @@ type Config struct {
 	Budget time.Duration
 	// Seed fixes the draws. Default 1.
 	Seed uint64
-	// Parallel is how many sales run at once, each on servers of its own: drawn sales are
-	// small and mostly wait on their holders' work and their faults. Default 8.
+	// Parallel is the most sales that run at once, each on servers of its own. Drawn
+	// sales are small and mostly wait on their holders' work, their faults and their
+	// TTLs: how many run at once starts at four per CPU and follows the machine's idle
+	// CPU (see limiter) up to Parallel. Default DefaultParallel.
 	Parallel int
+	// Idle reads the machine's idle CPU for the limit. Default: the machine's CPU times;
+	// where they cannot be read, the limit stays where it starts.
+	Idle Idle
 	// Confirm is how many times each finding's smallest sale is rerun for every design,
 	// for its rate. Default 10.
 	Confirm int
@@ -63,7 +68,7 @@ type Config struct {
 // Defaults of Config.
 const (
 	DefaultBudget   = 10 * time.Minute
-	DefaultParallel = 8
+	DefaultParallel = 32
 	DefaultConfirm  = 10
 	// Alpha is the family-wise error rate of the comparisons between designs, held by
 	// Holm's correction over every signature and pair: the chance that an exploration of
@@ -91,6 +96,7 @@ func Explore(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	x, cancel := newExplorer(ctx, cfg)
 	defer cancel()
+	go x.lim.follow(x.sctx, cfg.Idle)
 	x.search(ctx, x.start.Add(time.Duration(float64(cfg.Budget)*searchShare)))
 	x.clock.since(Searching, x.start)
 	x.settle(ctx)
@@ -101,7 +107,8 @@ func Explore(ctx context.Context, cfg Config) (*Report, error) {
 // newExplorer is an exploration of cfg (its defaults set) starting now; cancel ends
 // its sales' context.
 func newExplorer(ctx context.Context, cfg Config) (x *explorer, cancel func()) {
-	x = &explorer{cfg: cfg, start: time.Now(), rep: newReport(cfg), seen: map[string]bool{}, found: map[region]*Finding{}, clock: newClock(cfg.Parallel)}
+	x = &explorer{cfg: cfg, start: time.Now(), rep: newReport(cfg), seen: map[string]bool{}, found: map[region]*Finding{}, clock: newClock(),
+		lim: newLimiter(startLimit(), len(cfg.Designs), cfg.Parallel)}
 	x.deadline = x.start.Add(cfg.Budget)
 	x.sctx, cancel = context.WithDeadline(ctx, x.deadline.Add(grace))
 	return x, cancel
@@ -115,6 +122,9 @@ func withDefaults(c Config) Config {
 	c.Tries = cmp.Or(c.Tries, 2)
 	if c.Progress == nil {
 		c.Progress = func(string) {}
+	}
+	if c.Idle == nil {
+		c.Idle = machineIdle()
 	}
 	return c
 }
@@ -138,6 +148,8 @@ type explorer struct {
 	sctx context.Context
 	// clock adds up where the time went, by phase.
 	clock *clock
+	// lim is how many sales may run at once.
+	lim *limiter
 	// drawn is every draw of the search in the order drawn.
 	drawn []gene
 }
@@ -146,16 +158,17 @@ type explorer struct {
 type region struct{ faults, timing string }
 
 // search draws sale after sale until the deadline, each draw's sale for every design,
-// run side by side, with up to Parallel sales running at once: a slot freed by a short
-// sale takes the next draw rather than waiting for the longest sale of a batch. A draw is
-// drawn from what the draws at least window before it found, absorbed in the order they
-// were drawn, so that a seed gives the same draws for the same outcomes whatever order
-// the sales end in.
+// run side by side, with as many sales running at once as the limiter lets: a slot
+// freed by a short sale takes the next draw rather than waiting for the longest sale of a
+// batch. A draw is drawn from what the draws at least window before it found, absorbed
+// in the order they were drawn, so that a seed gives the same draws for the same outcomes
+// whatever order the sales end in and however many ran at once (window is set by
+// Parallel, the limit's ceiling, not by the limit).
 func (x *explorer) search(ctx context.Context, until time.Time) {
 	r := rand.New(rand.NewPCG(x.cfg.Seed, 0x5eed))
-	atOnce := max(1, x.cfg.Parallel/len(x.cfg.Designs)) // draws running at once
+	width := len(x.cfg.Designs)
+	atOnce := max(1, x.cfg.Parallel/width) // draws running at once, at most
 	window := 2 * atOnce
-	slots := make(chan struct{}, atOnce)
 	var drawn []*pending // not yet absorbed, in the order drawn
 	absorbed := 0
 	absorbOldest := func() {
@@ -174,12 +187,14 @@ func (x *explorer) search(ctx context.Context, until time.Time) {
 			absorbOldest()
 			continue // its sale may have taken the search past its deadline
 		}
-		slots <- struct{}{}
-		if !time.Now().Before(until) || ctx.Err() != nil { // the wait for a slot used it up
-			<-slots
+		if !x.lim.acquire(ctx, width) {
 			break
 		}
-		p := x.launch(x.next(r), func() { <-slots })
+		if !time.Now().Before(until) { // the wait for a slot used it up
+			x.lim.release(width)
+			break
+		}
+		p := x.launch(x.next(r), func() { x.lim.release(width) })
 		x.drawn = append(x.drawn, p.g)
 		drawn = append(drawn, p)
 	}
@@ -340,7 +355,11 @@ func (x *explorer) settleOne(ctx context.Context, fd *Finding) {
 	earns := func(ctx context.Context, s results.Sale) (results.Run, bool) {
 		var last results.Run
 		for range x.cfg.Tries {
+			if !x.lim.acquire(ctx, 1) {
+				return results.Run{}, false
+			}
 			run, err := x.run(ctx, Shrinking, s, 0)
+			x.lim.release(1)
 			if err != nil || !slices.Contains(findings(&run), fd.Target) {
 				return results.Run{}, false
 			}
@@ -356,7 +375,7 @@ func (x *explorer) settleOne(ctx context.Context, fd *Finding) {
 	// A sale still going when the shrink's time is up is cut short, not waited for: the
 	// reruns that measure the finding must start before the budget ends.
 	sctx, cancel := context.WithDeadline(x.sctx, shrinkBy)
-	small, _, tried := Shrink(sctx, first, fd.FirstRun, earns, shrinkBy, x.cfg.Parallel)
+	small, _, tried := Shrink(sctx, first, fd.FirstRun, earns, shrinkBy, x.lim.now())
 	cancel()
 	x.clock.since(Shrinking, began)
 	began = time.Now()
@@ -375,16 +394,14 @@ func (x *explorer) settleOne(ctx context.Context, fd *Finding) {
 	}
 	var mu sync.Mutex
 	var wg sync.WaitGroup
-	slots := make(chan struct{}, x.cfg.Parallel)
 	for _, jb := range jobs {
-		if ctx.Err() != nil || time.Now().After(x.deadline) {
+		if time.Now().After(x.deadline) || !x.lim.acquire(ctx, 1) {
 			break
 		}
-		slots <- struct{}{}
 		s := x.onDesign(small, jb.d)
 		s.Set("seed", strconv.FormatUint(results.DrawSeed(small.Seed(), jb.k), 10))
 		wg.Go(func() {
-			defer func() { <-slots }()
+			defer x.lim.release(1)
 			run, err := x.run(x.sctx, Measuring, s, 0)
 			if err != nil {
 				return

@@ -177,8 +177,9 @@ type Report struct {
 	Coverage []*Cover `json:"coverage"`
 	// Struck is how many of the search's sales each fault struck in.
 	Struck map[string]int `json:"struck"`
-	// Time is where the time went, by phase.
-	Time []PhaseTime `json:"time"`
+	// Time is where the time went, by phase, and Limit how many sales ran at once.
+	Time  []PhaseTime `json:"time"`
+	Limit Limit       `json:"limit"`
 }
 
 // Cover is what the search did in one region of the space.
@@ -236,6 +237,7 @@ func (r *Report) finish(x *explorer, interrupted bool) {
 	r.Complete = !interrupted
 	r.Sales = x.clock.sales()
 	r.Time = x.clock.times()
+	r.Limit = x.lim.report()
 	if m := r.Elapsed.Minutes(); m > 0 {
 		r.SalesPerMinute = float64(r.Sales) / m
 	}

@@ -22,36 +22,42 @@ const (
 
 var phases = []Phase{Searching, Shrinking, Measuring}
 
-// PhaseTime is where one phase's time went: how long it took, how many sales it ran with
-// how many at once at most, and where those sales' own time went, summed.
+// PhaseTime is where one phase's time went: how long it took, how many sales it ran,
+// and where those sales' own time went, summed.
 type PhaseTime struct {
 	Phase Phase         `json:"phase"`
 	Wall  time.Duration `json:"wall_ns"`
 	Sales int           `json:"sales"`
-	Slots int           `json:"slots"`
 	Spent results.Spent `json:"spent"`
 }
 
-// Busy is the share of the phase's slots (Wall times Slots) its sales filled: the rest
-// is a slot waiting for the others of its batch, or on the explorer.
-func (p PhaseTime) Busy() float64 {
-	if p.Wall <= 0 || p.Slots <= 0 {
+// AtOnce is how many of the phase's sales ran at once, on average over its wall time.
+func (p PhaseTime) AtOnce() float64 {
+	if p.Wall <= 0 {
 		return 0
 	}
-	return float64(p.Spent.Total()) / (float64(p.Wall) * float64(p.Slots))
+	return float64(p.Spent.Total()) / float64(p.Wall)
+}
+
+// Limit is how many sales the exploration let run at once: where the limit started, its
+// lowest and highest, and its ceiling (Config.Parallel).
+type Limit struct {
+	Start   int `json:"start"`
+	Low     int `json:"low"`
+	High    int `json:"high"`
+	Ceiling int `json:"ceiling"`
 }
 
 // clock adds up an exploration's phases; its methods may be called from every sale.
 type clock struct {
-	mu    sync.Mutex
-	slots int
-	by    map[Phase]*PhaseTime
+	mu sync.Mutex
+	by map[Phase]*PhaseTime
 }
 
-func newClock(slots int) *clock {
-	c := &clock{slots: slots, by: map[Phase]*PhaseTime{}}
+func newClock() *clock {
+	c := &clock{by: map[Phase]*PhaseTime{}}
 	for _, p := range phases {
-		c.by[p] = &PhaseTime{Phase: p, Slots: slots}
+		c.by[p] = &PhaseTime{Phase: p}
 	}
 	return c
 }
@@ -98,7 +104,7 @@ func (c *clock) times() []PhaseTime {
 // writeTime writes where the exploration's time went, as explore.md's last section.
 func (r *Report) writeTime(w io.Writer) {
 	fmt.Fprintf(w, "\n## Where the time went\n\n")
-	fmt.Fprintf(w, "| phase | wall | sales | sales a minute | slots busy | servers | set-up | selling | judging |\n|---|---|---|---|---|---|---|---|---|\n")
+	fmt.Fprintf(w, "| phase | wall | sales | sales a minute | sales at once | servers | set-up | selling | judging |\n|---|---|---|---|---|---|---|---|---|\n")
 	var all results.Spent
 	for _, t := range r.Time {
 		all.Add(t.Spent)
@@ -106,9 +112,10 @@ func (r *Report) writeTime(w io.Writer) {
 		if m := t.Wall.Minutes(); m > 0 {
 			perMin = float64(t.Sales) / m
 		}
-		fmt.Fprintf(w, "| %s | %s | %d | %.1f | %.0f%% of %d | %s |\n", t.Phase, t.Wall.Round(time.Second), t.Sales, perMin, 100*t.Busy(), t.Slots, spentCells(t.Spent))
+		fmt.Fprintf(w, "| %s | %s | %d | %.1f | %.1f | %s |\n", t.Phase, t.Wall.Round(time.Second), t.Sales, perMin, t.AtOnce(), spentCells(t.Spent))
 	}
-	fmt.Fprintf(w, "\nEvery sale's own time, summed: %s. A slot not busy waited for the other sales of its batch, or on the explorer.\n", all)
+	fmt.Fprintf(w, "\nEvery sale's own time, summed: %s. Sales at once: the mean over the phase. The machine's idle CPU set how many could run at once: from %d, between %d and %d, at most %d (`--parallel`).\n",
+		all, r.Limit.Start, r.Limit.Low, r.Limit.High, r.Limit.Ceiling)
 }
 
 // spentCells is s's parts as table cells, each with its share of the sales' time.

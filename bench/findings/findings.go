@@ -70,7 +70,7 @@ func Run(ctx context.Context, e *bench.Env, cfg explore.Config, rec Record, stdo
 	if rec.Verbose {
 		cfg.Verbose = cfg.Progress
 	}
-	fmt.Fprintf(stderr, "stockbench: explore %s for %s, seed %d, %d sales at once; Ctrl-C keeps what was found\n",
+	fmt.Fprintf(stderr, "stockbench: explore %s for %s, seed %d, up to %d sales at once as the CPUs allow; Ctrl-C keeps what was found\n",
 		strings.Join(DesignNames(cfg.Designs), " against "), cfg.Budget, cfg.Seed, cfg.Parallel)
 	rep, err := explore.Explore(ctx, cfg)
 	if err != nil {

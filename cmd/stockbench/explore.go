@@ -19,7 +19,7 @@ func exploreCommand(ctx context.Context, args []string, stdout, stderr io.Writer
 	fs := newFlagSet("explore", "explore --lock A [--lock B] [--budget 10m] [--seed N] [flags]")
 	c := &common{parallel: explore.DefaultParallel}
 	c.bind(fs)
-	fs.IntVar(&c.parallel, "parallel", c.parallel, "`n` sales at once, each on servers of its own (drawn sales are small and mostly wait on their work and their faults; the user's own Redis: one)")
+	fs.IntVar(&c.parallel, "parallel", c.parallel, "at most `n` sales at once, each on servers of its own: drawn sales mostly wait on their work, their faults and their TTLs, so how many run at once starts at four per CPU and follows the machine's idle CPU up to n (the user's own Redis: one)")
 	c.bindPolicy(fs)
 	c.bindJUnit(fs)
 	bindDesigns(fs, &c.designs)
