@@ -170,7 +170,7 @@ func (x *explorer) search(ctx context.Context, until time.Time) {
 	atOnce := max(1, x.cfg.Parallel/width) // draws running at once, at most
 	window := 2 * atOnce
 	var drawn []*pending // not yet absorbed, in the order drawn
-	absorbed := 0
+	absorbed, cut := 0, false
 	absorbOldest := func() {
 		p := drawn[0]
 		drawn = drawn[1:]
@@ -183,6 +183,10 @@ func (x *explorer) search(ctx context.Context, until time.Time) {
 		}
 	}
 	for time.Now().Before(until) && ctx.Err() == nil {
+		if absorbed >= window && time.Until(x.deadline) < x.settling(len(x.order)) {
+			cut = true
+			break // what it found needs the rest of the budget to be measured
+		}
 		if len(drawn) == window {
 			absorbOldest()
 			continue // its sale may have taken the search past its deadline
@@ -207,6 +211,28 @@ func (x *explorer) search(ctx context.Context, until time.Time) {
 	for len(drawn) > 0 {
 		absorbOldest()
 	}
+	if cut {
+		x.rep.SearchCut = len(x.order)
+	}
+}
+
+// settling is how long settling n regions is expected to take: each region's reruns
+// (Confirm per design), from the sales' mean time so far and how many ran at once, and
+// as long again for its shrink. The search stops when the budget left is less, so that
+// every region it reached is measured (and the faster the sales, the more regions a
+// budget reaches: measuring them is what bounds the search).
+func (x *explorer) settling(n int) time.Duration {
+	sales, spent := 0, time.Duration(0)
+	for _, t := range x.clock.times() {
+		sales += t.Sales
+		spent += t.Took
+	}
+	if sales == 0 || n == 0 {
+		return 0
+	}
+	mean := spent / time.Duration(sales)
+	perRegion := time.Duration(x.cfg.Confirm*len(x.cfg.Designs)) * mean / time.Duration(max(1, x.lim.now()))
+	return time.Duration(n) * 2 * perRegion
 }
 
 // pending is a draw whose sales are under way: done is closed once every design's has
@@ -301,6 +327,7 @@ func (x *explorer) next(r *rand.Rand) gene {
 // run runs one sale of phase p under ctx (x.sctx, or a shrink's shorter one), counting
 // it and where its time went.
 func (x *explorer) run(ctx context.Context, p Phase, s results.Sale, slot int) (results.Run, error) {
+	began := time.Now()
 	run, err := x.cfg.Run(ctx, s, slot)
 	if err == nil && !run.Complete {
 		err = errors.New("cut short")
@@ -308,7 +335,7 @@ func (x *explorer) run(ctx context.Context, p Phase, s results.Sale, slot int) (
 	if errors.Is(err, ErrRefused) {
 		return run, err
 	}
-	x.clock.sale(p, run.Spent)
+	x.clock.sale(p, time.Since(began), run.Spent)
 	if x.cfg.Verbose != nil {
 		x.cfg.Verbose(fmt.Sprintf("explore: %s: %s, faults %s, seed %s: %s", p, s.Design, or(s.Faults, "none"), s.Get("seed"), run.Spent))
 	}
@@ -333,11 +360,11 @@ func (x *explorer) settle(ctx context.Context) {
 	slices.SortStableFunc(order, func(a, b region) int {
 		return cmp.Compare(x.found[b].promise(), x.found[a].promise())
 	})
-	for _, reg := range order {
+	for i, reg := range order {
 		if time.Now().After(x.deadline) || ctx.Err() != nil {
 			break
 		}
-		x.settleOne(ctx, x.found[reg])
+		x.settleOne(ctx, x.found[reg], len(order)-i)
 		x.cfg.Progress(x.progress("settling"))
 	}
 }
@@ -346,12 +373,14 @@ func (x *explorer) settle(ctx context.Context) {
 // sale while every one of Tries runs shows its most promising kind of finding again (a
 // sale that shows it now and then would measure a lower rate than the draw did), then
 // reruns the smallest sale Confirm times for every design, counting every kind. The
-// shrink takes at most a third of the time left: a few regions settled well say more
-// than many settled badly, and the most promising come first.
-func (x *explorer) settleOne(ctx context.Context, fd *Finding) {
+// shrink takes what this region's share of the time left (left regions to settle, this
+// one included) leaves after its expected reruns, and at most a minute or a third of
+// the time left: every region gets measured, the most promising first.
+func (x *explorer) settleOne(ctx context.Context, fd *Finding, left int) {
 	fd.Target = fd.target()
 	began := time.Now()
-	shrinkBy := time.Now().Add(min(time.Until(x.deadline)/3, time.Minute))
+	share := time.Until(x.deadline) / time.Duration(left)
+	shrinkBy := time.Now().Add(min(time.Until(x.deadline)/3, time.Minute, max(0, share-x.settling(1)/2)))
 	earns := func(ctx context.Context, s results.Sale) (results.Run, bool) {
 		var last results.Run
 		for range x.cfg.Tries {

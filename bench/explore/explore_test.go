@@ -254,3 +254,30 @@ func TestInterruptedKeepsWhatWasFound(t *testing.T) {
 		t.Errorf("no design: want an error")
 	}
 }
+
+// TestEveryRegionReachedIsMeasured: where every draw finds something and the sales are
+// slow to rerun, the search stops before its half of the budget, leaving the time that
+// measuring what it reached takes, and every region it reached is rerun on every design.
+func TestEveryRegionReachedIsMeasured(t *testing.T) {
+	overlaps := func(ctx context.Context, s results.Sale, slot int) (results.Run, error) {
+		time.Sleep(40 * time.Millisecond)
+		run, err := fake(ctx, s, slot)
+		if err == nil && run.Verdict.Class == oracle.ClassSafe {
+			run.Verdict = oracle.Verdict{Class: oracle.ClassOverlap, Count: 1, Findings: []string{"OVERLAP 1"}}
+		}
+		return run, err
+	}
+	rep, err := Explore(context.Background(), Config{Designs: designs("checked", "bare"), Space: NewSpace(results.LockSale, false, nil),
+		Budget: 4 * time.Second, Parallel: 4, Confirm: 4, Run: overlaps, Idle: func() (float64, bool) { return 0.5, true }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.SearchCut == 0 || rep.SearchCut != len(rep.Findings) {
+		t.Fatalf("the search stopped having reached %d regions, %d found: want it cut short, at the regions found", rep.SearchCut, len(rep.Findings))
+	}
+	for _, f := range rep.Findings {
+		if len(f.Rates) != 2 || f.Rates[0].Runs == 0 || f.Rates[1].Runs == 0 {
+			t.Errorf("%s, %s: not measured (%d regions)", f.Faults, f.Timing, len(rep.Findings))
+		}
+	}
+}

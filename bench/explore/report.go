@@ -163,6 +163,9 @@ type Report struct {
 	Faults  []string      `json:"faults"`
 	Started time.Time     `json:"started_at"`
 	Elapsed time.Duration `json:"elapsed_ns"`
+	// SearchCut, when not 0, is how many regions the search had reached when it stopped
+	// before its half of the budget, to leave the time measuring them takes.
+	SearchCut int `json:"search_cut,omitempty"`
 	// Redis is the shared server the sales ran beside, as a run's record names it.
 	Redis    results.Target `json:"redis"`
 	Complete bool           `json:"complete"`

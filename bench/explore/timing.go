@@ -29,6 +29,9 @@ type PhaseTime struct {
 	Wall  time.Duration `json:"wall_ns"`
 	Sales int           `json:"sales"`
 	Spent results.Spent `json:"spent"`
+	// Took is the sales' wall time as the explorer saw it, each sale's from its call to
+	// its return, summed: what an estimate of the next sales' time rests on.
+	Took time.Duration `json:"took_ns"`
 }
 
 // AtOnce is how many of the phase's sales ran at once, on average over its wall time.
@@ -62,11 +65,12 @@ func newClock() *clock {
 	return c
 }
 
-// sale counts a sale of phase p that spent s.
-func (c *clock) sale(p Phase, s results.Spent) {
+// sale counts a sale of phase p that took took and spent s.
+func (c *clock) sale(p Phase, took time.Duration, s results.Spent) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.by[p].Sales++
+	c.by[p].Took += took
 	c.by[p].Spent.Add(s)
 }
 
@@ -116,6 +120,9 @@ func (r *Report) writeTime(w io.Writer) {
 	}
 	fmt.Fprintf(w, "\nEvery sale's own time, summed: %s. Sales at once: the mean over the phase. The machine's idle CPU set how many could run at once: from %d, between %d and %d, at most %d (`--parallel`).\n",
 		all, r.Limit.Start, r.Limit.Low, r.Limit.High, r.Limit.Ceiling)
+	if r.SearchCut > 0 {
+		fmt.Fprintf(w, "\nThe search stopped before its half of the budget, having reached %d regions: measuring them (each one's reruns, and its shrink) needed the rest.\n", r.SearchCut)
+	}
 }
 
 // spentCells is s's parts as table cells, each with its share of the sales' time.
