@@ -183,7 +183,7 @@ func (x *explorer) search(ctx context.Context, until time.Time) {
 		}
 	}
 	for time.Now().Before(until) && ctx.Err() == nil {
-		if absorbed >= window && time.Until(x.deadline) < x.settling(len(x.order)) {
+		if time.Until(x.deadline) < x.settling(len(x.order)) {
 			cut = true
 			break // what it found needs the rest of the budget to be measured
 		}
@@ -217,7 +217,8 @@ func (x *explorer) search(ctx context.Context, until time.Time) {
 }
 
 // settling is how long settling n regions is expected to take: each region's reruns
-// (Confirm per design), from the sales' mean time so far and how many ran at once, and
+// (Confirm per design), from the sales' mean time so far and how many ran at once on
+// average since the exploration started (the limit is what may run, not what did), and
 // as long again for its shrink. The search stops when the budget left is less, so that
 // every region it reached is measured (and the faster the sales, the more regions a
 // budget reaches: measuring them is what bounds the search).
@@ -230,9 +231,9 @@ func (x *explorer) settling(n int) time.Duration {
 	if sales == 0 || n == 0 {
 		return 0
 	}
-	mean := spent / time.Duration(sales)
-	perRegion := time.Duration(x.cfg.Confirm*len(x.cfg.Designs)) * mean / time.Duration(max(1, x.lim.now()))
-	return time.Duration(n) * 2 * perRegion
+	atOnce := max(1, float64(spent)/float64(time.Since(x.start)))
+	perRegion := float64(x.cfg.Confirm*len(x.cfg.Designs)) * float64(spent) / float64(sales) / atOnce
+	return time.Duration(float64(n) * 2 * perRegion)
 }
 
 // pending is a draw whose sales are under way: done is closed once every design's has
