@@ -183,7 +183,7 @@ func (x *explorer) search(ctx context.Context, until time.Time) {
 		}
 	}
 	for time.Now().Before(until) && ctx.Err() == nil {
-		if time.Until(x.deadline) < x.settling(len(x.order)) {
+		if time.Until(x.deadline) < x.settling(x.regions()...) {
 			cut = true
 			break // what it found needs the rest of the budget to be measured
 		}
@@ -216,24 +216,36 @@ func (x *explorer) search(ctx context.Context, until time.Time) {
 	}
 }
 
-// settling is how long settling n regions is expected to take: each region's reruns
-// (Confirm per design), from the sales' mean time so far and how many ran at once on
-// average since the exploration started (the limit is what may run, not what did), and
-// as long again for its shrink. The search stops when the budget left is less, so that
-// every region it reached is measured (and the faster the sales, the more regions a
-// budget reaches: measuring them is what bounds the search).
-func (x *explorer) settling(n int) time.Duration {
-	sales, spent := 0, time.Duration(0)
+// settling is how long settling the regions regs is expected to take: each region's
+// reruns (Confirm per design) of its first sale, each as long as that sale took (the
+// sales that find something run longer than most: their faults and their work outlast
+// a TTL), at as many at once as ran on average since the exploration started (the limit
+// is what may run, not what did), and as long again for its shrink.
+func (x *explorer) settling(regs ...*Finding) time.Duration {
+	sales, took := 0, time.Duration(0)
 	for _, t := range x.clock.times() {
 		sales += t.Sales
-		spent += t.Took
+		took += t.Took
 	}
-	if sales == 0 || n == 0 {
+	if sales == 0 || len(regs) == 0 {
 		return 0
 	}
-	atOnce := max(1, float64(spent)/float64(time.Since(x.start)))
-	perRegion := float64(x.cfg.Confirm*len(x.cfg.Designs)) * float64(spent) / float64(sales) / atOnce
-	return time.Duration(float64(n) * 2 * perRegion)
+	mean := took / time.Duration(sales)
+	var reruns time.Duration
+	for _, fd := range regs {
+		reruns += max(fd.FirstRun.Spent.Total(), mean)
+	}
+	atOnce := max(1, float64(took)/float64(time.Since(x.start)))
+	return time.Duration(2 * float64(x.cfg.Confirm*len(x.cfg.Designs)) * float64(reruns) / atOnce)
+}
+
+// regions are the findings of every region found so far.
+func (x *explorer) regions() []*Finding {
+	out := make([]*Finding, len(x.order))
+	for i, reg := range x.order {
+		out[i] = x.found[reg]
+	}
+	return out
 }
 
 // pending is a draw whose sales are under way: done is closed once every design's has
@@ -381,7 +393,7 @@ func (x *explorer) settleOne(ctx context.Context, fd *Finding, left int) {
 	fd.Target = fd.target()
 	began := time.Now()
 	share := time.Until(x.deadline) / time.Duration(left)
-	shrinkBy := time.Now().Add(min(time.Until(x.deadline)/3, time.Minute, max(0, share-x.settling(1)/2)))
+	shrinkBy := time.Now().Add(min(time.Until(x.deadline)/3, time.Minute, max(0, share-x.settling(fd)/2)))
 	earns := func(ctx context.Context, s results.Sale) (results.Run, bool) {
 		var last results.Run
 		for range x.cfg.Tries {
