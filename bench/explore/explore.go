@@ -178,7 +178,7 @@ func (x *explorer) search(ctx context.Context, until time.Time) {
 		if x.absorb(p.out) {
 			x.corpus = append(x.corpus, p.g)
 		}
-		if absorbed++; absorbed%(3*atOnce) == 0 {
+		if absorbed++; absorbed%min(3*atOnce, 12) == 0 {
 			x.cfg.Progress(x.progress("searching"))
 		}
 	}
@@ -213,6 +213,7 @@ func (x *explorer) search(ctx context.Context, until time.Time) {
 	}
 	if cut {
 		x.rep.SearchCut = len(x.order)
+		x.cfg.Progress(x.progress("searching") + fmt.Sprintf("; the search stops here: measuring the %d regions reached takes the rest of the budget", len(x.order)))
 	}
 }
 
