@@ -244,9 +244,7 @@ func (r *Report) finish(x *explorer, interrupted bool) {
 	if m := r.Elapsed.Minutes(); m > 0 {
 		r.SalesPerMinute = float64(r.Sales) / m
 	}
-	for _, reg := range x.order {
-		r.Findings = append(r.Findings, x.found[reg])
-	}
+	r.Findings = x.regions()
 	var all []*Comparison
 	for _, f := range r.Findings {
 		if len(f.Rates) < 2 || f.Rates[0].Runs == 0 {
