@@ -242,9 +242,9 @@ func (x *explorer) settling(regs ...*Finding) time.Duration {
 
 // regions are the findings of every region found so far.
 func (x *explorer) regions() []*Finding {
-	out := make([]*Finding, len(x.order))
-	for i, reg := range x.order {
-		out[i] = x.found[reg]
+	var out []*Finding // nil for none, as explore.json has always written it
+	for _, reg := range x.order {
+		out = append(out, x.found[reg])
 	}
 	return out
 }
