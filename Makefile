@@ -74,10 +74,15 @@ runtimes-image:
 run: build
 	@$(REDIS_ENV) && ./$(BIN) run $(ARGS)
 
-## gate: run the default matrix and compare it with the committed baseline; exit 1 with
-## one line per regression. The rules live in baseline/gate.json.
+## gate: run the default matrix and hold it to the committed baseline (classes, rates;
+## speed only when it was recorded on this kind of machine); with BASE=REF (as
+## BASE=origin/main), also time this build against REF, built here, in PAIRS pairs of
+## trials run one right after the other; exit 1 with one line per regression. The rules
+## live in baseline/gate.json.
+BASE  ?=
+PAIRS ?= 6
 gate: bench
-	./$(BIN) gate --baseline baseline/results.json --rules baseline/gate.json
+	@$(REDIS_ENV) && ./$(BIN) gate --baseline baseline/results.json --rules baseline/gate.json $(if $(BASE),--base $(BASE) --pairs $(PAIRS))
 
 ## baseline: make the newest run (make bench) the baseline that make gate compares with;
 ## its headline sales, whose classes are races, are rerun 10 times first, and the gate

@@ -11,6 +11,8 @@ import (
 	"runtime"
 	"sort"
 	"strconv"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/stockbench/stockbench/internal/redact"
@@ -147,12 +149,27 @@ type Host struct {
 	// Procs is how many CPUs the buyers' goroutines ran on (GOMAXPROCS).
 	Procs     int    `json:"procs,omitempty"`
 	GoVersion string `json:"go_version"`
+	// CPUModel is the CPUs' model name, "" where it cannot be read: with CPUs, what a
+	// speed recorded here is comparable with.
+	CPUModel string `json:"cpu_model,omitempty"`
 }
 
 // ThisHost describes the machine the caller runs on, with GOMAXPROCS as it is now.
 func ThisHost() Host {
-	return Host{OS: runtime.GOOS, Arch: runtime.GOARCH, CPUs: runtime.NumCPU(), Procs: runtime.GOMAXPROCS(0), GoVersion: runtime.Version()}
+	return Host{OS: runtime.GOOS, Arch: runtime.GOARCH, CPUs: runtime.NumCPU(), Procs: runtime.GOMAXPROCS(0), GoVersion: runtime.Version(), CPUModel: cpuModel()}
 }
+
+// cpuModel reads the model name of the machine's first CPU once, from Linux's
+// /proc/cpuinfo ("" elsewhere).
+var cpuModel = sync.OnceValue(func() string {
+	b, _ := os.ReadFile("/proc/cpuinfo")
+	for _, line := range strings.Split(string(b), "\n") {
+		if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
+})
 
 // Read loads a results.json, refusing one of another schema version, one without runs,
 // and one whose runs lack what reports and gates read.

@@ -97,8 +97,9 @@ func Explore(ctx context.Context, cfg Config) (*Report, error) {
 	x, cancel := newExplorer(ctx, cfg)
 	defer cancel()
 	go x.lim.follow(x.sctx, cfg.Idle)
+	searched := x.clock.enter(Searching)
 	x.search(ctx, x.start.Add(time.Duration(float64(cfg.Budget)*searchShare)))
-	x.clock.since(Searching, x.start)
+	searched()
 	x.settle(ctx)
 	x.rep.finish(x, ctx.Err() != nil)
 	return x.rep, nil
@@ -368,19 +369,28 @@ func (x *explorer) progress(phase string) string {
 
 // settle shrinks each region's finding and measures its rates for every design, the
 // most promising first (a kind seen for one design and not another, then the most
-// severe), one region at a time with its sales side by side, until the deadline.
+// severe), until the deadline. Regions overlap: the next one starts its shrink once the
+// one before it has all its reruns under way, so that a region's longest rerun does not
+// hold the slots its shorter ones freed, and the limiter, not the order, sets how many
+// sales run at once.
 func (x *explorer) settle(ctx context.Context) {
 	order := slices.Clone(x.order)
 	slices.SortStableFunc(order, func(a, b region) int {
 		return cmp.Compare(x.found[b].promise(), x.found[a].promise())
 	})
+	var wg sync.WaitGroup
 	for i, reg := range order {
 		if time.Now().After(x.deadline) || ctx.Err() != nil {
 			break
 		}
-		x.settleOne(ctx, x.found[reg], len(order)-i)
-		x.cfg.Progress(x.progress("settling"))
+		launched := make(chan struct{})
+		wg.Go(func() {
+			x.settleOne(ctx, x.found[reg], len(order)-i, sync.OnceFunc(func() { close(launched) }))
+			x.cfg.Progress(x.progress("settling"))
+		})
+		<-launched
 	}
+	wg.Wait()
 }
 
 // settleOne shrinks fd's first sale on the design that showed it, keeping a smaller
@@ -389,10 +399,12 @@ func (x *explorer) settle(ctx context.Context) {
 // reruns the smallest sale Confirm times for every design, counting every kind. The
 // shrink takes what this region's share of the time left (left regions to settle, this
 // one included) leaves after its expected reruns, and at most a minute or a third of
-// the time left: every region gets measured, the most promising first.
-func (x *explorer) settleOne(ctx context.Context, fd *Finding, left int) {
+// the time left: every region gets measured, the most promising first. launched is
+// called once every rerun has its slot (or none will): the next region may start.
+func (x *explorer) settleOne(ctx context.Context, fd *Finding, left int, launched func()) {
+	defer launched()
 	fd.Target = fd.target()
-	began := time.Now()
+	shrinking := x.clock.enter(Shrinking)
 	share := time.Until(x.deadline) / time.Duration(left)
 	shrinkBy := time.Now().Add(min(time.Until(x.deadline)/3, time.Minute, max(0, share-x.settling(fd)/2)))
 	earns := func(ctx context.Context, s results.Sale) (results.Run, bool) {
@@ -420,9 +432,8 @@ func (x *explorer) settleOne(ctx context.Context, fd *Finding, left int) {
 	sctx, cancel := context.WithDeadline(x.sctx, shrinkBy)
 	small, _, tried := Shrink(sctx, first, fd.FirstRun, earns, shrinkBy, x.lim.now())
 	cancel()
-	x.clock.since(Shrinking, began)
-	began = time.Now()
-	defer x.clock.since(Measuring, began)
+	shrinking()
+	defer x.clock.enter(Measuring)()
 	fd.Smallest, fd.ShrinkSales, fd.Shrunk = small, tried, ctx.Err() == nil && time.Now().Before(shrinkBy)
 	fd.Rates = make([]Rate, len(x.cfg.Designs))
 	for d := range x.cfg.Designs {
@@ -454,6 +465,7 @@ func (x *explorer) settleOne(ctx context.Context, fd *Finding, left int) {
 			mu.Unlock()
 		})
 	}
+	launched()
 	wg.Wait()
 }
 

@@ -15,14 +15,18 @@ type Idle func() (share float64, ok bool)
 
 // The limiter's rule. Drawn sales mostly wait on their holders' work, their faults and
 // their TTLs, so more of them can run at once than there are CPUs; how many is read off
-// the machine rather than guessed: the limit rises by one a step while at least
-// raiseIdle of the CPU time was idle and a sale waited for a slot, and falls by a
-// quarter once less than lowerIdle was. The idle margin is kept so that a sale's
-// timing-bound verdict (a buyer's patience, a holder's lease) is never a starved CPU's.
+// the machine rather than guessed: the limit rises by an eighth (one at least) a step
+// while at least raiseIdle of the CPU time was idle and a sale waited for a slot, and
+// falls by a quarter once less than lowerIdle was idle over the last smoothSteps. The
+// idle margin is kept so that a sale's timing-bound verdict (a buyer's patience, a
+// holder's lease) is never a starved CPU's; the falls follow the mean of a few steps
+// because sales start in bursts (a region's reruns together, each starting its servers),
+// and a limit cut by every burst left half the CPU idle over a run.
 const (
-	raiseIdle = 0.35
-	lowerIdle = 0.15
-	limitStep = time.Second
+	raiseIdle   = 0.35
+	lowerIdle   = 0.15
+	limitStep   = time.Second
+	smoothSteps = 3
 )
 
 // limiter lets up to limit sales run at once, limit following the load between floor
@@ -86,15 +90,16 @@ func (l *limiter) wake() {
 	l.changed = make(chan struct{})
 }
 
-// step moves the limit by the idle share the last step measured.
-func (l *limiter) step(idle float64) {
+// step moves the limit by the idle share the last step measured (idle) and the mean
+// share of the last smoothSteps (recent).
+func (l *limiter) step(idle, recent float64) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	switch {
-	case idle < lowerIdle:
+	case recent < lowerIdle:
 		l.limit = max(l.floor, l.limit-max(1, l.limit/4))
 	case idle >= raiseIdle && l.waiting > 0 && l.running+1 > l.limit:
-		l.limit = min(l.ceiling, l.limit+1)
+		l.limit = min(l.ceiling, l.limit+max(1, l.limit/8))
 	default:
 		return
 	}
@@ -116,22 +121,43 @@ func (l *limiter) report() Limit {
 	return Limit{Start: l.start, Low: l.low, High: l.high, Ceiling: l.ceiling}
 }
 
-// follow steps l every limitStep by what idle reads, until ctx ends; a reading that
-// fails leaves the limit where it is.
+// follow steps l every limitStep by what idle reads, and the mean of its last
+// smoothSteps readings, until ctx ends; a reading that fails leaves the limit where it
+// is.
 func (l *limiter) follow(ctx context.Context, idle Idle) {
 	t := time.NewTicker(limitStep)
 	defer t.Stop()
 	idle() // the first reading starts the interval
+	var w recent
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
 			if share, ok := idle(); ok {
-				l.step(share)
+				l.step(share, w.add(share))
 			}
 		}
 	}
+}
+
+// recent keeps the last smoothSteps readings of the idle share.
+type recent struct {
+	last [smoothSteps]float64
+	n    int
+}
+
+// add counts a reading and returns the mean of the last smoothSteps (of all, while
+// fewer were read).
+func (r *recent) add(share float64) float64 {
+	r.last[r.n%smoothSteps] = share
+	r.n++
+	k := min(r.n, smoothSteps)
+	sum := 0.0
+	for _, v := range r.last[:k] {
+		sum += v
+	}
+	return sum / float64(k)
 }
 
 // machineIdle is an Idle of the whole machine's CPUs, the Redis servers' and the

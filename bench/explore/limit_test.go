@@ -2,35 +2,40 @@ package explore
 
 import (
 	"context"
+	"math"
 	"testing"
 	"time"
 )
 
-// TestLimitFollowsTheIdleCPU: the limit rises by one a step while the CPUs are idle
-// enough and a sale waits for a slot, falls by a quarter when they are busy, and keeps
-// within its floor and ceiling.
+// TestLimitFollowsTheIdleCPU: the limit rises by an eighth (one at least) a step while
+// the CPUs are idle enough and a sale waits for a slot, falls by a quarter when they
+// were busy over the last few steps (not one), and keeps within its floor and ceiling.
 func TestLimitFollowsTheIdleCPU(t *testing.T) {
 	for _, tc := range []struct {
 		name               string
 		limit, floor, ceil int
 		running, waiting   int
-		idle               float64
+		idle, recent       float64
 		want               int
 	}{
-		{"idle, a sale waits: one more", 8, 2, 32, 8, 1, 0.5, 9},
-		{"idle, nobody waits: unchanged", 8, 2, 32, 3, 0, 0.9, 8},
-		{"idle, at the ceiling: unchanged", 32, 2, 32, 32, 4, 0.9, 32},
-		{"between the marks: unchanged", 8, 2, 32, 8, 1, 0.25, 8},
-		{"busy: a quarter fewer", 12, 2, 32, 12, 1, 0.10, 9},
-		{"busy, small: one fewer", 3, 1, 32, 3, 0, 0.0, 2},
-		{"busy, at the floor: unchanged", 2, 2, 32, 2, 1, 0.0, 2},
+		{"idle, a sale waits: one more", 8, 2, 32, 8, 1, 0.5, 0.5, 9},
+		{"idle, a sale waits, many running: an eighth more", 24, 2, 32, 24, 1, 0.5, 0.5, 27},
+		{"idle, nobody waits: unchanged", 8, 2, 32, 3, 0, 0.9, 0.9, 8},
+		{"idle, at the ceiling: unchanged", 32, 2, 32, 32, 4, 0.9, 0.9, 32},
+		{"idle, near the ceiling: up to it", 30, 2, 32, 30, 4, 0.9, 0.9, 32},
+		{"between the marks: unchanged", 8, 2, 32, 8, 1, 0.25, 0.25, 8},
+		{"one busy step among idle ones: unchanged", 12, 2, 32, 12, 1, 0.05, 0.30, 12},
+		{"busy: a quarter fewer", 12, 2, 32, 12, 1, 0.10, 0.10, 9},
+		{"busy before, idle now: a quarter fewer", 12, 2, 32, 12, 1, 0.5, 0.12, 9},
+		{"busy, small: one fewer", 3, 1, 32, 3, 0, 0.0, 0.0, 2},
+		{"busy, at the floor: unchanged", 2, 2, 32, 2, 1, 0.0, 0.0, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			l := newLimiter(tc.limit, tc.floor, tc.ceil)
 			l.running, l.waiting = tc.running, tc.waiting
-			l.step(tc.idle)
+			l.step(tc.idle, tc.recent)
 			if got := l.now(); got != tc.want {
-				t.Errorf("limit %d after idle %.2f: %d, want %d", tc.limit, tc.idle, got, tc.want)
+				t.Errorf("limit %d after idle %.2f (recent %.2f): %d, want %d", tc.limit, tc.idle, tc.recent, got, tc.want)
 			}
 			r := l.report()
 			if r.Low != min(tc.limit, tc.want) || r.High != max(tc.limit, tc.want) || r.Start != tc.limit || r.Ceiling != tc.ceil {
@@ -56,7 +61,7 @@ func TestAcquireWaitsForTheLimit(t *testing.T) {
 	case <-time.After(50 * time.Millisecond):
 	}
 	waitFor(t, func() bool { l.mu.Lock(); defer l.mu.Unlock(); return l.waiting == 1 })
-	l.step(0.9) // idle, and a sale waits: the limit rises to 3
+	l.step(0.9, 0.9) // idle, and a sale waits: the limit rises to 3
 	if !<-got {
 		t.Fatal("the waiting sale did not run when the limit rose")
 	}
@@ -90,6 +95,24 @@ func TestFollowReadsTheLoad(t *testing.T) {
 	l.follow(ctx, idle) // reads at 0 (discarded), 1 (fails), 2 (0.9), 3 (fails)
 	if got := l.now(); got != 5 {
 		t.Errorf("limit %d after %d readings, one of them counted: want 5", got, reads)
+	}
+}
+
+// TestRecentIsTheMeanOfTheLastSteps: one busy reading among idle ones is averaged away;
+// busy readings in a row are not.
+func TestRecentIsTheMeanOfTheLastSteps(t *testing.T) {
+	var r recent
+	for i, tc := range []struct{ share, want float64 }{
+		{0.6, 0.6},
+		{0.0, 0.3},
+		{0.6, 0.4},
+		{0.05, 0.2167}, // 0.0, 0.6 and 0.05: the first reading has left
+		{0.05, 0.2333},
+		{0.05, 0.05},
+	} {
+		if got := r.add(tc.share); math.Abs(got-tc.want) > 1e-3 {
+			t.Errorf("reading %d (%.2f): mean %.4f, want %.4f", i, tc.share, got, tc.want)
+		}
 	}
 }
 

@@ -53,16 +53,35 @@ type Limit struct {
 
 // clock adds up an exploration's phases; its methods may be called from every sale.
 type clock struct {
-	mu sync.Mutex
-	by map[Phase]*PhaseTime
+	mu     sync.Mutex
+	by     map[Phase]*PhaseTime
+	active map[Phase]int       // spans of the phase under way
+	from   map[Phase]time.Time // when the first of them began
 }
 
 func newClock() *clock {
-	c := &clock{by: map[Phase]*PhaseTime{}}
+	c := &clock{by: map[Phase]*PhaseTime{}, active: map[Phase]int{}, from: map[Phase]time.Time{}}
 	for _, p := range phases {
 		c.by[p] = &PhaseTime{Phase: p}
 	}
 	return c
+}
+
+// enter begins a span of phase p and returns its end. A phase's wall time is the union
+// of its spans: regions settled side by side count their shrinking (measuring) once.
+func (c *clock) enter(p Phase) (leave func()) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.active[p]++; c.active[p] == 1 {
+		c.from[p] = time.Now()
+	}
+	return sync.OnceFunc(func() {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if c.active[p]--; c.active[p] == 0 {
+			c.by[p].Wall += time.Since(c.from[p])
+		}
+	})
 }
 
 // sale counts a sale of phase p that took took and spent s.
@@ -83,13 +102,6 @@ func (c *clock) sales() int {
 		n += t.Sales
 	}
 	return n
-}
-
-// since adds the time since start to phase p's wall time.
-func (c *clock) since(p Phase, start time.Time) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.by[p].Wall += time.Since(start)
 }
 
 // times are the phases that ran, in order.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -214,5 +215,51 @@ func TestBaselineCoversTheDefaultMatrix(t *testing.T) {
 	}
 	if missing > 0 {
 		t.Logf("%d of %d cells missing: run make bench, then make baseline", missing, len(want))
+	}
+}
+
+// TestGateBaseRefusesBadInput: a ref that is not a commit, a base that does not build and
+// too few pairs each get one line and exit 2, and leave no base directory behind.
+func TestGateBaseRefusesBadInput(t *testing.T) {
+	repo := t.TempDir()
+	git := func(args ...string) {
+		t.Helper()
+		if out, err := exec.Command("git", append([]string{"-C", repo, "-c", "user.name=t", "-c", "user.email=t@t"}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+	git("init", "-q")
+	if err := os.MkdirAll(filepath.Join(repo, "cmd", "stockbench"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(repo, "go.mod"), []byte("module broken\n\ngo 1.22\n"), 0o644)
+	os.WriteFile(filepath.Join(repo, "cmd", "stockbench", "main.go"), []byte("package main\n\nfunc main() { this is not Go }\n"), 0o644)
+	git("add", ".")
+	git("commit", "-q", "-m", "a base that does not build")
+	tmp := t.TempDir()
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no such ref", []string{"--base", "no-such-branch"}, "gate: --base no-such-branch: not a commit of the checkout"},
+		{"a base that does not build", []string{"--base", "HEAD"}, "gate: the base HEAD does not build: go build:"},
+		{"too few pairs", []string{"--base", "HEAD", "--pairs", "2"}, "--pairs 2: at least 3"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cmd := exec.Command(binary, append([]string{"gate"}, tc.args...)...)
+			cmd.Dir = repo
+			cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+			code, stdout, stderr := runCmd(t, cmd)
+			if code != 2 {
+				t.Fatalf("exit %d, want 2\nstdout: %s\nstderr: %s", code, stdout, stderr)
+			}
+			if line := strings.TrimSpace(stderr); !strings.Contains(line, tc.want) || strings.Contains(line, "\n") {
+				t.Errorf("stderr %q, want one line with %q", line, tc.want)
+			}
+			if left, _ := os.ReadDir(tmp); len(left) > 0 {
+				t.Errorf("left behind in TMPDIR: %v", left)
+			}
+		})
 	}
 }

@@ -1,66 +1,87 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/stockbench/stockbench/bench"
+	"github.com/stockbench/stockbench/bench/pairgate"
 	"github.com/stockbench/stockbench/results"
 	"github.com/stockbench/stockbench/results/gate"
 )
 
-// gateCommand is `stockbench gate`: compare a run with a baseline; exit 1 with one line
-// per regression.
-func gateCommand(args []string, stdout, stderr io.Writer) int {
-	fset := newFlagSet("gate", "gate --baseline FILE [--current DIR] [--rules FILE] [rules]")
-	baseline := fset.String("baseline", "", "the baseline results.json, or its run directory (required)")
+// gateCommand is `stockbench gate`: compare a run with a baseline, and, with --base,
+// the change's speed with the base build's in pairs of trials run here and now; exit 1
+// with one line per regression.
+func gateCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fset := newFlagSet("gate", "gate --baseline FILE [--current DIR] [--rules FILE] [rules] | gate --base REF [--pairs N] [--baseline FILE ...] [-- MATRIX ARGS]")
+	var trial []string // a trial's matrix arguments, after --
+	if i := slices.Index(args, "--"); i >= 0 {
+		args, trial = args[:i], args[i+1:]
+	}
+	baseline := fset.String("baseline", "", "the baseline results.json, or its run directory: the classes and rates a run is held to (required without --base)")
 	current := fset.String("current", "", "the run to gate (default: the newest under --runs)")
 	runs := fset.String("runs", "results/runs", "where to look for the newest run")
 	rulesFile := fset.String("rules", "", "a JSON gate file whose fields override the defaults (see README)")
-	var given [][2]string
-	for _, f := range gate.Flags {
-		set := func(v string) error {
-			if err := f.Set(new(gate.Rules), v); err != nil {
-				return err
-			}
-			given = append(given, [2]string{f.Name, v})
-			return nil
-		}
-		if f.Switch {
-			fset.BoolFunc(f.Name, f.Usage, set)
-		} else {
-			fset.Func(f.Name, f.Usage, set)
-		}
-	}
+	baseRef := fset.String("base", "", "time this build against the base `ref` of this checkout (as origin/main), built here, in pairs of trials run one right after the other, each trial a matrix of the speed rows (make bench's sales with no fault, or the matrix arguments after --); speed against --baseline is then information only")
+	pairs := fset.Int("pairs", pairgate.DefaultPairs, "pairs of trials --base runs (`n`, at least 3)")
+	seed := fset.Uint64("seed", 1, "draws which build runs first in each pair of --base")
+	given := gate.Register(fset)
 	if help, err := parse(fset, args, stdout); help || err != nil {
 		return bench.Complain(stderr, err)
 	}
-	rules, err := gate.Load(*rulesFile, given)
+	rules, err := gate.Load(*rulesFile, *given)
 	if err != nil {
 		return bench.Complain(stderr, bench.UsageError(err))
 	}
-	if *baseline == "" {
-		return bench.Complain(stderr, bench.UsageError(errors.New("gate: --baseline is required")))
-	}
-	base, err := readResults(*baseline)
-	if err != nil {
-		return bench.Complain(stderr, bench.UsageError(fmt.Errorf("gate: baseline: %w", err)))
-	}
-	cur, _, err := readRunOrNewest(*current, *runs, "--current")
-	if err != nil {
-		return bench.Complain(stderr, bench.UsageError(fmt.Errorf("gate: current: %w", err)))
-	}
-	passed, err := gate.Report(stdout, base, cur, rules)
 	switch {
-	case err != nil:
-		return bench.Complain(stderr, bench.UsageError(fmt.Errorf("gate: %w", err)))
-	case !passed:
-		return bench.Exit(stdout, bench.ExitFailed, fmt.Sprintf("run %s regressed from baseline %s (see above)", cur.ID, base.ID))
+	case *baseline == "" && *baseRef == "":
+		return bench.Complain(stderr, bench.UsageError(errors.New("gate: --baseline is required (or --base, to time this build against another)")))
+	case trial != nil && *baseRef == "":
+		return bench.Complain(stderr, bench.UsageError(errors.New("gate: matrix arguments after -- are a trial's, and only --base runs trials")))
+	case *pairs < 3:
+		return bench.Complain(stderr, bench.UsageError(fmt.Errorf("gate: --pairs %d: at least 3 (fewer cannot tell a slowdown from the machine)", *pairs)))
 	}
-	return bench.Exit(stdout, bench.ExitOK, fmt.Sprintf("run %s did not regress from baseline %s", cur.ID, base.ID))
+	passed := true
+	var ran []string
+	if *baseline != "" {
+		base, err := readResults(*baseline)
+		if err != nil {
+			return bench.Complain(stderr, bench.UsageError(fmt.Errorf("gate: baseline: %w", err)))
+		}
+		cur, _, err := readRunOrNewest(*current, *runs, "--current")
+		if err != nil {
+			return bench.Complain(stderr, bench.UsageError(fmt.Errorf("gate: current: %w", err)))
+		}
+		held := rules
+		held.SpeedInfo = *baseRef != ""
+		ok, err := gate.Report(stdout, base, cur, held)
+		if err != nil {
+			return bench.Complain(stderr, bench.UsageError(fmt.Errorf("gate: %w", err)))
+		}
+		passed = passed && ok
+		ran = append(ran, fmt.Sprintf("run %s against baseline %s", cur.ID, base.ID))
+	}
+	if *baseRef != "" {
+		ok, err := pairgate.Gate(ctx, pairgate.Config{Base: *baseRef, Pairs: *pairs, Seed: *seed, Args: trial, Log: stderr}, rules, stdout)
+		if ctx.Err() != nil {
+			return bench.Exit(stdout, bench.ExitInterrupted, "gate: interrupted; the base's build and its trials removed")
+		} else if err != nil {
+			return bench.Complain(stderr, err)
+		}
+		passed = passed && ok
+		ran = append(ran, "this build against "+*baseRef)
+	}
+	if !passed {
+		return bench.Exit(stdout, bench.ExitFailed, strings.Join(ran, "; ")+": regressed (see above)")
+	}
+	return bench.Exit(stdout, bench.ExitOK, strings.Join(ran, "; ")+": no regression")
 }
 
 // readRunOrNewest reads the run dir names, or, when dir is empty, the newest run

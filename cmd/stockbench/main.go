@@ -62,7 +62,7 @@ var commands = map[string]func(ctx context.Context, args []string, stdout, stder
 	"shrink":     shrinkCommand,
 	"explore":    exploreCommand,
 	"merge":      mergeCommand,
-	"gate":       ignoreCtx(gateCommand),
+	"gate":       gateCommand,
 	"compare":    ignoreCtx(compareCommand),
 	"baseline":   ignoreCtx(baselineCommand),
 	"guarantees": ignoreCtx(guaranteesCommand),

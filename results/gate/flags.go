@@ -2,6 +2,7 @@ package gate
 
 import (
 	"cmp"
+	"flag"
 	"fmt"
 	"io"
 	"strconv"
@@ -57,6 +58,27 @@ var Flags = func() []Flag {
 			Set: func(r *Rules, v string) (err error) { r.SoftUnderFaults, err = strconv.ParseBool(v); return err }},
 	}
 }()
+
+// Register adds Flags to fs; given collects each rule set on the command line, in
+// order, for Load.
+func Register(fs *flag.FlagSet) (given *[][2]string) {
+	given = new([][2]string)
+	for _, f := range Flags {
+		set := func(v string) error {
+			if err := f.Set(new(Rules), v); err != nil {
+				return err
+			}
+			*given = append(*given, [2]string{f.Name, v})
+			return nil
+		}
+		if f.Switch {
+			fs.BoolFunc(f.Name, f.Usage, set)
+		} else {
+			fs.Func(f.Name, f.Usage, set)
+		}
+	}
+	return given
+}
 
 // Load is the rules of gate file file ("" for none) over Defaults, with the flags given
 // (name and value, in order) over those, checked.

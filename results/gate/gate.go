@@ -12,6 +12,7 @@ import (
 	"os"
 	"path"
 	"slices"
+	"strings"
 
 	"github.com/stockbench/stockbench/results"
 )
@@ -50,6 +51,9 @@ type Rules struct {
 	// Ignore lists runs no gate looks at, as scenario/design/fault patterns (path.Match,
 	// so "*/redlock/*" ignores every redlock run).
 	Ignore []string `json:"ignore"`
+	// SpeedInfo tells the soft gates' findings as notes, not regressions: the speed is
+	// judged elsewhere (gate --base, both builds timed in one job).
+	SpeedInfo bool `json:"-"`
 }
 
 // Defaults are generous enough for a shared 2-core runner, where back-to-back
@@ -141,6 +145,10 @@ func (g Result) Passed() bool { return len(g.Regressions) == 0 }
 // Compare compares current with baseline under rules.
 func Compare(baseline, current *results.File, rules Rules) Result {
 	var res Result
+	if why := otherMachine(baseline, current); why != "" && !rules.SpeedInfo {
+		rules.SpeedInfo = true
+		res.Notes = append(res.Notes, "the baseline was recorded on another machine ("+why+"): its speed is information here, never a regression; gate --base times this build against another on this machine")
+	}
 	base := make(map[string]*results.Run)
 	for i := range baseline.Runs {
 		base[baseline.Runs[i].Key()] = &baseline.Runs[i]
@@ -162,6 +170,12 @@ func Compare(baseline, current *results.File, rules Rules) Result {
 		if b != nil {
 			res.Regressions = append(res.Regressions, rateGates(key, r, b)...)
 			regs, notes := softGates(key, r, b, current, baseline, rules)
+			if rules.SpeedInfo {
+				for _, r := range regs {
+					notes = append(notes, "speed against the baseline, for information: "+r)
+				}
+				regs = nil
+			}
 			res.Regressions, res.Notes = append(res.Regressions, regs...), append(res.Notes, notes...)
 		}
 	}
@@ -171,6 +185,24 @@ func Compare(baseline, current *results.File, rules Rules) Result {
 		}
 	}
 	return res
+}
+
+// otherMachine says how the machine and Redis target of base differ from cur's, "" when
+// they do not: speed recorded on another CPU, or against another server, says nothing of
+// a change.
+func otherMachine(base, cur *results.File) string {
+	var diff []string
+	b, c := base.Host, cur.Host
+	if b.CPUModel != c.CPUModel {
+		diff = append(diff, fmt.Sprintf("CPU %q, here %q", b.CPUModel, c.CPUModel))
+	}
+	if b.CPUs != c.CPUs {
+		diff = append(diff, fmt.Sprintf("%d CPUs, here %d", b.CPUs, c.CPUs))
+	}
+	if bt, ct := base.Target, cur.Target; bt.Kind != ct.Kind || bt.Version != ct.Version {
+		diff = append(diff, fmt.Sprintf("Redis %s %s, here %s %s", bt.Kind, bt.Version, ct.Kind, ct.Version))
+	}
+	return strings.Join(diff, "; ")
 }
 
 func (g Rules) ignored(key string) bool {

@@ -312,3 +312,38 @@ func TestRateGate(t *testing.T) {
 		t.Errorf("the baseline's draws admit %v, want LOCK-BROKEN among them", got)
 	}
 }
+
+// TestGateSpeedOnAnotherMachine: a baseline recorded on another CPU, or against another
+// Redis, holds the run's classes but not its speed: a slower run there is a note, a harm
+// still a regression.
+func TestGateSpeedOnAnotherMachine(t *testing.T) {
+	slow := gateFile(ref(10000, 1000), nx(500, 10000))
+	oversold := nx(1000, 10000)
+	oversold.oversold = 2
+	for _, tc := range []struct {
+		name       string
+		base       func(*results.File)
+		regression string // "" for none
+		note       string
+	}{
+		{"the same machine: the speed gate holds", func(*results.File) {}, "sales/s 500", ""},
+		{"another CPU", func(f *results.File) { f.Host.CPUModel = "another" }, "", `CPU "another", here ""`},
+		{"more CPUs", func(f *results.File) { f.Host.CPUs = 64 }, "", "64 CPUs, here 0"},
+		{"another Redis", func(f *results.File) { f.Target = results.Target{Kind: "container", Version: "7.2.4"} }, "", "Redis container 7.2.4, here"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			base := gateFile(ref(10000, 1000), nx(1000, 10000))
+			tc.base(base)
+			res := Compare(base, slow, Defaults)
+			if got := strings.Join(res.Regressions, "\n"); tc.regression == "" && got != "" || !strings.Contains(got, tc.regression) {
+				t.Errorf("regressions %q, want %q", got, tc.regression)
+			}
+			if notes := strings.Join(res.Notes, "\n"); tc.note != "" && (!strings.Contains(notes, tc.note) || !strings.Contains(notes, "for information: flash-sale/set-nx-ex/none: sales/s 500")) {
+				t.Errorf("notes %q, want %q and the speed row for information", notes, tc.note)
+			}
+			if harm := Compare(base, gateFile(ref(10000, 1000), oversold), Defaults); !strings.Contains(strings.Join(harm.Regressions, "\n"), "OVERSOLD 2") {
+				t.Errorf("a harm on another machine passed: %v", harm.Regressions)
+			}
+		})
+	}
+}

@@ -1,0 +1,279 @@
+// Package pairgate times a change against a base build in one job: the base built from
+// git into a directory of its own, both builds' speed rows run trial by trial, in pairs
+// whose order is drawn per pair, and judged pair by pair (gate.JudgePairs), so that a
+// busy or different runner moves both sides of every pair alike.
+package pairgate
+
+import (
+	"archive/tar"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/stockbench/stockbench/bench"
+	"github.com/stockbench/stockbench/faults"
+	"github.com/stockbench/stockbench/results"
+	"github.com/stockbench/stockbench/results/gate"
+)
+
+// SpeedRows are the matrix arguments every trial starts from: make bench's sales with no
+// fault, the rows whose speed a gate judges, once each.
+var SpeedRows = []string{"--faults", "none", "--queue-faults", "none", "--headline", "none"}
+
+// Config is a paired timing. Zero fields take the defaults their comments give.
+type Config struct {
+	// Repo is the git checkout the base is read from and the change runs in (default ".").
+	Repo string
+	// Base is the base's git ref, as origin/main or a commit (required).
+	Base string
+	// Change is the change's stockbench binary (default: the running one).
+	Change string
+	// Pairs is how many pairs of trials run (default 6).
+	Pairs int
+	// Seed draws the pairs' order (default 1).
+	Seed uint64
+	// Args are every trial's matrix arguments after SpeedRows, which they override (as
+	// --locks token --queues ''): none runs the speed rows of make bench.
+	Args []string
+	// Log is given a line per trial (default: discarded).
+	Log io.Writer
+}
+
+// DefaultPairs is Config.Pairs' default.
+const DefaultPairs = 6
+
+// Result is what a paired timing measured.
+type Result struct {
+	Base  string      `json:"base"` // the base's commit
+	Pairs []gate.Pair `json:"pairs"`
+	Took  time.Duration
+}
+
+// Run builds cfg.Base and runs the pairs. Bad input (a ref that is not a commit here, a
+// base that does not build, a trial the base cannot run) is a bench.UsageError; the base's
+// directory is removed whatever happens.
+func Run(ctx context.Context, cfg Config) (*Result, error) {
+	began := time.Now()
+	cfg = withDefaults(cfg)
+	if cfg.Base == "" {
+		return nil, bench.UsageError(errors.New("gate: --base needs a git ref"))
+	}
+	commit, err := revParse(ctx, cfg.Repo, cfg.Base)
+	if err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp("", "stockbench-base-")
+	if err != nil {
+		return nil, fmt.Errorf("gate: base directory: %w", err)
+	}
+	defer os.RemoveAll(dir)
+	src := filepath.Join(dir, "src")
+	if err := extract(ctx, cfg.Repo, commit, src); err != nil {
+		return nil, err
+	}
+	baseBin := filepath.Join(dir, "stockbench")
+	if err := build(ctx, src, baseBin); err != nil {
+		return nil, bench.UsageError(fmt.Errorf("gate: the base %s does not build: %w", cfg.Base, err))
+	}
+	fmt.Fprintf(cfg.Log, "gate: built the base, %s (%s), in %s\n", cfg.Base, commit[:12], time.Since(began).Round(time.Second))
+	builds := [2]side{{"base", baseBin, src}, {"change", cfg.Change, cfg.Repo}}
+	res := &Result{Base: commit}
+	for i, baseFirst := range gate.Order(cfg.Pairs, cfg.Seed) {
+		order := builds
+		if !baseFirst {
+			order[0], order[1] = builds[1], builds[0]
+		}
+		var p gate.Pair
+		p.BaseFirst = baseFirst
+		for _, b := range order {
+			t, err := b.trial(ctx, cfg, filepath.Join(dir, "trials", fmt.Sprintf("%d-%s", i+1, b.name)))
+			if err != nil {
+				return res, fmt.Errorf("gate: pair %d, %s: %w", i+1, b.name, err)
+			}
+			if b.name == "base" {
+				p.Base = t
+			} else {
+				p.Change = t
+			}
+			fmt.Fprintf(cfg.Log, "gate: pair %d of %d: %s ran %d rows\n", i+1, cfg.Pairs, b.name, len(t))
+		}
+		res.Pairs = append(res.Pairs, p)
+	}
+	res.Took = time.Since(began)
+	return res, nil
+}
+
+// Gate runs cfg and writes the rows' verdicts to w as a table; passed is false when a
+// row regressed under g.
+func Gate(ctx context.Context, cfg Config, g gate.Rules, w io.Writer) (passed bool, err error) {
+	res, err := Run(ctx, cfg)
+	if err != nil {
+		return false, err
+	}
+	fmt.Fprintf(w, "\ngate: this build against %s (%s), %d pairs of trials in %s:\n\n", cfg.Base, res.Base[:12], len(res.Pairs), res.Took.Round(time.Second))
+	return gate.WritePaired(w, gate.JudgePairs(res.Pairs, g), g) == 0, nil
+}
+
+func withDefaults(c Config) Config {
+	if c.Repo == "" {
+		c.Repo = "."
+	}
+	if c.Change == "" {
+		c.Change, _ = os.Executable()
+	}
+	if c.Pairs <= 0 {
+		c.Pairs = DefaultPairs
+	}
+	if c.Seed == 0 {
+		c.Seed = 1
+	}
+	if c.Log == nil {
+		c.Log = io.Discard
+	}
+	return c
+}
+
+// revParse is ref's commit in repo.
+func revParse(ctx context.Context, repo, ref string) (string, error) {
+	out, err := exec.CommandContext(ctx, "git", "-C", repo, "rev-parse", "--verify", "--quiet", ref+"^{commit}").Output()
+	if err != nil {
+		return "", bench.UsageError(fmt.Errorf("gate: --base %s: not a commit of the checkout %s", ref, repo))
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// extract writes commit's tree into dir, as git archive gives it.
+func extract(ctx context.Context, repo, commit, dir string) error {
+	var stderr bytes.Buffer
+	cmd := exec.CommandContext(ctx, "git", "-C", repo, "archive", "--format=tar", commit)
+	cmd.Stderr = &stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return fmt.Errorf("gate: git archive: %w", err)
+	}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("gate: git archive: %w", err)
+	}
+	untarErr := untar(out, dir)
+	if err := cmd.Wait(); err != nil {
+		return fmt.Errorf("gate: git archive %s: %w: %s", commit, err, strings.TrimSpace(stderr.String()))
+	}
+	return untarErr
+}
+
+// untar writes the regular files, directories and links of a tar stream under dir.
+func untar(r io.Reader, dir string) error {
+	tr := tar.NewReader(r)
+	for {
+		h, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("gate: read the base's tree: %w", err)
+		}
+		path := filepath.Join(dir, filepath.FromSlash(h.Name))
+		if !strings.HasPrefix(path, filepath.Clean(dir)+string(filepath.Separator)) {
+			continue // git archive writes none, but a path must stay inside dir
+		}
+		switch h.Typeflag {
+		case tar.TypeDir:
+			err = os.MkdirAll(path, 0o755)
+		case tar.TypeReg:
+			err = writeFile(path, tr, h.FileInfo().Mode().Perm())
+		case tar.TypeSymlink:
+			if err = os.MkdirAll(filepath.Dir(path), 0o755); err == nil {
+				err = os.Symlink(h.Linkname, path)
+			}
+		}
+		if err != nil {
+			return fmt.Errorf("gate: write the base's tree: %w", err)
+		}
+	}
+}
+
+func writeFile(path string, r io.Reader, mode os.FileMode) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, mode)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(f, r); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// build builds the stockbench command of the tree src into bin; its error ends with the
+// compiler's last lines.
+func build(ctx context.Context, src, bin string) error {
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/stockbench")
+	cmd.Dir = src
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("go build: %w: %s", err, lastLines(out, 3))
+	}
+	return nil
+}
+
+// side is one build of the pairs: its binary and the tree it runs in (the files its
+// sales read: adapters, examples).
+type side struct{ name, bin, dir string }
+
+// trial runs b's speed rows once, its run written under out, and reads their speed. A
+// matrix that found a sale worse than documented (exit 1) still timed it; any other
+// failure ends the timing.
+func (b side) trial(ctx context.Context, cfg Config, out string) (gate.Trial, error) {
+	args := append(append([]string{"matrix", "--repeat", "1", "--out", out}, SpeedRows...), cfg.Args...)
+	cmd := exec.CommandContext(ctx, b.bin, args...)
+	cmd.Dir = b.dir
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = io.Discard, &stderr
+	// Ctrl-C reaches the trial as an interrupt, so that it stops its own servers.
+	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
+	cmd.WaitDelay = 30 * time.Second
+	err := cmd.Run()
+	var exit *exec.ExitError
+	if err != nil && !(errors.As(err, &exit) && exit.ExitCode() == bench.ExitFailed) {
+		return nil, fmt.Errorf("%s matrix: %w: %s", b.bin, err, lastLines(stderr.Bytes(), 2))
+	}
+	dir := results.Newest(out)
+	if dir == "" {
+		return nil, fmt.Errorf("%s matrix wrote no run under %s", b.bin, out)
+	}
+	f, err := results.ReadRun(dir)
+	if err != nil {
+		return nil, fmt.Errorf("read the trial's run: %w", err)
+	}
+	return speeds(f), nil
+}
+
+// speeds are the complete fault-free rows of f.
+func speeds(f *results.File) gate.Trial {
+	t := gate.Trial{}
+	for i := range f.Runs {
+		r := &f.Runs[i]
+		if !r.Complete || r.FaultPlan() != faults.None {
+			continue
+		}
+		_, l := r.MainLatency()
+		t[r.Key()] = gate.Speed{P50Us: float64(l.P50Us), SalesPerSec: r.SalesPerSec}
+	}
+	return t
+}
+
+// lastLines is the last n non-empty lines of b, joined by "; ".
+func lastLines(b []byte, n int) string {
+	lines := strings.FieldsFunc(string(b), func(r rune) bool { return r == '\n' })
+	return strings.Join(lines[max(0, len(lines)-n):], "; ")
+}
