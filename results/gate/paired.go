@@ -74,6 +74,9 @@ const minPairs = 3
 // a regression is a slowdown above g.MinEffect whose one-sided p, Holm-adjusted over
 // every row and metric, is below g.Alpha. Rows are in key order, p50 before sales/s.
 func JudgePairs(pairs []Pair, g Rules) []PairedRow {
+	if len(pairs) == 0 {
+		return nil
+	}
 	var keys []string
 	for k := range pairs[0].Base {
 		if !g.ignored(k) && slices.IndexFunc(pairs, func(p Pair) bool { _, b := p.Base[k]; _, c := p.Change[k]; return !b || !c }) < 0 {

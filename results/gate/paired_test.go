@@ -84,6 +84,9 @@ func TestJudgePairsRows(t *testing.T) {
 		}
 		pairs = append(pairs, Pair{Base: base, Change: change})
 	}
+	if rows := JudgePairs(nil, g); rows != nil {
+		t.Errorf("no pairs judged %v, want no rows", rows)
+	}
 	rows := JudgePairs(pairs, g)
 	var got []string
 	for _, r := range rows {
