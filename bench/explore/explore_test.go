@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -184,37 +185,48 @@ func TestSearchDrawsTheSameForTheSameOutcomes(t *testing.T) {
 	}
 }
 
-// TestFineDrawsAreAFifth: a space whose designs keep milliseconds draws each sale a
-// fifth as long, the TTL, the work, the faults' lengths, the retry and the patience
-// alike, so the timing relation is the coarse draw's; counts are unchanged.
-func TestFineDrawsAreAFifth(t *testing.T) {
+// TestFineDrawsKeepTheTimings: a whole-second space draws a TTL of one second; a space
+// whose designs keep milliseconds draws 200, 400 or 600 ms, with the work and the faults'
+// lengths the same shares of it, so the timing relation is the coarse draw's, and the
+// retry interval a fifth (1 ms at least). At 200 ms the whole sale is the coarse one a
+// fifth as long: its stock, its patience too.
+func TestFineDrawsKeepTheTimings(t *testing.T) {
 	coarse := NewSpace(results.LockSale, false, nil)
 	fine := coarse
 	fine.Fine = true
 	base := designs("x")[0]
 	r := rand.New(rand.NewPCG(3, 3))
+	dur := func(s results.Sale, k string) time.Duration {
+		d, err := time.ParseDuration(s.Get(k))
+		if err != nil {
+			t.Fatalf("%s=%q: %v", k, s.Get(k), err)
+		}
+		return d
+	}
+	near := func(a, b time.Duration) bool { return a-b <= 20*time.Millisecond && b-a <= 20*time.Millisecond }
 	for range 500 {
 		g := coarse.draw(r)
 		c, f := coarse.apply(base, g), fine.apply(base, g)
-		for _, k := range []string{"ttl", "timeout"} {
-			cd, _ := time.ParseDuration(c.Get(k))
-			fd, _ := time.ParseDuration(f.Get(k))
-			if d := cd/5 - fd; d > 20*time.Millisecond || d < -20*time.Millisecond {
-				t.Fatalf("%s: %s coarse, %s fine: want a fifth", k, c.Get(k), f.Get(k))
-			}
+		ct, ft := dur(c, "ttl"), dur(f, "ttl")
+		if ct != time.Second || !slices.Contains(fineTTLs, ft) {
+			t.Fatalf("ttl %s coarse, %s fine: want 1s and one of %v", ct, ft, fineTTLs)
 		}
-		if Timing(&c) != Timing(&f) || c.Get("buyers") != f.Get("buyers") || c.Get("stock") != f.Get("stock") {
+		k := float64(ct) / float64(ft)
+		if Timing(&c) != Timing(&f) || c.Get("buyers") != f.Get("buyers") {
 			t.Fatalf("coarse %v and fine %v differ in more than their times", c.Settings, f.Settings)
 		}
 		cp, _ := faults.Parse(c.Faults)
 		fp, _ := faults.Parse(f.Faults)
 		for i := range cp {
-			if cp[i].For/5 != fp[i].For || cp[i].By/5 != fp[i].By {
-				t.Fatalf("faults %s coarse, %s fine: want their lengths a fifth", c.Faults, f.Faults)
+			if !near(time.Duration(float64(fp[i].For)*k), cp[i].For) || !near(time.Duration(float64(fp[i].By)*k), cp[i].By) {
+				t.Fatalf("faults %s coarse, %s fine: want their lengths the same shares of the TTL", c.Faults, f.Faults)
 			}
 		}
-		if ri, _ := time.ParseDuration(f.Get("retry-interval")); ri < time.Millisecond {
-			t.Fatalf("retry interval %s: want at least 1ms", ri)
+		if ri := dur(f, "retry-interval"); ri != max(dur(c, "retry-interval")/5, time.Millisecond) {
+			t.Fatalf("retry interval %s fine, %s coarse: want a fifth, 1ms at least", ri, c.Get("retry-interval"))
+		}
+		if ft == 200*time.Millisecond && (c.Get("stock") != f.Get("stock") || !near(dur(c, "timeout")/5, dur(f, "timeout"))) {
+			t.Fatalf("at 200ms, coarse %v and fine %v: want the sale a fifth as long", c.Settings, f.Settings)
 		}
 	}
 }

@@ -16,9 +16,10 @@ import (
 // are kept small (a draw is worth more than a long sale): what a sale must last is
 // bounded by longest below.
 var (
-	// Whole seconds: EX-based designs round a TTL up to one, and a sub-second TTL would
-	// compare their rounding with a PX-based design's lease, not the designs.
-	ttls       = []time.Duration{time.Second, 2 * time.Second, 3 * time.Second}
+	// fineTTLs are the leases of a space whose designs all keep them to the millisecond
+	// (Space.Fine); a 200 ms lease is still many round trips and scheduler ticks, and much
+	// below it a loaded machine's pauses would be the finding.
+	fineTTLs   = []time.Duration{200 * time.Millisecond, 400 * time.Millisecond, 600 * time.Millisecond}
 	workRatios = []float64{0.001, 0.01, 0.1, 0.3, 0.6, 0.9, 1.2, 1.6} // a holder's work, in TTLs
 	buyerss    = []int{2, 4, 8, 16, 32, 64, 100}
 	stockPer   = []float64{0.25, 0.5, 1, 2} // units per buyer
@@ -39,11 +40,17 @@ var (
 // past it sells fewer units.
 const longest = 6 * time.Second
 
-// fine is how many times shorter every time of a lock sale is (its TTL, and with it the
-// work and the faults' lengths; the retry interval; the buyers' patience) in a space
-// whose designs all keep their leases to the millisecond (Space.Fine): the same sale,
-// as the timings relate, in a fifth of the time. 200 ms is still many round trips and
-// scheduler ticks; much below it, a loaded machine's pauses would be the finding.
+// wholeTTL is the lease of a space with a design that keeps its leases in whole seconds
+// (EX, EXPIRE): one second, the shortest such a design keeps exactly. A sub-second TTL
+// would compare an EX-based design's rounding with a PX-based design's lease, not the
+// designs; 2 or 3 s would draw the same timings (work and faults are drawn in TTLs) in
+// two or three times as long.
+const wholeTTL = time.Second
+
+// fine is how many times shorter the other times of a lock sale are (the retry interval,
+// the buyers' patience, the floor of a holder's work) in a space whose designs all keep
+// their leases to the millisecond (Space.Fine), whose leases are fineTTLs: the same sale,
+// as the timings relate, in a fraction of the time.
 const fine = 5
 
 // Space is what an explorer draws sales from: the faults the fault table says apply to
@@ -53,8 +60,9 @@ type Space struct {
 	Kind   results.SaleKind
 	Faults []faults.Kind
 	// Fine: every design keeps its leases to the millisecond (not lockimpl.Impl.Seconds),
-	// so a lock sale's times are drawn a fifth as long (fine): TTLs of 200, 400 and 600
-	// ms. Default false: whole seconds, as an EX-based design needs to be compared.
+	// so a lock sale's times are drawn shorter: TTLs of 200, 400 and 600 ms (fineTTLs),
+	// the other times a fifth as long (fine). Default false: a TTL of one second
+	// (wholeTTL), as an EX-based design needs to be compared.
 	Fine bool
 }
 
@@ -91,7 +99,7 @@ type faultGene struct {
 // draw is a fresh point of the space.
 func (sp Space) draw(r *rand.Rand) gene {
 	g := gene{
-		TTL: r.IntN(len(ttls)), Work: r.IntN(len(workRatios)), Buyers: r.IntN(len(buyerss)), Stock: r.IntN(len(stockPer)),
+		TTL: r.IntN(len(fineTTLs)), Work: r.IntN(len(workRatios)), Buyers: r.IntN(len(buyerss)), Stock: r.IntN(len(stockPer)),
 		Retry: r.IntN(len(retries)), Patience: pick(r, 0.8), Apps: r.IntN(len(appss)), Nodes: r.IntN(len(nodess)), LongTail: r.Float64() < 0.2,
 		Workers: r.IntN(len(workerss)), Fulfil: r.IntN(2), Seed: r.Uint64() >> 1,
 	}
@@ -171,12 +179,12 @@ func (sp Space) mutate(g gene, r *rand.Rand) gene {
 // exploration, so that their sales are paired.
 func (sp Space) apply(base results.Sale, g gene) results.Sale {
 	s := base.Clone()
-	ttl := ttls[g.TTL]
+	ttl := wholeTTL
 	switch {
 	case sp.Kind == results.QueueSale:
 		ttl = visibilities[g.TTL]
 	case sp.Fine:
-		ttl /= fine
+		ttl = fineTTLs[g.TTL]
 	}
 	work := time.Duration(float64(ttl) * workRatios[g.Work]).Round(100 * time.Microsecond)
 	buyers := buyerss[g.Buyers]
