@@ -214,6 +214,19 @@ func Newest(runs string) string {
 	return ""
 }
 
+// ReadRunOrNewest reads the run dir names, or, when dir is empty, the newest run under
+// runs (Newest); flag is the command's flag that names one, for the error when there is
+// none.
+func ReadRunOrNewest(dir, runs, flag string) (*File, string, error) {
+	if dir == "" {
+		if dir = Newest(runs); dir == "" {
+			return nil, "", fmt.Errorf("no run under %s; run one, or name it with %s", runs, flag)
+		}
+	}
+	f, err := ReadRun(dir)
+	return f, dir, err
+}
+
 // Decode reads a results.json from b, as Read does.
 func Decode(b []byte) (*File, error) {
 	var f File

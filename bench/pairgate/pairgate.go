@@ -8,14 +8,18 @@ import (
 	"archive/tar"
 	"bytes"
 	"context"
+	"debug/buildinfo"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
+
+	"github.com/mattn/go-shellwords"
 
 	"github.com/stockbench/stockbench/bench"
 	"github.com/stockbench/stockbench/faults"
@@ -31,8 +35,13 @@ var SpeedRows = []string{"--faults", "none", "--queue-faults", "none", "--headli
 type Config struct {
 	// Repo is the git checkout the base is read from and the change runs in (default ".").
 	Repo string
-	// Base is the base's git ref, as origin/main or a commit (required).
+	// Base is the base's git ref, as origin/main or a commit. Empty: the base is this
+	// build, told from the change by BaseWith and With (two versions of a user's design).
 	Base string
+	// BaseWith and With are the base's and the change's own matrix arguments, before
+	// Args: two versions of one design, as --lock-file v1/mine.json and --lock-file
+	// v2/mine.json. A design compared across the sides keeps its name on both.
+	BaseWith, With []string
 	// Change is the change's stockbench binary (default: the running one).
 	Change string
 	// Pairs is how many pairs of trials run (default 6).
@@ -46,55 +55,68 @@ type Config struct {
 	Log io.Writer
 }
 
+// SetWith sets BaseWith and With from the words of base and change (Words); a quote left
+// open is a bench.UsageError.
+func (c *Config) SetWith(base, change string) error {
+	var err error
+	if c.BaseWith, err = Words(base); err != nil {
+		return bench.UsageError(fmt.Errorf("gate: --base-with: %w", err))
+	}
+	if c.With, err = Words(change); err != nil {
+		return bench.UsageError(fmt.Errorf("gate: --with: %w", err))
+	}
+	return nil
+}
+
 // DefaultPairs is Config.Pairs' default.
 const DefaultPairs = 6
 
 // Result is what a paired timing measured.
 type Result struct {
-	Base  string      `json:"base"` // the base's commit
+	Base  string      `json:"base"` // the base's commit; empty when the base is this build
 	Pairs []gate.Pair `json:"pairs"`
 	Took  time.Duration
 }
 
-// Run builds cfg.Base and runs the pairs. Bad input (a ref that is not a commit here, a
-// base that does not build, a trial the base cannot run) is a bench.UsageError; the base's
-// directory is removed whatever happens.
+// Run builds cfg.Base (when given) and runs the pairs. Bad input (a ref that is not a
+// commit here, a base that does not build, a trial the base cannot run, sides whose rows
+// differ) is a bench.UsageError; the base's directory is removed whatever happens.
 func Run(ctx context.Context, cfg Config) (*Result, error) {
 	began := time.Now()
 	cfg = withDefaults(cfg)
-	if cfg.Base == "" {
-		return nil, bench.UsageError(errors.New("gate: --base needs a git ref"))
-	}
-	commit, err := revParse(ctx, cfg.Repo, cfg.Base)
-	if err != nil {
-		return nil, err
+	if cfg.Base == "" && cfg.BaseWith == nil && cfg.With == nil {
+		return nil, bench.UsageError(errors.New("gate: --base needs a git ref (or --base-with and --with, two versions of a design)"))
 	}
 	dir, err := os.MkdirTemp("", "stockbench-base-")
 	if err != nil {
 		return nil, fmt.Errorf("gate: base directory: %w", err)
 	}
 	defer os.RemoveAll(dir)
-	src := filepath.Join(dir, "src")
-	if err := extract(ctx, cfg.Repo, commit, src); err != nil {
-		return nil, err
+	builds := [2]side{{"base", cfg.Change, cfg.Repo, cfg.BaseWith}, {"change", cfg.Change, cfg.Repo, cfg.With}}
+	res := &Result{}
+	// What is logged waits until the first pair shows both sides ran the same rows: bad
+	// input is one line.
+	log := cfg.Log
+	var held bytes.Buffer
+	cfg.Log = &held
+	if cfg.Base != "" {
+		if res.Base, err = buildBase(ctx, cfg, dir); err != nil {
+			return nil, err
+		}
+		builds[0].bin, builds[0].dir = filepath.Join(dir, "stockbench"), filepath.Join(dir, "src")
+		fmt.Fprintf(cfg.Log, "gate: built the base, %s (%s), in %s\n", cfg.Base, res.Base[:12], time.Since(began).Round(time.Second))
 	}
-	baseBin := filepath.Join(dir, "stockbench")
-	if err := build(ctx, src, baseBin); err != nil {
-		return nil, bench.UsageError(fmt.Errorf("gate: the base %s does not build: %w", cfg.Base, err))
-	}
-	fmt.Fprintf(cfg.Log, "gate: built the base, %s (%s), in %s\n", cfg.Base, commit[:12], time.Since(began).Round(time.Second))
-	builds := [2]side{{"base", baseBin, src}, {"change", cfg.Change, cfg.Repo}}
-	res := &Result{Base: commit}
 	for i, baseFirst := range gate.Order(cfg.Pairs, cfg.Seed) {
 		order := builds
 		if !baseFirst {
 			order[0], order[1] = builds[1], builds[0]
 		}
-		var p gate.Pair
-		p.BaseFirst = baseFirst
+		p := gate.Pair{BaseFirst: baseFirst}
 		for _, b := range order {
 			t, err := b.trial(ctx, cfg, filepath.Join(dir, "trials", fmt.Sprintf("%d-%s", i+1, b.name)))
-			if err != nil {
+			if errors.Is(err, bench.ErrUsage) {
+				return res, err
+			} else if err != nil {
 				return res, fmt.Errorf("gate: pair %d, %s: %w", i+1, b.name, err)
 			}
 			if b.name == "base" {
@@ -104,10 +126,86 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			}
 			fmt.Fprintf(cfg.Log, "gate: pair %d of %d: %s ran %d rows\n", i+1, cfg.Pairs, b.name, len(t))
 		}
+		if err := sameRows(p); err != nil {
+			return res, err
+		}
+		if i == 0 {
+			held.WriteTo(log)
+			cfg.Log = log
+		}
 		res.Pairs = append(res.Pairs, p)
 	}
 	res.Took = time.Since(began)
 	return res, nil
+}
+
+// buildBase writes cfg.Base's tree under dir/src and builds its command as
+// dir/stockbench; it returns the base's commit.
+func buildBase(ctx context.Context, cfg Config, dir string) (string, error) {
+	commit, err := revParse(ctx, cfg.Repo, cfg.Base)
+	if err != nil {
+		return "", err
+	}
+	if err := stale(ctx, cfg); err != nil {
+		return "", err
+	}
+	src := filepath.Join(dir, "src")
+	if err := extract(ctx, cfg.Repo, commit, src); err != nil {
+		return "", err
+	}
+	if err := build(ctx, src, filepath.Join(dir, "stockbench")); err != nil {
+		return "", bench.UsageError(fmt.Errorf("gate: the base %s does not build: %w", cfg.Base, err))
+	}
+	return commit, nil
+}
+
+// stale refuses a change binary built from a clean tree at an earlier commit of the
+// checkout than its HEAD: it would time an old change, not this one. A binary built from
+// a tree with uncommitted changes is taken as that tree's; one with no build stamp, or
+// stamped with a commit the checkout does not have, as given.
+func stale(ctx context.Context, cfg Config) error {
+	built, dirty := stamp(cfg.Change)
+	if built == "" || dirty {
+		return nil
+	}
+	head, err := revParse(ctx, cfg.Repo, "HEAD")
+	if err != nil || head == built {
+		return nil
+	}
+	if _, err := revParse(ctx, cfg.Repo, built); err != nil {
+		return nil
+	}
+	return bench.UsageError(fmt.Errorf("gate: %s was built at %s, the checkout is at %s: rebuild it (make gate does) to time this change", cfg.Change, built[:min(12, len(built))], head[:12]))
+}
+
+// sameRows refuses a pair whose sides ran different rows: a design renamed between the
+// builds, or two versions of a design under two names, cannot be timed against itself.
+func sameRows(p gate.Pair) error {
+	var only [2][]string
+	for k := range p.Base {
+		if _, ok := p.Change[k]; !ok {
+			only[0] = append(only[0], k)
+		}
+	}
+	for k := range p.Change {
+		if _, ok := p.Base[k]; !ok {
+			only[1] = append(only[1], k)
+		}
+	}
+	if only[0] == nil && only[1] == nil {
+		return nil
+	}
+	slices.Sort(only[0])
+	slices.Sort(only[1])
+	return bench.UsageError(fmt.Errorf("gate: the base ran rows the change did not (%s) and the change rows the base did not (%s): a design timed across the builds keeps one name on both (NAME= on --lock-exec and --lock-go, the file's name)",
+		or(strings.Join(only[0], ", "), "none"), or(strings.Join(only[1], ", "), "none")))
+}
+
+func or(s, dflt string) string {
+	if s == "" {
+		return dflt
+	}
+	return s
 }
 
 // Gate runs cfg and writes the rows' verdicts to w as a table; passed is false when a
@@ -117,7 +215,11 @@ func Gate(ctx context.Context, cfg Config, g gate.Rules, w io.Writer) (passed bo
 	if err != nil {
 		return false, err
 	}
-	fmt.Fprintf(w, "\ngate: this build against %s (%s), %d pairs of trials in %s:\n\n", cfg.Base, res.Base[:12], len(res.Pairs), res.Took.Round(time.Second))
+	against := fmt.Sprintf("this build against %s (%s)", cfg.Base, res.Base[:min(12, len(res.Base))])
+	if cfg.Base == "" {
+		against = fmt.Sprintf("%q against %q", strings.Join(cfg.With, " "), strings.Join(cfg.BaseWith, " "))
+	}
+	fmt.Fprintf(w, "\ngate: %s, %d pairs of trials in %s:\n\n", against, len(res.Pairs), res.Took.Round(time.Second))
 	return gate.WritePaired(w, gate.JudgePairs(res.Pairs, g), g) == 0, nil
 }
 
@@ -226,15 +328,18 @@ func build(ctx context.Context, src, bin string) error {
 	return nil
 }
 
-// side is one build of the pairs: its binary and the tree it runs in (the files its
-// sales read: adapters, examples).
-type side struct{ name, bin, dir string }
+// side is one build of the pairs: its binary, the tree it runs in (the files its sales
+// read: adapters, examples) and its own matrix arguments.
+type side struct {
+	name, bin, dir string
+	with           []string
+}
 
 // trial runs b's speed rows once, its run written under out, and reads their speed. A
 // matrix that found a sale worse than documented (exit 1) still timed it; any other
 // failure ends the timing.
 func (b side) trial(ctx context.Context, cfg Config, out string) (gate.Trial, error) {
-	args := append(append([]string{"matrix", "--repeat", "1", "--out", out}, SpeedRows...), cfg.Args...)
+	args := slices.Concat([]string{"matrix", "--repeat", "1", "--out", out}, SpeedRows, b.with, cfg.Args)
 	cmd := exec.CommandContext(ctx, b.bin, args...)
 	cmd.Dir = b.dir
 	var stderr bytes.Buffer
@@ -244,7 +349,12 @@ func (b side) trial(ctx context.Context, cfg Config, out string) (gate.Trial, er
 	cmd.WaitDelay = 30 * time.Second
 	err := cmd.Run()
 	var exit *exec.ExitError
-	if err != nil && !(errors.As(err, &exit) && exit.ExitCode() == bench.ExitFailed) {
+	switch {
+	case err != nil && errors.As(err, &exit) && exit.ExitCode() == bench.ExitUsage:
+		// the side's arguments, or the base's matrix, refuse: bad input, not a slowdown
+		why := strings.TrimPrefix(lastLines(stderr.Bytes(), 1), "stockbench: ")
+		return nil, bench.UsageError(fmt.Errorf("gate: the %s's trial (matrix %s) refused: %s", b.name, strings.Join(slices.Concat(b.with, cfg.Args), " "), why))
+	case err != nil && !(errors.As(err, &exit) && exit.ExitCode() == bench.ExitFailed):
 		return nil, fmt.Errorf("%s matrix: %w: %s", b.bin, err, lastLines(stderr.Bytes(), 2))
 	}
 	dir := results.Newest(out)
@@ -276,4 +386,36 @@ func speeds(f *results.File) gate.Trial {
 func lastLines(b []byte, n int) string {
 	lines := strings.FieldsFunc(string(b), func(r rune) bool { return r == '\n' })
 	return strings.Join(lines[max(0, len(lines)-n):], "; ")
+}
+
+// stamp is the commit the binary at path was built at, and whether its tree had
+// uncommitted changes; "" when it carries no build stamp.
+func stamp(path string) (commit string, dirty bool) {
+	info, err := buildinfo.ReadFile(path)
+	if err != nil {
+		return "", false
+	}
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			commit = s.Value
+		case "vcs.modified":
+			dirty = s.Value == "true"
+		}
+	}
+	return commit, dirty
+}
+
+// Words splits s into words as a shell does (quotes, backslashes; no variables, no
+// backticks): how --base-with and --with take matrix arguments that themselves hold a
+// command (--lock-exec "mine=python3 a.py").
+func Words(s string) ([]string, error) {
+	w, err := shellwords.Parse(s)
+	if err != nil {
+		return nil, fmt.Errorf("%q: a quote or an escape left open: %w", s, err)
+	}
+	if len(w) == 0 {
+		w = nil
+	}
+	return w, nil
 }

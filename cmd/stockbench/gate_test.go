@@ -237,6 +237,10 @@ func TestGateBaseRefusesBadInput(t *testing.T) {
 	git("add", ".")
 	git("commit", "-q", "-m", "a base that does not build")
 	tmp := t.TempDir()
+	locks, err := filepath.Abs(filepath.Join("..", "..", "examples", "locks"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -245,6 +249,14 @@ func TestGateBaseRefusesBadInput(t *testing.T) {
 		{"no such ref", []string{"--base", "no-such-branch"}, "gate: --base no-such-branch: not a commit of the checkout"},
 		{"a base that does not build", []string{"--base", "HEAD"}, "gate: the base HEAD does not build: go build:"},
 		{"too few pairs", []string{"--base", "HEAD", "--pairs", "2"}, "--pairs 2: at least 3"},
+		{"one version of a design", []string{"--base-with", "--locks lua"}, "--base-with and --with name the two versions of a design: give both"},
+		{"a quote left open", []string{"--base-with", "'--locks lua", "--with", "--locks lua"}, "gate: --base-with: \"'--locks lua\": a quote or an escape left open"},
+		{"a design under two names", []string{"--base-with", "--lock-file " + locks + "/token-scripts.json --locks token-scripts",
+			"--with", "--lock-file " + locks + "/px-seconds.json --locks px-seconds", "--pairs", "3", "--",
+			"--scenarios", "flash-sale", "--queues", "", "--buyers", "4", "--stock", "4", "--think", "0"},
+			"the base ran rows the change did not (flash-sale/token-scripts/none) and the change rows the base did not (flash-sale/px-seconds/none)"},
+		{"a design file the change cannot read", []string{"--base-with", "--locks lua", "--with", "--lock-file " + locks + "/no-such.json --locks lua", "--",
+			"--scenarios", "flash-sale", "--queues", "", "--buyers", "4", "--stock", "4", "--think", "0"}, "no-such.json"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cmd := exec.Command(binary, append([]string{"gate"}, tc.args...)...)

@@ -20,7 +20,7 @@ import (
 // the change's speed with the base build's in pairs of trials run here and now; exit 1
 // with one line per regression.
 func gateCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fset := newFlagSet("gate", "gate --baseline FILE [--current DIR] [--rules FILE] [rules] | gate --base REF [--pairs N] [--baseline FILE ...] [-- MATRIX ARGS]")
+	fset := newFlagSet("gate", "gate --baseline FILE [--current DIR] [--rules FILE] [rules] | gate (--base REF | --base-with ARGS --with ARGS) [--pairs N] [--baseline FILE ...] [-- MATRIX ARGS]")
 	var trial []string // a trial's matrix arguments, after --
 	if i := slices.Index(args, "--"); i >= 0 {
 		args, trial = args[:i], args[i+1:]
@@ -32,6 +32,8 @@ func gateCommand(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	baseRef := fset.String("base", "", "time this build against the base `ref` of this checkout (as origin/main), built here, in pairs of trials run one right after the other, each trial a matrix of the speed rows (make bench's sales with no fault, or the matrix arguments after --); speed against --baseline is then information only")
 	pairs := fset.Int("pairs", pairgate.DefaultPairs, "pairs of trials --base runs (`n`, at least 3)")
 	seed := fset.Uint64("seed", 1, "draws which build runs first in each pair of --base")
+	baseWith := fset.String("base-with", "", "the base's own matrix `args`, quoted as a shell quotes them, as --lock-file v1/mine.json: with --with and no --base, two versions of a design timed in pairs on this build")
+	with := fset.String("with", "", "the change's own matrix `args`, as --lock-file v2/mine.json (see --base-with)")
 	given := gate.Register(fset)
 	if help, err := parse(fset, args, stdout); help || err != nil {
 		return bench.Complain(stderr, err)
@@ -40,11 +42,19 @@ func gateCommand(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	if err != nil {
 		return bench.Complain(stderr, bench.UsageError(err))
 	}
+	paired := pairgate.Config{Base: *baseRef, Pairs: *pairs, Seed: *seed, Args: trial, Log: stderr}
+	if err := paired.SetWith(*baseWith, *with); err != nil {
+		return bench.Complain(stderr, err)
+	}
+	// timed: pairs of trials run, this build against another or two versions of a design.
+	timed := *baseRef != "" || paired.BaseWith != nil || paired.With != nil
 	switch {
-	case *baseline == "" && *baseRef == "":
+	case *baseline == "" && !timed:
 		return bench.Complain(stderr, bench.UsageError(errors.New("gate: --baseline is required (or --base, to time this build against another)")))
-	case trial != nil && *baseRef == "":
-		return bench.Complain(stderr, bench.UsageError(errors.New("gate: matrix arguments after -- are a trial's, and only --base runs trials")))
+	case trial != nil && !timed:
+		return bench.Complain(stderr, bench.UsageError(errors.New("gate: matrix arguments after -- are a trial's, and only --base (or --base-with and --with) runs trials")))
+	case *baseRef == "" && (paired.BaseWith == nil) != (paired.With == nil):
+		return bench.Complain(stderr, bench.UsageError(errors.New("gate: --base-with and --with name the two versions of a design: give both (or --base)")))
 	case *pairs < 3:
 		return bench.Complain(stderr, bench.UsageError(fmt.Errorf("gate: --pairs %d: at least 3 (fewer cannot tell a slowdown from the machine)", *pairs)))
 	}
@@ -55,12 +65,12 @@ func gateCommand(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		if err != nil {
 			return bench.Complain(stderr, bench.UsageError(fmt.Errorf("gate: baseline: %w", err)))
 		}
-		cur, _, err := readRunOrNewest(*current, *runs, "--current")
+		cur, _, err := results.ReadRunOrNewest(*current, *runs, "--current")
 		if err != nil {
 			return bench.Complain(stderr, bench.UsageError(fmt.Errorf("gate: current: %w", err)))
 		}
 		held := rules
-		held.SpeedInfo = *baseRef != ""
+		held.SpeedInfo = timed
 		ok, err := gate.Report(stdout, base, cur, held)
 		if err != nil {
 			return bench.Complain(stderr, bench.UsageError(fmt.Errorf("gate: %w", err)))
@@ -68,32 +78,24 @@ func gateCommand(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		passed = passed && ok
 		ran = append(ran, fmt.Sprintf("run %s against baseline %s", cur.ID, base.ID))
 	}
-	if *baseRef != "" {
-		ok, err := pairgate.Gate(ctx, pairgate.Config{Base: *baseRef, Pairs: *pairs, Seed: *seed, Args: trial, Log: stderr}, rules, stdout)
+	if timed {
+		ok, err := pairgate.Gate(ctx, paired, rules, stdout)
 		if ctx.Err() != nil {
 			return bench.Exit(stdout, bench.ExitInterrupted, "gate: interrupted; the base's build and its trials removed")
 		} else if err != nil {
 			return bench.Complain(stderr, err)
 		}
 		passed = passed && ok
-		ran = append(ran, "this build against "+*baseRef)
+		if *baseRef != "" {
+			ran = append(ran, "this build against "+*baseRef)
+		} else {
+			ran = append(ran, "--with against --base-with")
+		}
 	}
 	if !passed {
 		return bench.Exit(stdout, bench.ExitFailed, strings.Join(ran, "; ")+": regressed (see above)")
 	}
 	return bench.Exit(stdout, bench.ExitOK, strings.Join(ran, "; ")+": no regression")
-}
-
-// readRunOrNewest reads the run dir names, or, when dir is empty, the newest run
-// under runs (results.Newest); flag is the flag that names one.
-func readRunOrNewest(dir, runs, flag string) (*results.File, string, error) {
-	if dir == "" {
-		if dir = results.Newest(runs); dir == "" {
-			return nil, "", fmt.Errorf("no run under %s; run one, or name it with %s", runs, flag)
-		}
-	}
-	f, err := results.ReadRun(dir)
-	return f, dir, err
 }
 
 // baselineCommand is `stockbench baseline`: save a run, slimmed, as the gate's baseline.
@@ -105,7 +107,7 @@ func baselineCommand(args []string, stdout, stderr io.Writer) int {
 	if help, err := parse(fset, args, stdout); help || err != nil {
 		return bench.Complain(stderr, err)
 	}
-	f, dir, err := readRunOrNewest(*from, *runs, "--from")
+	f, dir, err := results.ReadRunOrNewest(*from, *runs, "--from")
 	if err != nil {
 		return bench.Complain(stderr, bench.UsageError(fmt.Errorf("baseline: %w", err)))
 	}

@@ -124,27 +124,37 @@ func runJob(t *testing.T, job string, scripts []string, prepare func(dir string)
 	if prepare != nil {
 		prepare(dir)
 	}
-	gobin := t.TempDir() // what the job's go install puts on its PATH
 	summary = filepath.Join(t.TempDir(), "step-summary.md")
+	env = append(env, "GOBIN="+t.TempDir()) // where the job's go install puts what it installs
 	for _, s := range scripts {
-		var kept []string
-		for _, line := range strings.Split(s, "\n") {
-			if strings.Contains(line, "apt-get") || strings.Contains(line, "go install github.com/stockbench/stockbench/") {
-				continue
-			}
-			kept = append(kept, line)
-		}
-		cmd := exec.Command("bash", "-e", "-c", strings.Join(kept, "\n"))
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "PATH="+filepath.Dir(binary)+":"+gobin+":/usr/bin:"+os.Getenv("PATH"), "GOBIN="+gobin,
-			"GITHUB_ACTIONS=true", "GITHUB_STEP_SUMMARY="+summary)
-		cmd.Env = append(cmd.Env, env...)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("%s: %q: %v\n%s", job, kept, err, out)
+		if out, err := runScript(dir, s, summary, env...); err != nil {
+			t.Fatalf("%s: %q: %v\n%s", job, s, err, out)
 		}
 	}
 	b, _ := os.ReadFile(summary)
 	return dir, string(b)
+}
+
+// runScript runs one of a job's scripts in dir as the runner would (see runJob), with
+// summary as its step summary; env holds GOBIN.
+func runScript(dir, script, summary string, env ...string) ([]byte, error) {
+	var kept []string
+	for _, line := range strings.Split(script, "\n") {
+		if strings.Contains(line, "apt-get") || strings.Contains(line, "go install github.com/stockbench/stockbench/") {
+			continue
+		}
+		kept = append(kept, line)
+	}
+	cmd := exec.Command("bash", "-e", "-c", strings.Join(kept, "\n"))
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GITHUB_ACTIONS=true", "GITHUB_STEP_SUMMARY="+summary)
+	cmd.Env = append(cmd.Env, env...)
+	for _, e := range env {
+		if gobin, ok := strings.CutPrefix(e, "GOBIN="); ok {
+			cmd.Env = append(cmd.Env, "PATH="+filepath.Dir(binary)+":"+gobin+":/usr/bin:"+os.Getenv("PATH"))
+		}
+	}
+	return cmd.CombinedOutput()
 }
 
 // TestWorkflowsRunHere runs the commands of the templates' lock-file and adapter jobs,

@@ -1,0 +1,86 @@
+//go:build long
+
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// pairedTrial is the trial the paired gate's test runs: token against lua on a closed
+// flash sale with no think time, where a purchase is a handful of round trips and one
+// more is a slowdown the pairs see every time.
+var pairedTrial = []string{"--", "--scenarios", "flash-sale", "--locks", "lua,token", "--queues", "", "--buyers", "2000", "--stock", "2000", "--think", "0"}
+
+// TestGateBaseTimesTheChange: a clone of this checkout timed against its own commit
+// passes; with one more round trip in token's release (a PING), timed against the commit
+// before it, it fails on token's row and no other. Each is one job of pairs; the paired
+// test's false alarms are Holm-bounded at --alpha over the rows (docs/ci.md measures both
+// rates over 20 jobs).
+func TestGateBaseTimesTheChange(t *testing.T) {
+	top, err := exec.Command("git", "rev-parse", "--show-toplevel").Output()
+	if err != nil {
+		t.Skipf("not in a git checkout: %v", err)
+	}
+	clone := filepath.Join(t.TempDir(), "clone")
+	git := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@t"}, args...)...)
+		cmd.Dir = filepath.Dir(clone)
+		if _, err := os.Stat(clone); err == nil {
+			cmd.Dir = clone
+		}
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+	git("clone", "-q", "--no-hardlinks", strings.TrimSpace(string(top)), clone)
+	bin := filepath.Join(clone, "bin", "stockbench")
+	gate := func(base string) (int, string, string) {
+		t.Helper()
+		build := exec.Command("go", "build", "-o", bin, "./cmd/stockbench")
+		build.Dir = clone
+		if out, err := build.CombinedOutput(); err != nil {
+			t.Fatalf("build the clone: %v\n%s", err, out)
+		}
+		cmd := exec.Command(bin, append([]string{"gate", "--base", base, "--pairs", "5", "--min-effect", "0.1"}, pairedTrial...)...)
+		cmd.Dir = clone
+		return runCmd(t, cmd)
+	}
+
+	code, stdout, stderr := gate("HEAD")
+	if code != 0 {
+		t.Fatalf("the build against itself: exit %d, want 0\n%s\n%s", code, stdout, stderr)
+	}
+	if !strings.Contains(stdout, "| flash-sale/token/none | p50 | 5 |") {
+		t.Errorf("the table lacks token's row:\n%s", stdout)
+	}
+
+	token := filepath.Join(clone, "lockimpl", "token.go")
+	src, err := os.ReadFile(token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	release := "\tn, err := releaseScript.Run(ctx, l.client, []string{l.key}, l.token).Int64()"
+	if !strings.Contains(string(src), release) {
+		t.Fatalf("token's release is no longer %q: update the test's change", release)
+	}
+	os.WriteFile(token, []byte(strings.Replace(string(src), release, "\tl.client.Ping(ctx)\n"+release, 1)), 0o644)
+	git("commit", "-q", "-am", "one more round trip in token's release")
+
+	code, stdout, stderr = gate("HEAD~1")
+	if code != 1 {
+		t.Fatalf("one more round trip: exit %d, want 1\n%s\n%s", code, stdout, stderr)
+	}
+	for _, line := range strings.Split(stdout, "\n") {
+		if strings.Contains(line, "**slower**") && !strings.HasPrefix(line, "| flash-sale/token/none |") {
+			t.Errorf("a row the change did not touch flagged: %s", line)
+		}
+	}
+	if !strings.Contains(stdout, "| flash-sale/token/none | p50 |") || !strings.Contains(stdout, "**slower**") {
+		t.Errorf("token's row not flagged:\n%s", stdout)
+	}
+}
