@@ -7,6 +7,7 @@ package pairgate
 import (
 	"archive/tar"
 	"bytes"
+	"cmp"
 	"context"
 	"debug/buildinfo"
 	"errors"
@@ -159,8 +160,8 @@ func buildBase(ctx context.Context, cfg Config, dir string) (string, error) {
 	return commit, nil
 }
 
-// stale refuses a change binary built from a clean tree at an earlier commit of the
-// checkout than its HEAD: it would time an old change, not this one. A binary built from
+// stale refuses a change binary built from a clean tree at another commit of the checkout
+// than its HEAD: it would time another change than this one. A binary built from
 // a tree with uncommitted changes is taken as that tree's; one with no build stamp, or
 // stamped with a commit the checkout does not have, as given.
 func stale(ctx context.Context, cfg Config) error {
@@ -198,14 +199,7 @@ func sameRows(p gate.Pair) error {
 	slices.Sort(only[0])
 	slices.Sort(only[1])
 	return bench.UsageError(fmt.Errorf("gate: the base ran rows the change did not (%s) and the change rows the base did not (%s): a design timed across the builds keeps one name on both (NAME= on --lock-exec and --lock-go, the file's name)",
-		or(strings.Join(only[0], ", "), "none"), or(strings.Join(only[1], ", "), "none")))
-}
-
-func or(s, dflt string) string {
-	if s == "" {
-		return dflt
-	}
-	return s
+		cmp.Or(strings.Join(only[0], ", "), "none"), cmp.Or(strings.Join(only[1], ", "), "none")))
 }
 
 // Gate runs cfg and writes the rows' verdicts to w as a table; passed is false when a
