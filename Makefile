@@ -118,10 +118,12 @@ perf: build redis-server adapters
 	@$(REDIS_ENV) && ./$(BIN) perf $(ARGS)
 
 ## docs: regenerate what the README, docs/ and the command's doc comment take from the
-## registries (designs, faults, commands) and from baseline/results.json; the tests fail
+## registries (designs, faults, commands) and from baseline/results.json, and the copy of
+## adapters/go built into the command (bench/catalog/goadapters.txtar); the tests fail
 ## when one of them was edited by hand or its source changed without this
 docs:
 	$(GO) test -count=1 -run '^TestGenerated$$' ./bench/docs -update
+	$(GO) test -count=1 -run '^TestShippedAdapters$$' ./bench/catalog -update
 
 ## report: rebuild a run's report, or compare runs: make report ARGS="results/runs/A results/runs/B"
 report: build

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 
 	"github.com/stockbench/stockbench/bench/catalog"
@@ -72,6 +73,9 @@ func addSource(c *catalog.Catalog, s *results.Sale) error {
 		return nil
 	case src.File != "":
 		return c.AddFile(src.File, s.Kind != results.QueueSale)
+	case src.Go != "":
+		c.Procs, c.Nodes = src.Procs, src.Nodes
+		return c.AddGoLock(context.Background(), s.Design+"="+src.Go)
 	case src.Exec != "":
 		c.Procs, c.Nodes = src.Procs, src.Nodes
 		return c.AddExec(src.Part, s.Design+"="+src.Exec)

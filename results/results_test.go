@@ -308,3 +308,24 @@ func TestVerdictViews(t *testing.T) {
 		}
 	}
 }
+
+// TestSaleArgs: a sale's command line brings its design back from where it came: a
+// file, an adapter's command with its pool and servers, or a Go library by --lock-go
+// (built again on the machine that reruns it), never the path of a build.
+func TestSaleArgs(t *testing.T) {
+	for _, c := range []struct {
+		src  *DesignSource
+		want string
+	}{
+		{nil, "run --scenario flash-sale --lock d --fault none --buyers 4"},
+		{&DesignSource{File: "examples/locks/mine.json"}, "run --scenario flash-sale --lock d --lock-file examples/locks/mine.json --fault none --buyers 4"},
+		{&DesignSource{Exec: "php mine.php", Part: "lock", Procs: 8}, "run --scenario flash-sale --lock d --lock-exec d=php mine.php --adapter-procs 8 --fault none --buyers 4"},
+		{&DesignSource{Exec: "/home/u/.cache/stockbench/go-adapters/redislock-lock-v0.9.4-0a1b2c3d4e5f --refresh", Go: "github.com/bsm/redislock@v0.9.4 --refresh", Part: "lock", Nodes: 3},
+			"run --scenario flash-sale --lock d --lock-go d=github.com/bsm/redislock@v0.9.4 --refresh --adapter-nodes 3 --fault none --buyers 4"},
+	} {
+		s := Sale{Scenario: "flash-sale", Design: "d", Faults: "none", Source: c.src, Settings: []Setting{{"buyers", "4"}}}
+		if got := strings.Join(s.Args(), " "); got != c.want {
+			t.Errorf("%+v:\n got %s\nwant %s", c.src, got, c.want)
+		}
+	}
+}

@@ -38,7 +38,11 @@ type DesignSource struct {
 	// File is a design file's path (--lock-file, --queue-file).
 	File string `json:"file,omitempty"`
 	// Exec is an adapter's command, and Part what it runs: lock, buy or queue.
-	Exec  string `json:"exec,omitempty"`
+	Exec string `json:"exec,omitempty"`
+	// Go is the Go library a lock adapter was built against (--lock-go's spec, as
+	// MODULE@VERSION ARGS): a rerun builds it again rather than run Exec, a path in the
+	// cache of the machine that ran it.
+	Go    string `json:"go,omitempty"`
 	Part  string `json:"part,omitempty"`
 	Procs int    `json:"procs,omitempty"`
 	Nodes int    `json:"nodes,omitempty"`
@@ -122,10 +126,13 @@ func (d *DesignSource) Flags(kind SaleKind, name string) []string {
 		return []string{"--queue-file", d.File}
 	case d.File != "":
 		return []string{"--lock-file", d.File}
-	case d.Exec == "":
+	case d.Exec == "" && d.Go == "":
 		return nil
 	}
 	args := []string{"--" + d.Part + "-exec", name + "=" + d.Exec}
+	if d.Go != "" {
+		args = []string{"--lock-go", name + "=" + d.Go}
+	}
 	if d.Procs > 0 {
 		args = append(args, "--adapter-procs", strconv.Itoa(d.Procs))
 	}

@@ -3,8 +3,10 @@ module github.com/stockbench/stockbench/adapters/go
 go 1.26.0
 
 require (
+	github.com/bsm/redislock v0.9.4
 	github.com/go-redsync/redsync/v4 v4.8.1
 	github.com/redis/go-redis/v9 v9.23.0
+	github.com/redis/rueidis v1.0.79
 )
 
 require (

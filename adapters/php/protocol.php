@@ -7,11 +7,16 @@ function say(array $m): void { fwrite(STDOUT, json_encode($m) . "\n"); fflush(ST
 // hello reads the first line and connects as it says, answering with supports and the
 // verdict classes the adapter documents by fault (protocol version 2), and for a queue
 // with an idempotent fulfil when those differ; it exits on a hello it cannot take.
-function hello(array $supports, array $documented, ?array $idempotent = null): array {
+// $documented may be a function of the hello, returning both, for verdicts that depend
+// on the sale's settings.
+function hello(array $supports, array|callable $documented, ?array $idempotent = null): array {
     $hello = json_decode(fgets(STDIN), true);
     if (!is_array($hello) || ($hello['op'] ?? '') !== 'hello' || !in_array(2, $hello['versions'] ?? [], true)) {
         say(['ok' => false, 'error' => 'want hello, protocol 2']);
         exit(1);
+    }
+    if (is_callable($documented)) {
+        [$documented, $idempotent] = $documented($hello);
     }
     if (!extension_loaded('redis')) {
         // Refused in one line, not a fatal error at the first `new Redis()`.
@@ -31,6 +36,18 @@ function hello(array $supports, array $documented, ?array $idempotent = null): a
     }
     say($said);
     return $hello;
+}
+
+// need refuses the sale in hello's answer, in one line saying what to install, when the
+// library an adapter drives is not where Debian's package puts it; else it loads it.
+function need(string $autoload, string $package): void {
+    if (is_file($autoload)) {
+        require_once $autoload;
+        return;
+    }
+    fgets(STDIN);
+    say(['ok' => false, 'error' => "$autoload is not here: apt-get install $package (make adapters installs every adapter's)"]);
+    exit(2);
 }
 
 // redis is the connection, made as hello said at first use and again after a request

@@ -41,6 +41,9 @@ type Catalog struct {
 type execDesign struct {
 	cfg  adapter.Config
 	part string // adapter.SupportsLock, SupportsBuy or SupportsQueue
+	// goSpec is the library a --lock-go adapter was built against, as given
+	// (MODULE@VERSION ARGS), which reruns name rather than the build's path.
+	goSpec string
 }
 
 func (e execDesign) impl() lockimpl.Impl { return adapter.Lock(e.cfg, e.part == adapter.SupportsBuy) }
@@ -67,7 +70,7 @@ func (c *Catalog) AddExec(part, spec string) error {
 	if err := c.free(name, command); err != nil {
 		return err
 	}
-	c.execs = append(c.execs, execDesign{adapter.Config{Name: name, Command: command}, part})
+	c.execs = append(c.execs, execDesign{cfg: adapter.Config{Name: name, Command: command}, part: part})
 	return nil
 }
 
@@ -264,7 +267,7 @@ func (c *Catalog) Source(name string) *results.DesignSource {
 	}
 	for _, e := range c.execs {
 		if e.cfg.Name == name {
-			src := &results.DesignSource{Exec: e.cfg.Command, Part: e.part, Procs: c.Procs}
+			src := &results.DesignSource{Exec: e.cfg.Command, Go: e.goSpec, Part: e.part, Procs: c.Procs}
 			if c.Nodes > 1 && e.part == adapter.SupportsLock {
 				src.Nodes = c.Nodes
 			}

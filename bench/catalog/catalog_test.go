@@ -3,9 +3,10 @@ package catalog
 import (
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stockbench/stockbench/internal/designs/adapter"
 )
@@ -85,21 +86,58 @@ func TestMs(t *testing.T) {
 	}
 }
 
-// TestChangedSince: an adapter built before its source changed is built again.
-func TestChangedSince(t *testing.T) {
-	dir := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(dir, "prog"), 0o755); err != nil {
+// TestParseGoSpec: --lock-go's spec, a version or a working tree; what is wrong with it
+// said before anything is built.
+func TestParseGoSpec(t *testing.T) {
+	tree := t.TempDir()
+	os.WriteFile(filepath.Join(tree, "go.mod"), []byte("module github.com/go-redsync/redsync/v4\n\ngo 1.22\n"), 0o644)
+	for _, c := range []struct {
+		spec string
+		want GoSpec
+		err  string
+	}{
+		{"github.com/go-redsync/redsync/v4@v4.12.1 --extend", GoSpec{Module: "github.com/go-redsync/redsync/v4", Version: "v4.12.1", Args: []string{"--extend"}}, ""},
+		{"github.com/bsm/redislock@6e2fb4a", GoSpec{Module: "github.com/bsm/redislock", Version: "6e2fb4a", Args: []string{}}, ""},
+		{"github.com/go-redsync/redsync/v4=" + tree + " --extend", GoSpec{Module: "github.com/go-redsync/redsync/v4", Dir: tree, Args: []string{"--extend"}}, ""},
+		{"", GoSpec{}, "want MODULE@VERSION or MODULE=DIR"},
+		{"github.com/go-redsync/redsync/v4", GoSpec{}, "want MODULE@VERSION"},
+		{"github.com/go-redsync/redsync/v4@", GoSpec{}, "want MODULE@VERSION"},
+		{"github.com/bsm/redislock=" + tree, GoSpec{}, "is module github.com/go-redsync/redsync/v4, not github.com/bsm/redislock"},
+		{"github.com/bsm/redislock=" + t.TempDir(), GoSpec{}, "is not a Go module: no go.mod there"},
+	} {
+		got, err := ParseGoSpec(c.spec)
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("%q: want an error with %q, got %v", c.spec, c.err, err)
+			}
+			continue
+		}
+		if err != nil || !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%q: got %+v, %v; want %+v", c.spec, got, err, c.want)
+		}
+	}
+}
+
+// TestAdapterOf: each Go library --lock-go knows has its adapter among the shipped ones,
+// found by what it imports; another module is named with the adapters there are.
+func TestAdapterOf(t *testing.T) {
+	src, err := unpack(shipped)
+	if err != nil {
 		t.Fatal(err)
 	}
-	f := filepath.Join(dir, "prog", "main.go")
-	if err := os.WriteFile(f, []byte("package main"), 0o644); err != nil {
-		t.Fatal(err)
+	for module, prog := range map[string]string{
+		"github.com/go-redsync/redsync/v4": "redsync-lock",
+		"github.com/bsm/redislock":         "redislock-lock",
+		"github.com/redis/rueidis":         "rueidislock-lock",
+	} {
+		if got, err := adapterOf(src, module); got != prog || err != nil {
+			t.Errorf("%s: got %q, %v; want %s", module, got, err, prog)
+		}
 	}
-	now := time.Now()
-	if changedSince(dir, now.Add(time.Minute)) {
-		t.Errorf("a source older than the build: want it reused")
+	if _, err := adapterOf(src, "example.com/nolock"); err == nil || !strings.Contains(err.Error(), "redislock-lock, redsync-lock, rueidislock-lock") {
+		t.Errorf("an unknown module: want the adapters named, got %v", err)
 	}
-	if !changedSince(dir, now.Add(-time.Minute)) {
-		t.Errorf("a source newer than the build: want it built again")
+	if tags := buildTags(src, "redsync-lock"); !slices.Equal(tags, []string{"setnx"}) {
+		t.Errorf("redsync-lock's features: got %q, want setnx", tags)
 	}
 }

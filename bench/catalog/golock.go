@@ -2,7 +2,11 @@ package catalog
 
 import (
 	"bytes"
+	"cmp"
 	"context"
+	"crypto/sha256"
+	_ "embed"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -10,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -21,106 +26,249 @@ import (
 // module of its own, so that a library runs at the version its go.mod names.
 const goAdapters = "adapters/go"
 
-// AddGoLock adds a lock adapter built from adapters/go at a Go module's version (--lock-go):
-// spec is "[NAME=]MODULE@VERSION [ARGS]", the program being the adapter that
-// imports MODULE, built once into bin/adapters/PROGRAM-VERSION, NAME by default
-// PROGRAM-VERSION. Two versions of one library side by side are what a maintainer
-// reviewing a change compares (explore --lock-go A --lock-go B).
+// shipped is adapters/go as this binary was built with it (make docs writes it), so
+// that a stockbench installed with go install builds the adapters as a checkout does.
+//
+//go:embed goadapters.txtar
+var shipped []byte
+
+// GoSpec is a Go lock library --lock-go names: "MODULE@VERSION [ARGS]" (a release, a
+// commit or a branch, as go get takes it) or "MODULE=DIR [ARGS]" (a working tree of
+// the module, as a go.mod's replace).
+type GoSpec struct {
+	Module, Version, Dir string
+	Args                 []string
+}
+
+// ParseGoSpec reads spec (without its NAME=), checking what it can without building.
+func ParseGoSpec(spec string) (GoSpec, error) {
+	fields := strings.Fields(spec)
+	if len(fields) == 0 {
+		return GoSpec{}, errors.New("want MODULE@VERSION or MODULE=DIR, then the adapter's arguments, as github.com/go-redsync/redsync/v4@v4.12.1 --extend")
+	}
+	s := GoSpec{Args: fields[1:]}
+	if m, dir, ok := strings.Cut(fields[0], "="); ok {
+		s.Module, s.Dir = m, dir
+		if err := s.checkDir(); err != nil {
+			return GoSpec{}, err
+		}
+		return s, nil
+	}
+	m, v, ok := strings.Cut(fields[0], "@")
+	if !ok || m == "" || !regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._+/-]*$`).MatchString(v) {
+		return GoSpec{}, fmt.Errorf("%q: want MODULE@VERSION (a release as v4.12.1, a commit or a branch) or MODULE=DIR", fields[0])
+	}
+	s.Module, s.Version = m, v
+	return s, nil
+}
+
+// checkDir says whether s.Dir is a working tree of s.Module.
+func (s GoSpec) checkDir() error {
+	b, err := os.ReadFile(filepath.Join(s.Dir, "go.mod"))
+	if err != nil {
+		return fmt.Errorf("%s is not a Go module: no go.mod there", s.Dir)
+	}
+	m := regexp.MustCompile(`(?m)^module\s+"?([^\s"]+)"?`).FindSubmatch(b)
+	switch {
+	case m == nil:
+		return fmt.Errorf("%s/go.mod names no module", s.Dir)
+	case string(m[1]) != s.Module:
+		return fmt.Errorf("%s is module %s, not %s", s.Dir, m[1], s.Module)
+	}
+	return nil
+}
+
+// AddGoLock adds a lock adapter built from adapters/go against a Go library (--lock-go):
+// spec is "[NAME=]MODULE@VERSION [ARGS]" or "[NAME=]MODULE=DIR [ARGS]", the program
+// being the adapter that imports MODULE, built once into the user's cache directory;
+// NAME is by default PROGRAM-VERSION, or PROGRAM-DIR for a working tree. Two versions
+// of one library side by side are what a maintainer reviewing a change compares
+// (explore --lock-go MODULE@LAST_RELEASE --lock-go MODULE=../their-branch).
 func (c *Catalog) AddGoLock(ctx context.Context, spec string) error {
 	name, rest := Named(spec, "/@")
-	fields := strings.Fields(rest)
-	if len(fields) == 0 {
-		return errors.New("want MODULE@VERSION [ARGS], as github.com/go-redsync/redsync/v4@v4.12.1 --extend")
-	}
-	module, version, ok := strings.Cut(fields[0], "@")
-	if !ok || module == "" || !regexp.MustCompile(`^v[0-9][0-9A-Za-z.+-]*$`).MatchString(version) {
-		return fmt.Errorf("%q: want MODULE@VERSION, a version as v4.12.1", fields[0])
+	s, err := ParseGoSpec(rest)
+	if err != nil {
+		return err
 	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
 	defer cancel()
-	bin, err := buildGoAdapter(ctx, module, version)
+	bin, prog, err := s.build(ctx)
 	if err != nil {
 		return err
 	}
 	if name == "" {
-		name = filepath.Base(bin)
+		name = prog + "-" + cmp.Or(s.Version, filepath.Base(s.Dir))
 	}
-	command := strings.Join(append([]string{bin}, fields[1:]...), " ")
+	command := strings.Join(append([]string{bin}, s.Args...), " ")
 	if err := c.free(name, command); err != nil {
 		return err
 	}
-	c.execs = append(c.execs, execDesign{adapter.Config{Name: name, Command: command}, adapter.SupportsLock})
+	c.execs = append(c.execs, execDesign{cfg: adapter.Config{Name: name, Command: command}, part: adapter.SupportsLock, goSpec: strings.TrimSpace(rest)})
 	return nil
 }
 
-// buildGoAdapter builds the adapter of adapters/go that imports module, against module
-// at version, into bin/adapters/PROGRAM-VERSION unless it is there, and returns its
-// path. An adapter's build tags (//go:build TAG) are its features that need a later
-// release: each is built in where the release compiles with it.
-func buildGoAdapter(ctx context.Context, module, version string) (string, error) {
-	root, err := host.Checkout()
+// build builds the adapter that imports s.Module against s, unless the cache holds it,
+// and returns the binary's path and the program's name. A binary is named for what
+// it was built from (the adapters' files, the version or the working tree's files), so
+// that a changed adapter or tree is built again and nothing stale runs.
+func (s GoSpec) build(ctx context.Context) (bin, prog string, err error) {
+	src, err := adapterFiles()
 	if err != nil {
-		return "", fmt.Errorf("--lock-go builds from %s: %w", goAdapters, err)
+		return "", "", err
 	}
-	src := filepath.Join(root, goAdapters)
-	prog, err := adapterOf(src, module)
+	prog, err = adapterOf(src, s.Module)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
-	bin := filepath.Join(root, "bin", "adapters", filepath.Base(prog)+"-"+version)
-	if wd, err := os.Getwd(); err == nil {
-		if rel, err := filepath.Rel(wd, bin); err == nil {
-			bin = rel // the command line a person reads, from where they ran it
+	h := sha256.New()
+	hashFiles(h, src)
+	fmt.Fprintf(h, "%s@%s\n", s.Module, s.Version)
+	if s.Dir != "" {
+		tree, err := readTree(s.Dir)
+		if err != nil {
+			return "", "", err
 		}
+		hashFiles(h, tree)
 	}
-	if built, err := os.Stat(bin); err == nil && !changedSince(src, built.ModTime()) {
-		return bin, nil
+	dir, err := cacheDir()
+	if err != nil {
+		return "", "", err
+	}
+	bin = filepath.Join(dir, prog+"-"+cmp.Or(s.Version, filepath.Base(s.Dir))+"-"+hex.EncodeToString(h.Sum(nil))[:12])
+	if _, err := os.Stat(bin); err == nil {
+		return bin, prog, nil
 	}
 	tmp, err := os.MkdirTemp("", "stockbench-go-adapter-")
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	defer os.RemoveAll(tmp)
-	if err := os.CopyFS(tmp, os.DirFS(src)); err != nil {
-		return "", fmt.Errorf("copy %s: %w", src, err)
+	if err := writeFiles(tmp, src); err != nil {
+		return "", "", err
 	}
-	abs, err := filepath.Abs(bin)
-	if err != nil {
-		return "", err
+	if s.Dir != "" {
+		abs, err := filepath.Abs(s.Dir)
+		if err != nil {
+			return "", "", err
+		}
+		if out, err := goCmd(ctx, tmp, "mod", "edit", "-replace", s.Module+"="+abs); err != nil {
+			return "", "", fmt.Errorf("go mod edit -replace %s=%s: %s", s.Module, abs, out)
+		}
+	} else if out, err := goCmd(ctx, tmp, "get", s.Module+"@"+s.Version); err != nil {
+		return "", "", fmt.Errorf("go get %s@%s: %s", s.Module, s.Version, out)
 	}
-	if out, err := goCmd(ctx, tmp, "get", module+"@"+version); err != nil {
-		return "", fmt.Errorf("go get %s@%s: %s", module, version, out)
-	}
-	tags := buildTags(filepath.Join(src, prog))
+	// Built beside, then renamed: two runs building one adapter at once each see a
+	// whole binary.
+	part := bin + fmt.Sprintf(".%d.tmp", os.Getpid())
+	defer os.Remove(part)
+	tags := buildTags(src, prog)
 	for {
-		out, err := goCmd(ctx, tmp, "build", "-tags", strings.Join(tags, ","), "-o", abs, "./"+prog)
+		out, err := goCmd(ctx, tmp, "build", "-tags", strings.Join(tags, ","), "-o", part, "./"+prog)
 		switch {
 		case err == nil:
-			return bin, nil
+			return bin, prog, os.Rename(part, bin)
 		case len(tags) == 0:
-			return "", fmt.Errorf("build %s against %s@%s: %s", prog, module, version, out)
+			return "", "", fmt.Errorf("build %s against %s: %s", prog, s, out)
 		}
 		tags = tags[:len(tags)-1] // a feature this release lacks
 	}
 }
 
-// changedSince reports whether a file under src changed after t: an adapter built
-// before its source changed (a newer stockbench's) is built again.
-func changedSince(src string, t time.Time) bool {
-	changed := false
-	filepath.WalkDir(src, func(_ string, d fs.DirEntry, err error) error {
-		if err != nil || changed {
-			return filepath.SkipAll
+// String is the library as a person names it: MODULE@VERSION or MODULE=DIR.
+func (s GoSpec) String() string {
+	if s.Dir != "" {
+		return s.Module + "=" + s.Dir
+	}
+	return s.Module + "@" + s.Version
+}
+
+// cacheDir is where built adapters are kept: the user's cache directory, as the go
+// command keeps its builds.
+func cacheDir() (string, error) {
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		dir = os.TempDir()
+	}
+	dir = filepath.Join(dir, "stockbench", "go-adapters")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("--lock-go keeps its builds in %s: %w", dir, err)
+	}
+	return dir, nil
+}
+
+// adapterFiles are the adapters module's files by their path in it: the checkout's
+// adapters/go when stockbench runs inside its checkout (a contributor's edit is built
+// at once), else the copy built into this binary.
+func adapterFiles() (map[string][]byte, error) {
+	if root, err := host.Checkout(); err == nil {
+		if files, err := readTree(filepath.Join(root, goAdapters)); err == nil {
+			return files, nil
 		}
-		if info, err := d.Info(); err == nil && !d.IsDir() && info.ModTime().After(t) {
-			changed = true
+	}
+	return unpack(shipped)
+}
+
+// readTree is the regular files under dir by their slash path, but for hidden ones
+// (.git) and what a build leaves (bin/): a module's sources.
+func readTree(dir string) (map[string][]byte, error) {
+	files := map[string][]byte{}
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
 		}
-		return nil
+		rel, _ := filepath.Rel(dir, path)
+		if rel != "." && (strings.HasPrefix(d.Name(), ".") || d.IsDir() && rel == "bin") {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		files[filepath.ToSlash(rel)] = b
+		return err
 	})
-	return changed
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", dir, err)
+	}
+	return files, nil
+}
+
+func hashFiles(h interface{ Write([]byte) (int, error) }, files map[string][]byte) {
+	for _, name := range sortedKeys(files) {
+		fmt.Fprintf(h, "%s %d\n", name, len(files[name]))
+		h.Write(files[name])
+	}
+}
+
+func sortedKeys(files map[string][]byte) []string {
+	names := make([]string, 0, len(files))
+	for name := range files {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	return names
+}
+
+func writeFiles(dir string, files map[string][]byte) error {
+	for name, b := range files {
+		path := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func goCmd(ctx context.Context, dir string, args ...string) (string, error) {
+	if _, err := exec.LookPath("go"); err != nil {
+		return "", errors.New("--lock-go builds with the go command, which is not on PATH")
+	}
 	cmd := exec.CommandContext(ctx, "go", args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOFLAGS=-mod=mod")
@@ -130,22 +278,18 @@ func goCmd(ctx context.Context, dir string, args ...string) (string, error) {
 	return strings.Join(strings.Fields(out.String()), " "), err
 }
 
-// adapterOf is the program of the adapters' module in src that imports module.
-func adapterOf(src, module string) (string, error) {
-	entries, err := os.ReadDir(src)
-	if err != nil {
-		return "", err
-	}
+// adapterOf is the program of the adapters' module that imports module.
+func adapterOf(src map[string][]byte, module string) (string, error) {
 	var known []string
-	for _, e := range entries {
-		main := filepath.Join(src, e.Name(), "main.go")
-		b, err := os.ReadFile(main)
-		if err != nil {
+	for _, name := range sortedKeys(src) {
+		prog, file, ok := strings.Cut(name, "/")
+		if !ok || file != "main.go" {
 			continue
 		}
-		known = append(known, e.Name())
+		known = append(known, prog)
+		b := src[name]
 		if bytes.Contains(b, []byte(`"`+module+`"`)) || bytes.Contains(b, []byte(`"`+module+`/`)) {
-			return e.Name(), nil
+			return prog, nil
 		}
 	}
 	return "", fmt.Errorf("no adapter in %s imports %s (adapters: %s)", goAdapters, module, strings.Join(known, ", "))
@@ -153,14 +297,14 @@ func adapterOf(src, module string) (string, error) {
 
 // buildTags are the tags a program's files are built with (//go:build TAG), each a
 // feature of a later release.
-func buildTags(dir string) []string {
+func buildTags(src map[string][]byte, prog string) []string {
 	var tags []string
-	files, _ := filepath.Glob(filepath.Join(dir, "*.go"))
 	re := regexp.MustCompile(`(?m)^//go:build ([a-z][a-z0-9_]*)\s*$`)
-	for _, f := range files {
-		b, _ := os.ReadFile(f)
-		if m := re.FindSubmatch(b); m != nil {
-			tags = append(tags, string(m[1]))
+	for _, name := range sortedKeys(src) {
+		if dir, file, _ := strings.Cut(name, "/"); dir == prog && strings.HasSuffix(file, ".go") {
+			if m := re.FindSubmatch(src[name]); m != nil {
+				tags = append(tags, string(m[1]))
+			}
 		}
 	}
 	return tags

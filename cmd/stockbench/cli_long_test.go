@@ -313,33 +313,60 @@ func TestExplore(t *testing.T) {
 	}
 }
 
-// TestLockGo builds the Go adapter against a library's release it names, with the
-// features that release has (v4.11.0 has no WithSetNXOnExtend, v4.12.1 has), and runs
-// it as an adapter; a spec that names no version, or a module no adapter imports, is
-// one line and exit 2.
+// TestLockGo builds the Go adapters as a go install'ed stockbench does, outside any
+// checkout, into the user's cache: each library at a release it names, with the
+// features that release has (redsync v4.11.0 has no WithSetNXOnExtend), and a working
+// tree of a module (a maintainer's branch); a sale's rerun names --lock-go, not the
+// build. A version the proxy does not serve is one line and exit 2, nothing written.
 func TestLockGo(t *testing.T) {
 	t.Parallel()
-	bin := filepath.Join("..", "..", "bin", "adapters", "redsync-lock-v4.11.0")
-	os.Remove(bin) // built again, by the command
-	code, stdout, stderr := stockbench(t, "run", "--lock-go", "github.com/go-redsync/redsync/v4@v4.11.0 --extend", "--adapter-nodes", "5",
-		"--buyers", "4", "--stock", "4", "--out", t.TempDir())
-	if code != bench.ExitOK || !strings.Contains(stdout, "redsync-lock-v4.11.0  none    SAFE") {
+	away, cache := t.TempDir(), t.TempDir()
+	run := func(args ...string) (int, string, string) {
+		cmd := exec.Command(binary, args...)
+		cmd.Dir, cmd.Env = away, append(os.Environ(), "XDG_CACHE_HOME="+cache)
+		return runCmd(t, cmd)
+	}
+	tree := filepath.Join(away, "redsync-branch")
+	dl, err := exec.Command("go", "mod", "download", "-json", "github.com/go-redsync/redsync/v4@v4.12.1").Output()
+	var mod struct{ Dir string }
+	if err != nil || json.Unmarshal(dl, &mod) != nil {
+		t.Fatalf("go mod download: %v", err)
+	}
+	if err := os.CopyFS(tree, os.DirFS(mod.Dir)); err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	names := []string{"redsync-lock-v4.11.0", "redislock-lock-v0.9.4", "rueidislock-lock-v1.0.79", "redsync-lock-redsync-branch"}
+	code, stdout, stderr := run("matrix", "--locks", strings.Join(names, ","), "--queues", "", "--scenarios", "flash-sale", "--buyers", "4", "--stock", "4", "--out", out,
+		"--lock-go", "github.com/go-redsync/redsync/v4@v4.11.0 --extend",
+		"--lock-go", "github.com/bsm/redislock@v0.9.4 --refresh",
+		"--lock-go", "github.com/redis/rueidis@v1.0.79",
+		"--lock-go", "github.com/go-redsync/redsync/v4=./redsync-branch --extend --setnx-on-extend")
+	for _, name := range names {
+		if !regexp.MustCompile(name + ` +SAFE`).MatchString(stdout) {
+			t.Errorf("%s: want SAFE", name)
+		}
+	}
+	if code != bench.ExitOK || t.Failed() {
 		t.Fatalf("exit %d:\n%s\n%s", code, stdout, stderr)
 	}
-	if _, err := os.Stat(bin); err != nil {
-		t.Errorf("no adapter built: %v", err)
+	if built, _ := filepath.Glob(filepath.Join(cache, "stockbench", "go-adapters", "*")); len(built) != 4 {
+		t.Errorf("want the four adapters built into the cache, got %q", built)
 	}
-	code, _, stderr = stockbench(t, "run", "--lock-go", "github.com/go-redsync/redsync/v4@v4.11.0 --extend --setnx-on-extend", "--adapter-nodes", "5", "--out", t.TempDir())
+	for _, r := range readRun(t, out, "summary.md").Runs {
+		if line := strings.Join(r.Rerun, " "); !strings.Contains(line, "--lock-go "+r.Sale.Design+"=github.com/") || strings.Contains(line, "go-adapters") {
+			t.Errorf("%s: want a rerun naming --lock-go, got %s", r.Key(), line)
+		}
+	}
+	code, _, stderr = run("run", "--lock-go", "github.com/go-redsync/redsync/v4@v4.11.0 --extend --setnx-on-extend", "--adapter-nodes", "5", "--out", t.TempDir())
 	if code != bench.ExitUsage || !strings.Contains(stderr, "has no WithSetNXOnExtend") {
 		t.Errorf("v4.11.0 with --setnx-on-extend: exit %d, %s", code, stderr)
 	}
-	for _, spec := range []string{"github.com/go-redsync/redsync/v4", "example.com/nolock@v1.0.0", ""} {
-		out := t.TempDir()
-		code, _, stderr := stockbench(t, "run", "--lock-go", spec, "--out", out)
-		entries, _ := os.ReadDir(out)
-		if code != bench.ExitUsage || strings.Count(strings.TrimSpace(stderr), "\n") > 0 || len(entries) > 0 {
-			t.Errorf("--lock-go %q: exit %d, %s", spec, code, stderr)
-		}
+	out = t.TempDir()
+	code, _, stderr = run("run", "--lock-go", "github.com/bsm/redislock@v0.99.0", "--out", out)
+	entries, _ := os.ReadDir(out)
+	if code != bench.ExitUsage || !strings.Contains(stderr, "go get github.com/bsm/redislock@v0.99.0") || strings.Count(strings.TrimSpace(stderr), "\n") > 0 || len(entries) > 0 {
+		t.Errorf("a version the proxy does not serve: exit %d, %s", code, stderr)
 	}
 }
 

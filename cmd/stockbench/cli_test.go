@@ -133,6 +133,11 @@ func TestBadInput(t *testing.T) {
 		{"bad number", []string{"run", "--lock", "lua", "--buyers", "many"}, `invalid value "many"`},
 		{"bad think", []string{"run", "--lock", "lua", "--think", "gaussian:1ms"}, `unknown distribution "gaussian"`},
 		{"unknown scenario", []string{"matrix", "--scenarios", "black-friday"}, `unknown scenario "black-friday"`},
+		{"--lock-go of a module no adapter imports", []string{"run", "--lock-go", "example.com/nolock@v1.0.0"}, "no adapter in adapters/go imports example.com/nolock (adapters: redislock-lock, redsync-lock, rueidislock-lock)"},
+		{"--lock-go without a version", []string{"run", "--lock-go", "github.com/bsm/redislock --refresh"}, "want MODULE@VERSION"},
+		{"--lock-go of a directory that is no module", []string{"run", "--lock-go", "github.com/bsm/redislock=../../docs"}, "../../docs is not a Go module: no go.mod there"},
+		{"--lock-go of another module's tree", []string{"run", "--lock-go", "github.com/bsm/redislock=../../adapters/go"}, "../../adapters/go is module github.com/stockbench/stockbench/adapters/go, not github.com/bsm/redislock"},
+
 		{"unknown command", []string{"bench"}, `unknown command "bench"`},
 		{"negative procs", []string{"run", "--lock", "lua", "--procs", "-1"}, "--procs must not be negative"},
 		{"unknown redis mode", []string{"run", "--lock", "lua", "--redis", "cloud"}, `unknown redis mode "cloud"`},

@@ -18,7 +18,7 @@ func bindDesigns(fs *flag.FlagSet, cat *catalog.Catalog) {
 	fs.Func("lock-file", "a lock design written as Lua scripts, a JSON `file` (see examples/locks); repeatable", func(p string) error { return cat.AddFile(p, true) })
 	fs.Func("queue-file", "a queue design written as Lua scripts, a JSON `file` (see examples/queues); repeatable", func(p string) error { return cat.AddFile(p, false) })
 	fs.Func("lock-exec", "a lock in any language: a process adapter, `[NAME=]CMD ARGS` (see adapters/PROTOCOL.md); repeatable", adds(cat, adapter.SupportsLock))
-	fs.Func("lock-go", "a Go lock library at a module version: `[NAME=]MODULE@VERSION [ARGS]` builds the adapter of adapters/go that imports MODULE against that version (once, into bin/adapters) and runs it as --lock-exec does, as github.com/go-redsync/redsync/v4@v4.12.1 --extend; repeatable, for two versions side by side",
+	fs.Func("lock-go", "a Go lock library: `[NAME=]MODULE@VERSION [ARGS]` (a release, a commit or a branch) or `[NAME=]MODULE=DIR [ARGS]` (a working tree) builds the adapter of adapters/go that imports MODULE against it (once, into the user's cache directory) and runs it as --lock-exec does; redsync, bsm/redislock and rueidis's rueidislock, as github.com/go-redsync/redsync/v4@v4.12.1 --extend; repeatable, for two versions side by side",
 		func(spec string) error { return cat.AddGoLock(context.Background(), spec) })
 	fs.Func("buy-exec", "a whole purchase in any language: a process adapter that supports buy, `[NAME=]CMD ARGS`; repeatable", adds(cat, adapter.SupportsBuy))
 	fs.Func("queue-exec", "a queue in any language: a process adapter that supports queue, `[NAME=]CMD ARGS`; repeatable", adds(cat, adapter.SupportsQueue))

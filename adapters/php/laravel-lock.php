@@ -1,0 +1,64 @@
+#!/usr/bin/env php
+<?php
+// Laravel's cache lock on Redis (Illuminate\Cache\RedisLock, Cache::lock()), as Debian
+// 12 ships it (php-laravel-framework), over phpredis through Laravel's own
+// PhpRedisConnection, behind the adapter protocol (adapters/PROTOCOL.md): a try is
+// get(), SET key owner EX seconds NX; with --block S, block(S), which polls every 250 ms
+// and gives up after S seconds; a release is release(), a Lua compare-and-delete of the
+// owner. The lease is whole seconds (EX), and Laravel 8's lock has no refresh.
+require __DIR__ . '/protocol.php';
+need('/usr/share/php/Illuminate/autoload.php', 'php-laravel-framework');
+
+use Illuminate\Cache\RedisLock;
+use Illuminate\Contracts\Cache\LockTimeoutException;
+use Illuminate\Redis\Connections\PhpRedisConnection;
+
+// What a token lock on one server earns (stockbench's built-in token design): safe while
+// holders are alive and quick, a late write whenever the lease runs out under a holder
+// that then writes (slow work included: there is no refresh). A deploy's SIGTERM stops
+// PHP at once: a dead holder.
+const LATE = ['OVERSOLD', 'LOST'];
+$documented = array_fill_keys(['slow-work', 'cpu-starve', 'client-pause', 'redis-pause', 'redis-restart', 'rolling-restart', 'server-errors', 'failover',
+    'clock-jump', 'net-timeout'], LATE);
+foreach (['none', 'crash-acquire', 'crash-holder', 'term-holder', 'net-latency'] as $f) {
+    $documented[$f] = ['SAFE'];
+}
+$documented['evict'] = ['OVERSOLD', 'LOST', 'LOCK-BROKEN'];
+$at = array_search('--block', $argv, true);
+$block = $at === false ? null : (int)($argv[$at + 1] ?? 0);
+if ($block !== null && $block <= 0) {
+    fgets(STDIN);
+    say(['ok' => false, 'error' => '--block wants a whole number of seconds above 0']);
+    exit(2);
+}
+hello(['lock'], $documented);
+
+$leases = [];
+$next = 0;
+serve(function (array $req) use (&$leases, &$next, $block): array {
+    switch ($req['op'] ?? '') {
+    case 'try':
+        $seconds = intdiv($req['ttl_ms'] + 999, 1000);
+        $lock = new RedisLock(new PhpRedisConnection(redis()), $req['key'], $seconds);
+        if ($block === null) {
+            $granted = $lock->get();
+        } else {
+            try {
+                $granted = $lock->block($block);
+            } catch (LockTimeoutException $e) {
+                $granted = false;
+            }
+        }
+        if (!$granted) {
+            return ['granted' => false];
+        }
+        $lease = 'l' . (++$next);
+        $leases[$lease] = $lock;
+        return ['granted' => true, 'lease' => $lease];
+    case 'release':
+        $lock = $leases[$req['lease']] ?? null;
+        unset($leases[$req['lease']]);
+        return ['released' => $lock !== null && $lock->release()];
+    }
+    return ['error' => 'unknown op ' . ($req['op'] ?? '')];
+});

@@ -1,0 +1,79 @@
+#!/usr/bin/env php
+<?php
+// Symfony Lock's RedisStore over phpredis, as Debian 12 ships it (php-symfony-lock),
+// behind the adapter protocol (adapters/PROTOCOL.md): a try is a LockFactory lock's
+// acquire(false), a release its release(), a renew its refresh() for the sale's TTL
+// (with --refresh). A lock is the resource's key, a sorted set of tokens scored by
+// their expiry in Redis's own clock (TIME), kept to the millisecond.
+require __DIR__ . '/protocol.php';
+need('/usr/share/php/Symfony/Component/Lock/autoload.php', 'php-symfony-lock');
+
+use Symfony\Component\Lock\Exception\LockConflictedException;
+use Symfony\Component\Lock\Exception\ExceptionInterface;
+use Symfony\Component\Lock\Exception\LockExpiredException;
+use Symfony\Component\Lock\LockFactory;
+use Symfony\Component\Lock\Store\RedisStore;
+
+// What a token lock on one server earns (stockbench's built-in token design): safe while
+// holders are alive and quick, a late write whenever the lease runs out under a holder
+// that then writes. A deploy's SIGTERM stops PHP at once: a dead holder.
+const LATE = ['OVERSOLD', 'LOST'];
+$documented = array_fill_keys(['slow-work', 'cpu-starve', 'client-pause', 'redis-pause', 'redis-restart', 'rolling-restart', 'server-errors', 'failover',
+    'clock-jump', 'net-timeout'], LATE);
+foreach (['none', 'crash-acquire', 'crash-holder', 'term-holder', 'net-latency'] as $f) {
+    $documented[$f] = ['SAFE'];
+}
+$documented['evict'] = ['OVERSOLD', 'LOST', 'LOCK-BROKEN'];
+$refresh = in_array('--refresh', $argv, true);
+if ($refresh) {
+    $documented['slow-work'] = ['SAFE'];                 // refreshed while it works
+}
+$hello = hello($refresh ? ['lock', 'renew', 'ms'] : ['lock', 'ms'], $documented);
+
+$leases = [];
+$next = 0;
+serve(function (array $req) use (&$leases, &$next): array {
+    $ttl = ($req['ttl_ms'] ?? 0) / 1000;
+    try {
+        switch ($req['op'] ?? '') {
+        case 'try':
+            // A store per request: redis() connects anew after an error, as FPM would.
+            $lock = (new LockFactory(new RedisStore(redis(), $ttl)))->createLock($req['key'], $ttl);
+            try {
+                $granted = $lock->acquire(false);
+            } catch (LockExpiredException $e) {
+                $granted = false;                         // stored too late: Symfony gave it back
+            }
+            if (!$granted) {
+                return ['granted' => false];
+            }
+            $lease = 'l' . (++$next);
+            $leases[$lease] = $lock;
+            return ['granted' => true, 'lease' => $lease];
+        case 'renew':
+            $lock = $leases[$req['lease']] ?? null;
+            if ($lock === null) {
+                return ['renewed' => false];
+            }
+            try {
+                $lock->refresh($ttl);
+            } catch (LockConflictedException | LockExpiredException $e) {
+                return ['renewed' => false];
+            }
+            return ['renewed' => true];
+        case 'release':
+            $lock = $leases[$req['lease']] ?? null;
+            unset($leases[$req['lease']]);
+            if ($lock === null) {
+                return ['released' => false];
+            }
+            $held = $lock->isAcquired();
+            $lock->release();
+            return ['released' => $held];
+        }
+    } catch (ExceptionInterface $e) {
+        unset($GLOBALS['stockbench_redis']);              // the next request connects anew
+        return ['error' => get_class($e) . ': ' . $e->getMessage()];
+    }
+    return ['error' => 'unknown op ' . ($req['op'] ?? '')];
+});

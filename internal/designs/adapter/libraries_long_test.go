@@ -1,0 +1,127 @@
+//go:build long
+
+package adapter
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/stockbench/stockbench/faults"
+	"github.com/stockbench/stockbench/internal/servers/redistest"
+	"github.com/stockbench/stockbench/internal/servers/rig"
+	"github.com/stockbench/stockbench/internal/servers/rig/rigtest"
+	"github.com/stockbench/stockbench/oracle"
+	"github.com/stockbench/stockbench/queueimpl"
+	"github.com/stockbench/stockbench/results"
+	"github.com/stockbench/stockbench/scenarios"
+)
+
+var (
+	symfonyLock = []string{"php", "-r", "require '/usr/share/php/Symfony/Component/Lock/autoload.php'; exit(class_exists('Redis') && class_exists('Symfony\\Component\\Lock\\Store\\RedisStore') ? 0 : 1);"}
+	laravel     = []string{"php", "-r", "require '/usr/share/php/Illuminate/autoload.php'; exit(class_exists('Redis') && class_exists('Illuminate\\Cache\\RedisLock') ? 0 : 1);"}
+)
+
+// goAdapter builds the adapter of adapters/go named prog at the library version the
+// module's go.mod names, as make go-adapters does.
+func goAdapter(t *testing.T, prog string) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), prog)
+	build := exec.Command("go", "build", "-o", bin, "./"+prog)
+	build.Dir, build.Env = "../../../adapters/go", append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build in adapters/go: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// The lock libraries people run, each behind its adapter, earn what their hellos
+// document under every lock fault, and at least what the built-in design with their
+// algorithm documents: bsm/redislock, Symfony Lock's RedisStore and Laravel's cache lock
+// are a token under SET NX PX (Laravel's EX) released by compare-and-delete, as token;
+// redislock refreshed, and rueidislock, which extends a held lock itself, are renewed
+// as token-watchdog is.
+func TestLockLibraries(t *testing.T) {
+	for _, c := range []struct {
+		name, counterpart string
+		need              []string
+		command           func(t *testing.T) string
+	}{
+		{"redislock", "token", nil, func(t *testing.T) string { return goAdapter(t, "redislock-lock") }},
+		{"redislock-refresh", "token-watchdog", nil, func(t *testing.T) string { return goAdapter(t, "redislock-lock") + " --refresh" }},
+		{"rueidislock", "token-watchdog", nil, func(t *testing.T) string { return goAdapter(t, "rueidislock-lock") }},
+		{"symfony-lock", "token", symfonyLock, func(*testing.T) string { return "php ../../../adapters/php/symfony-lock.php" }},
+		{"laravel-lock", "token", laravel, func(*testing.T) string { return "php ../../../adapters/php/laravel-lock.php" }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if c.need != nil {
+				need(t, "PHP with phpredis and "+c.name+" (scripts/ensure-adapters.sh)", c.need...)
+			}
+			earns(t, Lock(Config{Name: c.name, Command: c.command(t), Procs: testProcs}, false), c.counterpart)
+		})
+	}
+}
+
+// Laravel's Redis queue earns what its hello documents under every queue fault, with
+// either fulfil, and at least what stockbench's at-least-once documents; none
+// of its keys outlive the sale.
+func TestLaravelQueue(t *testing.T) {
+	need(t, "PHP with phpredis and Laravel (php-laravel-framework)", laravel...)
+	impl := Queue(Config{Name: "laravel-queue", Command: "php ../../../adapters/php/laravel-queue.php", Procs: testProcs})
+	h := rigtest.Harness(t)
+	sale, err := scenarios.LookupQueue("queue-sale")
+	if err != nil {
+		t.Fatal(err)
+	}
+	admin := redistest.Shared(t).Client(1)
+	defer admin.Close()
+	for _, fulfil := range scenarios.Fulfils {
+		want := queueimpl.AtLeastOnce.For(fulfil == scenarios.Idempotent)
+		for _, k := range append([]faults.Kind{""}, faults.Kinds(faults.Queues)...) {
+			var plan faults.Plan
+			if k != "" {
+				plan = faults.Plan{{Kind: k}}
+			}
+			t.Run(fmt.Sprintf("%s/%s", plan, fulfil), func(t *testing.T) {
+				s := sale
+				s.Faults, s.Fulfil, s.Prefix = plan, fulfil, fmt.Sprintf("{adapter:laravel:%s:%s}", plan, fulfil)
+				run := rigtest.On(t, h, rig.Need{Nodes: 1, Faults: plan, Conns: s.WithDefaults().Conns}, func(ctx context.Context, red scenarios.Redis) (results.Run, error) {
+					return s.Run(ctx, red, impl)
+				})
+				if run.AsExpected == nil || !*run.AsExpected || run.Queue.Oversold > 0 {
+					t.Errorf("the adapter documents %v, it earned %s (%s)", run.Expected, run.Verdict.Cell(), run.Verdict)
+				}
+				if classes, ok := want.For(plan); ok && k != faults.WorkerTerm && k != faults.StepTerm {
+					for _, c := range classes {
+						if !slices.Contains(run.Expected, c) {
+							t.Errorf("at least once is %v; the adapter's hello, %v, leaves out %s", classes, run.Expected, c)
+						}
+					}
+				}
+				if keys, _ := admin.Keys(context.Background(), s.Prefix+"*").Result(); len(keys) > 0 {
+					t.Errorf("Laravel's keys left behind: %v", keys)
+				}
+			})
+		}
+	}
+	// At the sale's default visibility retry_after is 1 s, which Laravel counts from
+	// the second of the pop, and a job may come back within milliseconds: the hello
+	// admits DUPLICATED with no fault. At 2 s it never comes back within a second, and
+	// a quick fulfil is never duplicated.
+	t.Run("retry_after=2", func(t *testing.T) {
+		s := sale
+		s.Visibility, s.Prefix = 2*time.Second, "{adapter:laravel:retry2}"
+		run := rigtest.On(t, h, rig.Need{Nodes: 1, Conns: s.WithDefaults().Conns}, func(ctx context.Context, red scenarios.Redis) (results.Run, error) {
+			return s.Run(ctx, red, impl)
+		})
+		if run.Verdict.Class != oracle.ClassSafe {
+			t.Errorf("want SAFE, got %s (%s)", run.Verdict.Cell(), run.Verdict)
+		}
+		judged(t, run, []oracle.Class{oracle.ClassSafe})
+	})
+}
