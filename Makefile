@@ -78,8 +78,10 @@ run: build
 ## speed only when it was recorded on this kind of machine); with BASE=REF (as
 ## BASE=origin/main), also time this build against REF, built here, in PAIRS pairs of
 ## trials run one right after the other; exit 1 with one line per regression. The rules
-## live in baseline/gate.json.
-BASE  ?=
+## live in baseline/gate.json. BASE is origin/main by default where the checkout has it
+## and this tree is another (a branch, or changes not committed); BASE= times nothing.
+BASE  ?= $(shell git rev-parse -q --verify origin/main >/dev/null 2>&1 && \
+	{ [ "$$(git rev-parse origin/main)" != "$$(git rev-parse HEAD)" ] || [ -n "$$(git status --porcelain --untracked-files=no)" ]; } && echo origin/main)
 PAIRS ?= 6
 gate: bench
 	@$(REDIS_ENV) && ./$(BIN) gate --baseline baseline/results.json --rules baseline/gate.json $(if $(BASE),--base $(BASE) --pairs $(PAIRS))

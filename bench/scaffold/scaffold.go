@@ -78,7 +78,13 @@ type Options struct {
 	Name string
 	// Dir receives the files; it is made when missing. Default: the current directory.
 	Dir string
+	// From is the library a PHP adapter starts from (Froms): its lock, and its broken
+	// example the library's own way to forget an expiry. Default: phpredis alone.
+	From string
 }
+
+// Froms are the libraries a PHP adapter can start from, as --from names them.
+var Froms = []string{"symfony", "laravel"}
 
 // DefaultName is the design's name when Options names none.
 const DefaultName = "mylock"
@@ -129,6 +135,9 @@ func Check(o Options) error {
 	if !validName.MatchString(name) || strings.HasSuffix(name, "-") {
 		return fmt.Errorf("init: --name %q: lower-case letters, digits and dashes, starting with a letter, at most 40", name)
 	}
+	if o.From != "" && (o.Route != PHP || !slices.Contains(Froms, o.From)) {
+		return fmt.Errorf("init: --from %q: one of %s, with --adapter php", o.From, strings.Join(Froms, ", "))
+	}
 	files, err := Files(o)
 	if err != nil {
 		return err
@@ -161,11 +170,16 @@ func Files(o Options) ([]File, error) {
 		if err != nil || d.IsDir() {
 			return err
 		}
+		rel := strings.TrimSuffix(strings.TrimPrefix(p, root+"/"), ".tmpl")
+		if o.From != "" {
+			if _, err := fs.Stat(templates, path.Join(root+"-"+o.From, rel)); err == nil {
+				p = path.Join(root+"-"+o.From, rel) // the library's own version of the file
+			}
+		}
 		b, err := templates.ReadFile(p)
 		if err != nil {
 			return err
 		}
-		rel := strings.TrimSuffix(strings.TrimPrefix(p, root+"/"), ".tmpl")
 		files = append(files, file(rel, b, name))
 		return nil
 	})
@@ -185,7 +199,7 @@ func Files(o Options) ([]File, error) {
 	case GoKit:
 		files = append(files, goMod("example.com/"+name, true))
 	}
-	files = append(files, readme(o.Route, name))
+	files = append(files, readme(o.Route, name, o.From))
 	for i, f := range files {
 		if strings.HasSuffix(f.Path, ".go") {
 			b, err := format.Source(f.Body)
@@ -297,9 +311,13 @@ func Next(o Options) []string {
 	return append(lines, r.pass+"    # passes: your lock keeps its claims", r.fail+"    # fails: the example's broken lock, stuck once a holder dies")
 }
 
-func readme(rt Route, name string) File {
+func readme(rt Route, name, from string) File {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# %s\n\nWritten by `stockbench init` (%s). What is here:\n\n", name, rt)
+	label := string(rt)
+	if from != "" {
+		label += ", from " + from
+	}
+	fmt.Fprintf(&b, "# %s\n\nWritten by `stockbench init` (%s). What is here:\n\n", name, label)
 	switch rt {
 	case LockFile:
 		fmt.Fprintf(&b, "- `locks/%s.json`: your lock as a design file, its acquire and release as Lua.\n", name)

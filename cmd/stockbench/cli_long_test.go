@@ -1408,6 +1408,21 @@ func TestInitEveryRoute(t *testing.T) {
 			initAndCheck(t, nil, "--adapter", lang)
 		})
 	}
+	// A PHP adapter started from a framework's lock: its broken example is the
+	// framework's own way to forget the expiry (Symfony's default 300 s TTL, Laravel's
+	// lock with no seconds).
+	for from, autoload := range map[string]string{"symfony": "/usr/share/php/Symfony/Component/Lock/autoload.php", "laravel": "/usr/share/php/Illuminate/autoload.php"} {
+		t.Run("php-"+from, func(t *testing.T) {
+			t.Parallel()
+			if _, err := os.Stat(autoload); err != nil {
+				if os.Getenv("STOCKBENCH_REQUIRE_ADAPTERS") != "" {
+					t.Fatalf("%s is missing: %v", from, err)
+				}
+				t.Skipf("%s is missing (%v); scripts/ensure-adapters.sh installs it", from, err)
+			}
+			initAndCheck(t, nil, "--adapter", "php", "--from", from)
+		})
+	}
 	goBin, err := exec.LookPath("go") // not runtime.GOROOT: a -trimpath build has none
 	if err != nil {
 		t.Fatal(err)

@@ -89,7 +89,7 @@ func TestInit(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "stockbench.json"), []byte("{}"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, args := range [][]string{{"--lock-file"}, {"--adapter", "cobol"}, {}, {"--go", "--lock-file"}, {"--go", "--name", "My Lock"}} {
+	for _, args := range [][]string{{"--lock-file"}, {"--adapter", "cobol"}, {}, {"--go", "--lock-file"}, {"--go", "--name", "My Lock"}, {"--adapter", "python", "--from", "laravel"}, {"--adapter", "php", "--from", "cakephp"}} {
 		code, stdout, stderr := stockbench(t, append([]string{"init", "--dir", dir}, args...)...)
 		entries, _ := os.ReadDir(dir)
 		if code != bench.ExitUsage || strings.Count(strings.TrimSpace(stderr), "\n") > 0 || stdout != "" || len(entries) != 1 {

@@ -1,13 +1,17 @@
 // Command redislock-lock runs bsm/redislock behind stockbench's adapter protocol, at
 // whatever version this module's go.mod requires (--lock-go
-// github.com/bsm/redislock@VERSION builds it at another). Each try is one Obtain with
-// NoRetry, as the harness retries; release is Release; a renew is Refresh for the
-// sale's TTL. The key is SET NX with a PX lease, so leases below a second are kept.
+// github.com/bsm/redislock@VERSION builds it at another). Each try is one Obtain, with
+// NoRetry unless --retries, as the harness retries; release is Release; a renew is
+// Refresh for the sale's TTL. The key is SET NX with a PX lease, so leases below a
+// second are kept.
 //
 // Flags:
 //
-//	--refresh  renew a held lease with Refresh when stockbench asks (every TTL/3), as a
-//	           holder that works long keeps its lock
+//	--refresh    renew a held lease with Refresh when stockbench asks (every TTL/3), as a
+//	             holder that works long keeps its lock
+//	--retries N  retry an Obtain N times within one try (LimitRetry of a LinearBackoff;
+//	             default 0, NoRetry, the harness retrying)
+//	--backoff D  the LinearBackoff between them (default 20ms)
 package main
 
 import (
@@ -24,7 +28,13 @@ import (
 
 func main() {
 	refresh := flag.Bool("refresh", false, "renew a held lease with Refresh when stockbench asks (every TTL/3)")
+	retries := flag.Int("retries", 0, "retry an Obtain N times within one try (LimitRetry of a LinearBackoff)")
+	backoff := flag.Duration("backoff", 20*time.Millisecond, "the LinearBackoff between retries")
 	flag.Parse()
+	strategy := redislock.NoRetry()
+	if *retries > 0 {
+		strategy = redislock.LimitRetry(redislock.LinearBackoff(*backoff), *retries)
+	}
 	protocol.Main(func(h protocol.Hello) (protocol.Handler, []string, map[string][]string, error) {
 		c := protocol.Client(h.Redis)
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
@@ -34,7 +44,7 @@ func main() {
 			return nil, nil, nil, fmt.Errorf("connect: %w", err)
 		}
 		locker := redislock.New(c)
-		once := &redislock.Options{RetryStrategy: redislock.NoRetry()}
+		once := &redislock.Options{RetryStrategy: strategy}
 		leases := map[string]*redislock.Lock{}
 		serial := 0
 		handle := func(ctx context.Context, req protocol.Request) (protocol.Reply, error) {

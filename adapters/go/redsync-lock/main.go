@@ -12,6 +12,8 @@
 //	                   as a holder that works long keeps its lock
 //	--setnx-on-extend  Extend with WithSetNXOnExtend (v4.12.0 and later, go-redsync/redsync
 //	                   PR #149): an extend also sets the key again where it is gone
+//	--tries N          attempts in one try (WithTries; default 1, the harness retrying),
+//	--retry-delay D    WithRetryDelay between them (default redsync's own)
 package main
 
 import (
@@ -33,8 +35,13 @@ import (
 func main() {
 	extend := flag.Bool("extend", false, "renew a held lease with Extend when stockbench asks (every TTL/3)")
 	setNX := flag.Bool("setnx-on-extend", false, "Extend with WithSetNXOnExtend (v4.12.0 and later): set the key again where it is gone")
+	tries := flag.Int("tries", 1, "attempts in one try (WithTries)")
+	retryDelay := flag.Duration("retry-delay", 0, "WithRetryDelay between attempts (default redsync's own)")
 	flag.Parse()
-	opts := []redsync.Option{redsync.WithTries(1), redsync.WithTimeoutFactor(0.5)}
+	opts := []redsync.Option{redsync.WithTries(max(*tries, 1)), redsync.WithTimeoutFactor(0.5)}
+	if *retryDelay > 0 {
+		opts = append(opts, redsync.WithRetryDelay(*retryDelay))
+	}
 	if *setNX {
 		opt, ok := setNXOnExtend()
 		if !ok {
