@@ -120,6 +120,15 @@ func (s GoSpec) build(ctx context.Context) (bin, prog string, err error) {
 	if err != nil {
 		return "", "", err
 	}
+	if s.Version != "" && !release.MatchString(s.Version) {
+		// A branch moves and a short commit is a query: the version it resolves to now
+		// names the build, so that a branch's new commits are built again.
+		out, err := goCmd(ctx, os.TempDir(), "list", "-m", "-f", "{{.Version}}", s.Module+"@"+s.Version)
+		if err != nil {
+			return "", "", fmt.Errorf("go list -m %s@%s: %s", s.Module, s.Version, out)
+		}
+		s.Version = out
+	}
 	h := sha256.New()
 	hashFiles(h, src)
 	fmt.Fprintf(h, "%s@%s\n", s.Module, s.Version)
@@ -173,6 +182,9 @@ func (s GoSpec) build(ctx context.Context) (bin, prog string, err error) {
 		tags = tags[:len(tags)-1] // a feature this release lacks
 	}
 }
+
+// release is a tagged release's version, which names one commit for good.
+var release = regexp.MustCompile(`^v[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?(\+incompatible)?$`)
 
 // String is the library as a person names it: MODULE@VERSION or MODULE=DIR.
 func (s GoSpec) String() string {
