@@ -148,7 +148,7 @@ func TestReleaseNamesOneCommit(t *testing.T) {
 	for v, want := range map[string]bool{
 		"v4.12.1": true, "v0.9.4": true, "v2.0.0+incompatible": true, "v1.0.0-rc.1": true,
 		"v0.0.0-20240102150405-abcdef123456": true,
-		"main": false, "6e2fb4a": false, "v4": false, "v4.12": false, "feature/x": false,
+		"main":                               false, "6e2fb4a": false, "v4": false, "v4.12": false, "feature/x": false,
 	} {
 		if release.MatchString(v) != want {
 			t.Errorf("%s: want %v", v, want)

@@ -147,24 +147,33 @@ func (s GoSpec) build(ctx context.Context) (bin, prog string, err error) {
 	if _, err := os.Stat(bin); err == nil {
 		return bin, prog, nil
 	}
+	if err := s.compile(ctx, src, prog, bin); err != nil {
+		return "", "", err
+	}
+	return bin, prog, nil
+}
+
+// compile builds prog of the adapters' files src against s into bin, in a directory of
+// its own that it removes.
+func (s GoSpec) compile(ctx context.Context, src map[string][]byte, prog, bin string) error {
 	tmp, err := os.MkdirTemp("", "stockbench-go-adapter-")
 	if err != nil {
-		return "", "", err
+		return err
 	}
 	defer os.RemoveAll(tmp)
 	if err := writeFiles(tmp, src); err != nil {
-		return "", "", err
+		return err
 	}
 	if s.Dir != "" {
 		abs, err := filepath.Abs(s.Dir)
 		if err != nil {
-			return "", "", err
+			return err
 		}
 		if out, err := goCmd(ctx, tmp, "mod", "edit", "-replace", s.Module+"="+abs); err != nil {
-			return "", "", fmt.Errorf("go mod edit -replace %s=%s: %s", s.Module, abs, out)
+			return fmt.Errorf("go mod edit -replace %s=%s: %s", s.Module, abs, out)
 		}
 	} else if out, err := goCmd(ctx, tmp, "get", s.Module+"@"+s.Version); err != nil {
-		return "", "", fmt.Errorf("go get %s@%s: %s", s.Module, s.Version, out)
+		return fmt.Errorf("go get %s@%s: %s", s.Module, s.Version, out)
 	}
 	// Built beside, then renamed: two runs building one adapter at once each see a
 	// whole binary.
@@ -175,9 +184,9 @@ func (s GoSpec) build(ctx context.Context) (bin, prog string, err error) {
 		out, err := goCmd(ctx, tmp, "build", "-tags", strings.Join(tags, ","), "-o", part, "./"+prog)
 		switch {
 		case err == nil:
-			return bin, prog, os.Rename(part, bin)
+			return os.Rename(part, bin)
 		case len(tags) == 0:
-			return "", "", fmt.Errorf("build %s against %s: %s", prog, s, out)
+			return fmt.Errorf("build %s against %s: %s", prog, s, out)
 		}
 		tags = tags[:len(tags)-1] // a feature this release lacks
 	}
