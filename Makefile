@@ -218,8 +218,8 @@ adapters:
 	@scripts/ensure-adapters.sh
 
 ## go-adapters: build the Go process adapters (adapters/go, a module of its own, so that
-## the libraries they run are at the versions its go.mod names, not stockbench's) into
-## bin/adapters; REDSYNC=v4.x.y builds redsync-lock at that version too, as
+## the libraries they run are at the versions its go.mod names, not stockbench's: redsync,
+## bsm/redislock, rueidislock) into bin/adapters (--lock-go builds any version itself); REDSYNC=v4.x.y builds redsync-lock at that version too, as
 ## bin/adapters/redsync-lock-v4.x.y, for two versions side by side (with its
 ## --setnx-on-extend when the release has WithSetNXOnExtend)
 go-adapters:
