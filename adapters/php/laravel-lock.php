@@ -13,17 +13,9 @@ use Illuminate\Cache\RedisLock;
 use Illuminate\Contracts\Cache\LockTimeoutException;
 use Illuminate\Redis\Connections\PhpRedisConnection;
 
-// What a token lock on one server earns (stockbench's built-in token design): safe while
-// holders are alive and quick, a late write whenever the lease runs out under a holder
-// that then writes (slow work included: there is no refresh). A deploy's SIGTERM stops
-// PHP at once: a dead holder.
-const LATE = ['OVERSOLD', 'LOST'];
-$documented = array_fill_keys(['slow-work', 'cpu-starve', 'client-pause', 'redis-pause', 'redis-restart', 'rolling-restart', 'server-errors', 'failover',
-    'clock-jump', 'net-timeout'], LATE);
-foreach (['none', 'crash-acquire', 'crash-holder', 'term-holder', 'net-latency'] as $f) {
-    $documented[$f] = ['SAFE'];
-}
-$documented['evict'] = ['OVERSOLD', 'LOST', 'LOCK-BROKEN'];
+// What a token lock on one server earns (token_documented): slow work included, as
+// there is no refresh.
+$documented = token_documented();
 $at = array_search('--block', $argv, true);
 $block = $at === false ? null : (int)($argv[$at + 1] ?? 0);
 if ($block !== null && $block <= 0) {

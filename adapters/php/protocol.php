@@ -50,6 +50,21 @@ function need(string $autoload, string $package): void {
     exit(2);
 }
 
+// token_documented is what a token lock on one server earns, by fault (stockbench's
+// built-in token design): safe while holders are alive and quick, a late write whenever
+// the lease runs out under a holder that then writes, and under an eviction a second
+// holder's write that may land first. A deploy's SIGTERM stops PHP at once: a dead holder.
+function token_documented(): array {
+    $late = ['OVERSOLD', 'LOST'];
+    $d = array_fill_keys(['slow-work', 'cpu-starve', 'client-pause', 'redis-pause', 'redis-restart', 'rolling-restart', 'server-errors',
+        'failover', 'clock-jump', 'net-timeout'], $late);
+    foreach (['none', 'crash-acquire', 'crash-holder', 'term-holder', 'net-latency'] as $f) {
+        $d[$f] = ['SAFE'];
+    }
+    $d['evict'] = [...$late, 'LOCK-BROKEN'];
+    return $d;
+}
+
 // redis is the connection, made as hello said at first use and again after a request
 // met a Redis error (serve drops it), as a PHP-FPM worker connects for each request:
 // through the sentinels under a Sentinel group, whose master it asks for each time; as a

@@ -14,16 +14,8 @@ use Symfony\Component\Lock\Exception\LockExpiredException;
 use Symfony\Component\Lock\LockFactory;
 use Symfony\Component\Lock\Store\RedisStore;
 
-// What a token lock on one server earns (stockbench's built-in token design): safe while
-// holders are alive and quick, a late write whenever the lease runs out under a holder
-// that then writes. A deploy's SIGTERM stops PHP at once: a dead holder.
-const LATE = ['OVERSOLD', 'LOST'];
-$documented = array_fill_keys(['slow-work', 'cpu-starve', 'client-pause', 'redis-pause', 'redis-restart', 'rolling-restart', 'server-errors', 'failover',
-    'clock-jump', 'net-timeout'], LATE);
-foreach (['none', 'crash-acquire', 'crash-holder', 'term-holder', 'net-latency'] as $f) {
-    $documented[$f] = ['SAFE'];
-}
-$documented['evict'] = ['OVERSOLD', 'LOST', 'LOCK-BROKEN'];
+// What a token lock on one server earns (token_documented).
+$documented = token_documented();
 $refresh = in_array('--refresh', $argv, true);
 if ($refresh) {
     $documented['slow-work'] = ['SAFE'];                 // refreshed while it works

@@ -9,7 +9,9 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -257,20 +259,11 @@ func readTree(dir string) (map[string][]byte, error) {
 	return files, nil
 }
 
-func hashFiles(h interface{ Write([]byte) (int, error) }, files map[string][]byte) {
-	for _, name := range sortedKeys(files) {
+func hashFiles(h io.Writer, files map[string][]byte) {
+	for _, name := range slices.Sorted(maps.Keys(files)) {
 		fmt.Fprintf(h, "%s %d\n", name, len(files[name]))
 		h.Write(files[name])
 	}
-}
-
-func sortedKeys(files map[string][]byte) []string {
-	names := make([]string, 0, len(files))
-	for name := range files {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	return names
 }
 
 func writeFiles(dir string, files map[string][]byte) error {
@@ -302,7 +295,7 @@ func goCmd(ctx context.Context, dir string, args ...string) (string, error) {
 // adapterOf is the program of the adapters' module that imports module.
 func adapterOf(src map[string][]byte, module string) (string, error) {
 	var known []string
-	for _, name := range sortedKeys(src) {
+	for _, name := range slices.Sorted(maps.Keys(src)) {
 		prog, file, ok := strings.Cut(name, "/")
 		if !ok || file != "main.go" {
 			continue
@@ -321,7 +314,7 @@ func adapterOf(src map[string][]byte, module string) (string, error) {
 func buildTags(src map[string][]byte, prog string) []string {
 	var tags []string
 	re := regexp.MustCompile(`(?m)^//go:build ([a-z][a-z0-9_]*)\s*$`)
-	for _, name := range sortedKeys(src) {
+	for _, name := range slices.Sorted(maps.Keys(src)) {
 		if dir, file, _ := strings.Cut(name, "/"); dir == prog && strings.HasSuffix(file, ".go") {
 			if m := re.FindSubmatch(src[name]); m != nil {
 				tags = append(tags, string(m[1]))

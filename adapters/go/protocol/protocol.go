@@ -144,3 +144,20 @@ func contains(vs []int, v int) bool {
 	}
 	return false
 }
+
+// TokenDocumented is what a token lock on one server earns, by fault (stockbench's
+// built-in token design): safe while holders are alive and quick, a late write
+// (OVERSOLD, LOST) whenever the lease runs out under a holder that then writes, and
+// under an eviction a second holder's write that may land first (LOCK-BROKEN). A
+// deploy's SIGTERM stops a Go program at once: a dead holder. Each call is a fresh map,
+// for an adapter to change where its library differs.
+func TokenDocumented() map[string][]string {
+	d := map[string][]string{"evict": {"OVERSOLD", "LOST", "LOCK-BROKEN"}}
+	for _, f := range []string{"none", "crash-acquire", "crash-holder", "term-holder", "net-latency"} {
+		d[f] = []string{"SAFE"}
+	}
+	for _, f := range []string{"slow-work", "cpu-starve", "client-pause", "redis-pause", "redis-restart", "failover", "clock-jump", "net-timeout", "rolling-restart", "server-errors"} {
+		d[f] = []string{"OVERSOLD", "LOST"}
+	}
+	return d
+}

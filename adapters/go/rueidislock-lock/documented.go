@@ -1,26 +1,17 @@
 package main
 
-// documented is what the adapter earns, by fault: SET NX PXAT keys on one server, which
-// the library extends itself while the holder's process runs; so a holder that works
-// long keeps its lock, and one whose process stops (paused, starved, its server gone
-// for longer than the lease) loses it and may then write late.
-func documented() map[string][]string {
-	return map[string][]string{
-		"none": safe, "crash-acquire": safe, "crash-holder": safe, "net-latency": safe,
-		"term-holder": safe, // SIGTERM stops a Go program at once: a dead holder
-		// Extended every ExtendInterval while it works, or while its process is starved
-		// (the extensions come late, not never): what stockbench's token-watchdog earns.
-		"slow-work": safe, "cpu-starve": safe,
-		// An extension an OOM server refuses cancels the lock's context: not seen to let
-		// a late write through here, so either.
-		"server-errors": append([]string{"SAFE"}, lateWrite...),
-		"client-pause":  lateWrite, "redis-pause": lateWrite, "redis-restart": lateWrite, "failover": lateWrite,
-		"clock-jump": lateWrite, "net-timeout": lateWrite, "rolling-restart": lateWrite,
-		"evict": {"OVERSOLD", "LOST", "LOCK-BROKEN"},
-	}
-}
+import "github.com/stockbench/stockbench/adapters/go/protocol"
 
-var (
-	safe      = []string{"SAFE"}
-	lateWrite = []string{"OVERSOLD", "LOST"}
-)
+// documented is what the adapter earns, by fault: SET NX PXAT keys on one server, which
+// the library extends itself while the holder's process runs, so what stockbench's
+// token-watchdog earns: a holder that works long, or whose process is starved (the
+// extensions come late, not never), keeps its lock; one whose process stops (paused)
+// or whose key goes (a restart, a failover, a clock jump) may write late.
+func documented() map[string][]string {
+	d := protocol.TokenDocumented()
+	d["slow-work"], d["cpu-starve"] = []string{"SAFE"}, []string{"SAFE"}
+	// An extension an OOM server refuses cancels the lock's context: not seen to let a
+	// late write through here, so either.
+	d["server-errors"] = []string{"SAFE", "OVERSOLD", "LOST"}
+	return d
+}
