@@ -13,7 +13,7 @@ export TESTCONTAINERS_RYUK_DISABLED ?= true
 # when no engine answers (the harness then runs redis-server as a process).
 REDIS_ENV = img=$$(scripts/redis-image.sh) && export STOCKBENCH_REDIS_IMAGE=$${img:-$${STOCKBENCH_REDIS_IMAGE:-redis:7}}
 
-.PHONY: docs test-long build bench bench-infra bench-distributed bench-swarm image runtimes-image run test test-race vet fmt-check redis-image redis-server chromium prometheus ci-tools adapters go-adapters gate baseline guarantees perf report fuzz chaos clean clean-containers
+.PHONY: analyses docs test-long build bench bench-infra bench-distributed bench-swarm image runtimes-image run test test-race vet fmt-check redis-image redis-server chromium prometheus ci-tools adapters go-adapters gate baseline guarantees perf report fuzz chaos clean clean-containers
 
 # How long make fuzz runs each fuzz target.
 FUZZTIME ?= 30s
@@ -113,6 +113,14 @@ guarantees: build adapters
 		--queues $(GUARANTEE_QUEUES) --queue-faults $(GUARANTEE_FAULTS) $(ARGS) && \
 	run=$$(ls -d results/runs/2*/ | sort | tail -1) && ./$(BIN) guarantees --out docs/guarantees.md "$$run"
 
+## analyses: each library of docs/analyses/claims measured against what its own docs claim,
+## one after another, into docs/analyses (its page, LIBRARY.md, and the summary, README.md):
+## every fault over 20 draws, each finding shrunk and rerun, a minute's exploration; long
+## (about an hour and a half on 2 CPUs), not in make test. One library: make analyses LIBS=redsync
+LIBS ?= $(basename $(notdir $(wildcard docs/analyses/claims/*.json)))
+analyses: build adapters
+	@$(REDIS_ENV) && for lib in $(LIBS); do ./$(BIN) analyse docs/analyses/claims/$$lib.json --pages docs/analyses $(ARGS) || exit $$?; done
+
 ## perf: the driver's sales/s beside redis-benchmark running the same script, each shipped
 ## lock adapter beside its Go counterpart (their runtimes installed as make test does), and
 ## the peak RSS of 200,000 and of 1,000,000 buyers waiting on a lock, measured in one run
@@ -121,11 +129,13 @@ perf: build redis-server adapters
 
 ## docs: regenerate what the README, docs/ and the command's doc comment take from the
 ## registries (designs, faults, commands) and from baseline/results.json, and the copy of
-## adapters/go built into the command (bench/catalog/goadapters.txtar); the tests fail
-## when one of them was edited by hand or its source changed without this
+## adapters/go built into the command (bench/catalog/goadapters.txtar), and the pages of
+## docs/analyses from their records and claims (nothing measured); the tests fail when
+## one of them was edited by hand or its source changed without this
 docs:
 	$(GO) test -count=1 -run '^TestGenerated$$' ./bench/docs -update
 	$(GO) test -count=1 -run '^TestShippedAdapters$$' ./bench/catalog -update
+	$(GO) run ./cmd/stockbench analyse --render docs/analyses
 
 ## report: rebuild a run's report, or compare runs: make report ARGS="results/runs/A results/runs/B"
 report: build

@@ -29,6 +29,7 @@ var Commands = []Command{
 	{"sweep", "--lock A[,B] --vary SETTING=FROM..TO:N", "one sale per value of one setting: damage, sales/s and p99 against it"},
 	{"check", "[FILE]", "run a run file (default stockbench.json) and judge it by its thresholds and baseline: exit 0 held, 1 broken, 2 bad input"},
 	{"explore", "--lock A [--lock B] [--budget 10m]", "search the faults, modes, timings and loads the designs can take for findings nobody aimed at; shrink each, measure its rate, and compare the designs draw for draw with an exact test"},
+	{"analyse", "CLAIMS.json [--pages DIR]", "one library at one release against what its own docs claim: every fault as a rate over 20 draws, each finding shrunk and rerun, an exploration; writes its page (make analyses: docs/analyses)"},
 	{"merge", "SHARD_DIR... [--out DIR]", "join the shards' records into the sale's: verdict, latencies, report"},
 	{"report", "RUN_DIR [RUN_DIR...]", "rebuild a run's report.html, or compare runs side by side"},
 	{"replay", "RUN_DIR [--times N] [--only TEXT]", "rerun a run's sales from their recorded sales: does each earn its class again?"},

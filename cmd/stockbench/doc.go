@@ -18,6 +18,8 @@
 //		run a run file (default stockbench.json) and judge it by its thresholds and baseline: exit 0 held, 1 broken, 2 bad input
 //	stockbench explore --lock A [--lock B] [--budget 10m]
 //		search the faults, modes, timings and loads the designs can take for findings nobody aimed at; shrink each, measure its rate, and compare the designs draw for draw with an exact test
+//	stockbench analyse CLAIMS.json [--pages DIR]
+//		one library at one release against what its own docs claim: every fault as a rate over 20 draws, each finding shrunk and rerun, an exploration; writes its page (make analyses: docs/analyses)
 //	stockbench merge SHARD_DIR... [--out DIR]
 //		join the shards' records into the sale's: verdict, latencies, report
 //	stockbench report RUN_DIR [RUN_DIR...]

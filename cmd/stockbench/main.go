@@ -61,6 +61,7 @@ var commands = map[string]func(ctx context.Context, args []string, stdout, stder
 	"replay":     replayCommand,
 	"shrink":     shrinkCommand,
 	"explore":    exploreCommand,
+	"analyse":    analyseCommand,
 	"merge":      mergeCommand,
 	"gate":       gateCommand,
 	"compare":    ignoreCtx(compareCommand),

@@ -1,0 +1,177 @@
+package analysis
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stockbench/stockbench/oracle"
+	"github.com/stockbench/stockbench/results"
+)
+
+// lockClaims are a lock library's claims as a claims file maps them: exclusion where
+// the client is in control, an expiry that admits what an outlived lease brings.
+var lockClaims = &Claims{
+	Library: "lib", Title: "lib", Language: "Go", Release: "v1.2.3", From: "the proxy", Tracker: "owner/lib",
+	Design: []string{"--lock", "token"},
+	Claims: []Claim{
+		{ID: "exclusion", Quote: "no one else can obtain the lock", Source: "README.md", Faults: []string{"none", "crash-holder"}, Never: []string{"LOCK-BROKEN", "OVERSOLD"}, Admits: []string{"STUCK"}},
+		{ID: "expiry", Quote: "the lock expires", Source: "lock.go", Faults: []string{"client-pause", "slow-work"}, Never: []string{"LOCK-BROKEN"}, Admits: []string{"OVERLAP", "OVERSOLD"}},
+		{ID: "everywhere", Quote: "it never duplicates", Source: "lock.go", Faults: []string{"*"}, Never: []string{"DUPLICATED"}},
+	},
+}
+
+func TestJudge(t *testing.T) {
+	tests := []struct {
+		name   string
+		plan   []string
+		class  oracle.Class
+		want   Standing
+		claims []string
+	}{
+		{"forbidden where the claim speaks", []string{"none"}, oracle.ClassOversold, Breaks, []string{"exclusion"}},
+		{"admitted where the claim speaks", []string{"client-pause"}, oracle.ClassOversold, Admitted, []string{"expiry"}},
+		{"forbidden by two claims", []string{"crash-holder"}, oracle.ClassBroken, Breaks, []string{"exclusion"}},
+		{"a claim of every fault", []string{"evict"}, oracle.ClassDuplicated, Breaks, []string{"everywhere"}},
+		{"silent: held to no broken lock", []string{"evict"}, oracle.ClassBroken, BreaksHold, nil},
+		{"silent: held to no lost stock", []string{"redis-restart"}, oracle.ClassLost, BreaksHold, nil},
+		{"silent and not held", []string{"evict"}, oracle.ClassStuck, Unclaimed, nil},
+		{"several faults: one admits it", []string{"none", "client-pause"}, oracle.ClassOversold, Admitted, []string{"expiry"}},
+		{"several faults: one silent, to blame", []string{"none", "evict"}, oracle.ClassOversold, BreaksHold, nil},
+		{"several faults: each forbids it", []string{"none", "crash-holder"}, oracle.ClassOversold, Breaks, []string{"exclusion"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := lockClaims.Judge(tt.plan, tt.class)
+			if got.Standing != tt.want || !slices.Equal(got.Claims, tt.claims) {
+				t.Errorf("Judge(%v, %s) = %v %v, want %v %v", tt.plan, tt.class, got.Standing, got.Claims, tt.want, tt.claims)
+			}
+		})
+	}
+	if got := Plan("client-pause+evict:nth=2"); !slices.Equal(got, []string{"client-pause", "evict"}) {
+		t.Errorf("Plan of two faults: %v", got)
+	}
+	if got := Plan("failover+term-holder:p"); !slices.Equal(got, []string{"failover", "term-holder"}) {
+		t.Errorf("Plan of an exploration's region: %v", got)
+	}
+	if got := Plan("none"); !slices.Equal(got, []string{"none"}) {
+		t.Errorf("Plan of none: %v", got)
+	}
+}
+
+// draws are n draws, the first k of class c (with its kinds), the rest SAFE.
+func draws(n, k int, c oracle.Class, kinds ...string) []results.Draw {
+	out := make([]results.Draw, n)
+	for i := range out {
+		out[i] = results.Draw{Seed: uint64(i), Class: oracle.ClassSafe}
+		if i < k {
+			out[i] = results.Draw{Seed: uint64(i), Class: c, Findings: kinds}
+		}
+	}
+	return out
+}
+
+// fixed is an analysis as measured: exclusion broken under none (a bug: 9 of 10
+// reruns), the expiry's admitted oversell under a pause, a broken lock under evict
+// that no claim speaks to, a crash that never struck.
+func fixed() Analysis {
+	sale := results.Sale{Kind: results.LockSale, Scenario: "fault-sale", Design: "token", Faults: "none", Settings: []results.Setting{{Name: "buyers", Value: "3"}, {Name: "stock", Value: "1"}, {Name: "seed", Value: "7"}}}
+	at := func(f string) results.Sale { s := sale.Clone(); s.Faults = f; return s }
+	rec := &Record{Library: "lib", Release: "v1.2.3", Design: "token", Kind: results.LockSale, Sale: sale, Date: "2026-11-29", Machine: "2 CPUs", Complete: true, Sales: 140,
+		Cells: []Cell{
+			{Fault: "none", Draws: draws(20, 2, oracle.ClassOversold, "OVERSOLD", "LOST-UPDATE")},
+			{Fault: "client-pause", Draws: draws(20, 20, oracle.ClassOversold, "OVERSOLD", "OVERLAP")},
+			{Fault: "evict", Draws: draws(20, 15, oracle.ClassBroken, "LOCK-BROKEN")},
+			{Fault: "crash-holder", Draws: draws(20, 20, oracle.ClassNotExercised)},
+		},
+		Findings: []Finding{
+			{Faults: "none", Class: oracle.ClassOversold, Smallest: at("none"), Shrunk: true, ShrinkSales: 12, Shown: 9, Reruns: 10, Verdict: "OVERSOLD 1", Timeline: []string{"  12ms  ended: OVERSOLD 1"}},
+			{Faults: "evict", Class: oracle.ClassBroken, Smallest: at("evict"), Shrunk: true, ShrinkSales: 3, Shown: 10, Reruns: 10, Timeline: []string{"   5ms  evict: the lock's key evicted"}},
+			{Faults: "client-pause", Class: oracle.ClassOversold, Smallest: at("client-pause"), Shown: 10, Reruns: 10},
+			{Faults: "none", Timing: "work < TTL", Class: oracle.ClassDuplicated, Smallest: at("none"), Shown: 7, Reruns: 10},
+			// Holders working past their lease are a slowed holder: the expiry admits it.
+			{Faults: "none", Timing: "work >= TTL", Class: oracle.ClassOversold, Smallest: at("none"), Shown: 10, Reruns: 10},
+		},
+	}
+	return Analysis{Claims: lockClaims, Record: rec}
+}
+
+func TestPage(t *testing.T) {
+	an := fixed()
+	// everywhere is broken by the exploration's finding, shown again in its reruns.
+	for cl, want := range map[string]Status{"exclusion": Broken, "expiry": Held, "everywhere": Broken} {
+		if got := an.ClaimStatus(lockClaims.Claims[slices.IndexFunc(lockClaims.Claims, func(c Claim) bool { return c.ID == cl })]); got != want {
+			t.Errorf("claim %s: %s, want %s", cl, got, want)
+		}
+	}
+	fs := an.Findings()
+	if len(fs) != 3 { // the admitted oversells, under a pause and past the lease, are none
+		t.Fatalf("findings: want 3, got %d: %+v", len(fs), fs)
+	}
+	if !fs[0].Bug() || fs[1].Bug() || fs[2].Bug() {
+		t.Errorf("bugs: want only the first (a claim broken, 9 of 10 reruns), got %v %v %v", fs[0].Bug(), fs[1].Bug(), fs[2].Bug())
+	}
+	if got, want := an.Worst(), "LOCK-BROKEN 15/20 (53%-89%) under evict"; got != want {
+		t.Errorf("worst: got %q, want %q", got, want)
+	}
+	page := an.Page()
+	for _, want := range []string{
+		"**1 of 3 claims held, 2 broken; 3 findings, 1 of them bugs; worst: LOCK-BROKEN 15/20 (53%-89%) under evict.**",
+		"| none | OVERSOLD 2/20 SAFE 18/20 | OVERSOLD 2/20 (3%-30%): breaks a claim (exclusion) |",
+		"| client-pause | OVERSOLD 20/20 | OVERSOLD 20/20 (84%-100%): admitted (expiry)",
+		"| crash-holder | NOT-EXERCISED 20/20 | the fault never struck in 20 |",
+		"### 1. OVERSOLD under none: breaks the claim exclusion",
+		"**A bug**: it breaks the library's own claim and reruns.",
+		"- Tracker: not looked up yet",
+		"Draft report for owner/lib",
+		"### 2. LOCK-BROKEN under evict: the library says nothing of this under evict; it breaks the hold",
+		"Not called a bug: the library claims nothing here.",
+		"### 3. DUPLICATED found exploring, under none, work < TTL: breaks the claim everywhere",
+		"Not called a bug: it showed again in fewer than 8 of 10 reruns.",
+		"- Rerun: `stockbench run --scenario fault-sale --lock token --fault evict --buyers 3 --stock 1 --seed 7 --runs 10`",
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %q:\n%s", want, page)
+		}
+	}
+	// Once the tracker holds it, the page links it and drafts nothing.
+	known := fixed()
+	c := *lockClaims
+	c.Lookups = []Lookup{{Claim: "exclusion", Class: "OVERSOLD", Known: "owner/lib#42", Title: "oversells", Searched: "2026-11-29", Query: "oversell"}}
+	known.Claims = &c
+	page = known.Page()
+	if !strings.Contains(page, "known: [owner/lib#42](https://github.com/owner/lib/issues/42)") || strings.Contains(page, "Draft report") {
+		t.Errorf("a known finding links its issue and drafts no report:\n%s", page)
+	}
+	row := Summary([]Analysis{an})
+	if !strings.Contains(row, "| [lib](lib.md) | Go | v1.2.3, from the proxy | 1 / 2 of 3 | 3 (1) | LOCK-BROKEN 15/20 (53%-89%) under evict | 2026-11-29 |") {
+		t.Errorf("summary row:\n%s", row)
+	}
+}
+
+// TestCommittedPages: every claims file of docs/analyses reads, has its record, and its
+// page and the summary are what the record and the claims render: a claim edited, or a
+// page edited by hand, without rendering again (stockbench analyse --render
+// docs/analyses) fails here.
+func TestCommittedPages(t *testing.T) {
+	dir := filepath.Join("..", "..", "docs", "analyses")
+	claims, err := ReadDir(filepath.Join(dir, ClaimsDir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all) != len(claims) {
+		t.Errorf("%d claims files but %d records: make analyses LIBS=... measures the missing", len(claims), len(all))
+	}
+	for file, want := range Rendered(all) {
+		got, err := os.ReadFile(filepath.Join(dir, file))
+		if err != nil || string(got) != want {
+			t.Errorf("docs/analyses/%s is not what its record and claims render: make docs renders it again (%v)", file, err)
+		}
+	}
+}

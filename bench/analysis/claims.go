@@ -1,0 +1,263 @@
+// Package analysis measures a library at one release against what its own docs claim:
+// each fault's sale as a rate over many draws, every class judged by the claims that
+// admit or forbid it, what breaks a claim shrunk and rerun, and the page that says so.
+package analysis
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/stockbench/stockbench/faults"
+	"github.com/stockbench/stockbench/internal/designs/designfile"
+	"github.com/stockbench/stockbench/oracle"
+	"github.com/stockbench/stockbench/results"
+)
+
+// Defaults of a claims file.
+const (
+	DefaultRuns = 20
+	// MinRuns is the fewest draws a cell may take: fewer and a rate's 95% interval
+	// spans most of 0 to 1.
+	MinRuns = 5
+	// Reruns is how often a finding's smallest sale is rerun; Steady how many of them
+	// must show it again for the finding to be called a bug.
+	Reruns = 10
+	Steady = 8
+)
+
+// Claims is one library at one release as its claims file describes it: where the
+// release came from, the design flags that run it, the sentences it says of itself,
+// each mapped to the classes it admits or forbids under which faults, and what its
+// tracker held when a finding was looked up there.
+type Claims struct {
+	// Library names the page (LIBRARY.md); Title is how the page calls it.
+	Library  string `json:"library"`
+	Title    string `json:"title"`
+	Language string `json:"language"`
+	// Release is the version analysed; From where that release came from (the Go
+	// module proxy, a Debian package and its version).
+	Release string `json:"release"`
+	From    string `json:"from"`
+	// Tracker is the library's public issue tracker, OWNER/REPO on GitHub.
+	Tracker string `json:"tracker"`
+	// Design is the command line's design flags that run the library
+	// (["--lock-go", "MODULE@VERSION ARGS"], ["--queue-exec", "CMD"], ["--queue",
+	// "asynq"] for a built-in); the analysis runs the one design they name.
+	Design []string `json:"design"`
+	// Settings set the sale's settings by name over the preset's (buyers, stock, ttl...).
+	Settings map[string]string `json:"settings"`
+	// Faults are the cells, one fault each, "none" for none. Default: none and every
+	// fault of the default matrix of the library's kind of sale.
+	Faults []string `json:"faults"`
+	// Runs is how many draws each cell takes. Default DefaultRuns.
+	Runs int `json:"runs"`
+	// Parallel, when set, is the most sales at once, in place of --parallel's default:
+	// a library whose sales mostly wait (asynq's minute-long recovery) can take more.
+	Parallel int `json:"parallel,omitempty"`
+	// Notes say what the analysis leaves out or sets, and why; the page prints them.
+	Notes string `json:"notes,omitempty"`
+	// Explore, when set, explores what the cells leave open: sizes, timings and faults
+	// together, as stockbench explore.
+	Explore *Explore `json:"explore"`
+	Claims  []Claim  `json:"claims"`
+	Lookups []Lookup `json:"lookups"`
+}
+
+// Explore is a claims file's exploration, as explore's flags.
+type Explore struct {
+	Budget string `json:"budget"`
+	Seed   uint64 `json:"seed"`
+}
+
+// Claim is one thing a library says of itself, quoted, and what it admits.
+type Claim struct {
+	// ID names the claim on the page and in lookups.
+	ID string `json:"id"`
+	// Quote is the library's own words; Source the file (as shipped: the module cache,
+	// the Debian package) or page, with the version; URL its public address.
+	Quote  string `json:"quote"`
+	Source string `json:"source"`
+	URL    string `json:"url,omitempty"`
+	// Faults are the cells the claim speaks to: fault names, "none", or "*" for all.
+	Faults []string `json:"faults"`
+	// Never are the classes the claim forbids there; Admits those it allows (an
+	// expiring lock admits OVERLAP when its holder outlives it, and the oversold stock
+	// that follows).
+	Never  []string `json:"never"`
+	Admits []string `json:"admits"`
+	// Why says how the quote maps to the classes, where that is not plain.
+	Why string `json:"why,omitempty"`
+}
+
+// Lookup is what the library's tracker held for a finding: Known, OWNER/REPO#N, when
+// an issue reports it, or empty when none was found on Searched (a date), searching
+// Query.
+type Lookup struct {
+	Claim    string `json:"claim"`
+	Class    string `json:"class"`
+	Known    string `json:"known,omitempty"`
+	Title    string `json:"title,omitempty"`
+	Searched string `json:"searched"`
+	Query    string `json:"query"`
+}
+
+// HeldTo are the classes every library is held to where it says nothing of them: no
+// broken lock, no lost or oversold stock.
+var HeldTo = []oracle.Class{oracle.ClassBroken, oracle.ClassLost, oracle.ClassOversold}
+
+// name is a page's name: lower case, digits and dashes.
+var name = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
+
+// Read reads and checks a claims file strictly: an unknown field, fault or class is an
+// error naming where.
+func Read(file string) (*Claims, error) {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return nil, fmt.Errorf("analyse: %w", err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	var c Claims
+	if err := dec.Decode(&c); err != nil {
+		return nil, fmt.Errorf("%s: %w", file, designfile.JSONError(b, err))
+	}
+	if err := c.check(); err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	return &c, nil
+}
+
+// ReadDir reads every claims file (*.json) of dir, by name.
+func ReadDir(dir string) ([]*Claims, error) {
+	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	if err != nil || len(files) == 0 {
+		return nil, errors.Join(err, fmt.Errorf("analyse: no claims file in %s", dir))
+	}
+	var all []*Claims
+	for _, f := range files {
+		c, err := Read(f)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, c)
+	}
+	return all, nil
+}
+
+// check refuses what the analysis cannot use; the kind of sale is known only once the
+// design is, so Kinds checks the faults against it.
+func (c *Claims) check() error {
+	switch {
+	case !name.MatchString(c.Library):
+		return fmt.Errorf("library: want a page name of lower-case letters, digits and dashes, got %q", c.Library)
+	case c.Title == "" || c.Language == "" || c.Release == "" || c.From == "":
+		return errors.New("title, language, release and from: each is required, for the page")
+	case len(c.Design) == 0:
+		return errors.New(`design: name the design flags that run the library, as ["--lock-go", "MODULE@VERSION"]`)
+	case c.Runs != 0 && (c.Runs < MinRuns || c.Runs > 1000):
+		return fmt.Errorf("runs: from %d to 1000, got %d", MinRuns, c.Runs)
+	case c.Parallel < 0 || c.Parallel > 64:
+		return fmt.Errorf("parallel: from 1 to 64, got %d", c.Parallel)
+	case len(c.Claims) == 0:
+		return errors.New("claims: quote at least one thing the library says of itself")
+	}
+	if c.Tracker != "" && strings.Count(c.Tracker, "/") != 1 {
+		return fmt.Errorf("tracker: want OWNER/REPO, got %q", c.Tracker)
+	}
+	if c.Explore != nil {
+		if d, err := time.ParseDuration(c.Explore.Budget); err != nil || d < 10*time.Second {
+			return fmt.Errorf("explore.budget: want a duration of at least 10s, got %q", c.Explore.Budget)
+		}
+	}
+	ids := map[string]bool{}
+	for i, cl := range c.Claims {
+		at := fmt.Sprintf("claims[%d]", i)
+		switch {
+		case !name.MatchString(cl.ID) || ids[cl.ID]:
+			return fmt.Errorf("%s.id: want a new name of lower-case letters, digits and dashes, got %q", at, cl.ID)
+		case strings.TrimSpace(cl.Quote) == "" || cl.Source == "":
+			return fmt.Errorf("%s: a claim is quoted: quote and source are required", at)
+		case len(cl.Faults) == 0:
+			return fmt.Errorf(`%s.faults: name the faults it speaks to, or "*"`, at)
+		case len(cl.Never)+len(cl.Admits) == 0:
+			return fmt.Errorf("%s: map the quote to what it forbids (never) or admits (admits)", at)
+		}
+		ids[cl.ID] = true
+		for _, class := range append(slices.Clone(cl.Never), cl.Admits...) {
+			if _, ok := oracle.Class(class).Rank(); !ok || class == string(oracle.ClassSafe) {
+				return fmt.Errorf("%s: unknown class %q (classes: %s)", at, class, classNames())
+			}
+		}
+		for _, f := range cl.Faults {
+			if f != "*" && f != faults.None {
+				if _, ok := faults.Lookup(faults.Kind(f)); !ok {
+					return fmt.Errorf("%s.faults: unknown fault %q", at, f)
+				}
+			}
+		}
+	}
+	for _, f := range c.Faults {
+		if _, ok := faults.Lookup(faults.Kind(f)); !ok && f != faults.None {
+			return fmt.Errorf("faults: unknown fault %q", f)
+		}
+	}
+	for i, l := range c.Lookups {
+		if !ids[l.Claim] {
+			return fmt.Errorf("lookups[%d].claim: no claim %q", i, l.Claim)
+		}
+		if _, ok := oracle.Class(l.Class).Rank(); !ok {
+			return fmt.Errorf("lookups[%d]: unknown class %q (classes: %s)", i, l.Class, classNames())
+		}
+		if _, err := time.Parse(time.DateOnly, l.Searched); err != nil || l.Query == "" {
+			return fmt.Errorf("lookups[%d]: searched (YYYY-MM-DD) and query are required", i)
+		}
+	}
+	return nil
+}
+
+// Cells are the faults the analysis runs, checked against the library's kind of sale.
+func (c *Claims) Cells(kind results.SaleKind) ([]string, error) {
+	a := faults.Locks
+	if kind == results.QueueSale {
+		a = faults.Queues
+	}
+	ofKind := faults.Kinds(a)
+	cells := c.Faults
+	if len(cells) == 0 {
+		cells = []string{faults.None}
+		for _, k := range faults.MatrixKinds(a) {
+			cells = append(cells, string(k))
+		}
+	}
+	for _, cl := range c.Claims {
+		for _, f := range cl.Faults {
+			if f != "*" && f != faults.None && !slices.Contains(ofKind, faults.Kind(f)) {
+				return nil, fmt.Errorf("claim %s: %s is not a fault of %s sales", cl.ID, f, kind)
+			}
+		}
+	}
+	for _, f := range cells {
+		if f != faults.None && !slices.Contains(ofKind, faults.Kind(f)) {
+			return nil, fmt.Errorf("faults: %s is not a fault of %s sales", f, kind)
+		}
+	}
+	return cells, nil
+}
+
+func classNames() string {
+	var s []string
+	for _, c := range oracle.Classes() {
+		if c != oracle.ClassSafe {
+			s = append(s, string(c))
+		}
+	}
+	return strings.Join(s, ", ")
+}

@@ -1,0 +1,461 @@
+package analysis
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/stockbench/stockbench/bench"
+	"github.com/stockbench/stockbench/faults"
+	"github.com/stockbench/stockbench/oracle"
+	"github.com/stockbench/stockbench/results"
+)
+
+// Analysis is a page's two halves: what the library claims and what was measured.
+type Analysis struct {
+	Claims *Claims
+	Record *Record
+}
+
+// Status is how a claim fared.
+type Status string
+
+// The statuses of a claim.
+const (
+	Held         Status = "held"
+	Broken       Status = "broken"
+	NotExercised Status = "not exercised" // none of its cells' faults struck
+)
+
+// ClaimStatus is how claim cl fared in the cells: broken when a class it forbids was
+// seen under one of its faults and no claim allowed it, not exercised when every draw
+// of its faults' cells passed with the fault unfired.
+func (an Analysis) ClaimStatus(cl Claim) Status {
+	struck := false
+	for _, cell := range an.Record.Cells {
+		if !cl.covers(cell.Fault) {
+			continue
+		}
+		struck = struck || cell.Fault == faults.None || cell.NotExercised() < len(cell.Draws)
+		for _, s := range cell.Seen(an.Claims) {
+			if s.Standing == Breaks && slices.Contains(s.Claims, cl.ID) {
+				return Broken
+			}
+		}
+	}
+	for _, f := range an.Findings() {
+		if f.Timing != "" && f.Standing == Breaks && f.Shown > 0 && slices.Contains(f.Claims, cl.ID) {
+			return Broken // found exploring, and shown again in its reruns
+		}
+	}
+	if !struck {
+		return NotExercised
+	}
+	return Held
+}
+
+// Judged is a finding with its judgement by the claims and, for one that breaks a claim,
+// its tracker lookup.
+type Judged struct {
+	Finding
+	Judgement
+	Lookup *Lookup
+}
+
+// Bug reports whether the finding is called a bug: it breaks the library's own claim
+// and showed again in at least Steady of Reruns reruns.
+func (j Judged) Bug() bool {
+	return j.Standing == Breaks && j.Reruns >= Reruns && j.Shown >= Steady
+}
+
+// Findings are the record's findings that break a claim or the hold, judged by the
+// claims as they read now, the cells' first.
+func (an Analysis) Findings() []Judged {
+	var out []Judged
+	for _, f := range an.Record.Findings {
+		j := an.Claims.Judge(an.plan(f), f.Class)
+		if !j.Standing.Finding() {
+			continue
+		}
+		jd := Judged{Finding: f, Judgement: j}
+		for i, l := range an.Claims.Lookups {
+			if l.Class == string(f.Class) && slices.Contains(j.Claims, l.Claim) {
+				jd.Lookup = &an.Claims.Lookups[i]
+			}
+		}
+		out = append(out, jd)
+	}
+	return out
+}
+
+// plan is the faults a finding is judged under: its plan's, and for an exploration's
+// whose holders' work reached their lease, the slowing that stands for.
+func (an Analysis) plan(f Finding) []string {
+	p := Plan(f.Faults)
+	if slow := Slowed(an.Record.Kind, f.Timing); slow != "" {
+		p = append(slices.DeleteFunc(p, func(k string) bool { return k == faults.None }), slow)
+	}
+	return p
+}
+
+// Worst is the most frequent class of the cells that breaks a claim or the hold, the
+// most severe first among equals: "OVERSOLD 20/20 (84%-100%) under clock-jump"; empty
+// when none does.
+func (an Analysis) Worst() string {
+	var worst string
+	var k, n, rank int
+	for _, cell := range an.Record.Cells {
+		for _, s := range cell.Seen(an.Claims) {
+			r, _ := s.Class.Rank()
+			if s.Standing.Finding() && (worst == "" || s.K*n > k*len(cell.Draws) || s.K*n == k*len(cell.Draws) && r > rank) {
+				worst = fmt.Sprintf("%s %s under %s", s.Class, cell.Rate(s.K), cell.Fault)
+				k, n, rank = s.K, len(cell.Draws), r
+			}
+		}
+	}
+	return worst
+}
+
+// Headline is the page's first line: claims held and broken, findings and bugs, the
+// worst rate.
+func (an Analysis) Headline() string {
+	held, broken, unexercised := an.tally()
+	fs := an.Findings()
+	bugs := 0
+	for _, f := range fs {
+		if f.Bug() {
+			bugs++
+		}
+	}
+	s := fmt.Sprintf("%d of %d claims held, %d broken", held, len(an.Claims.Claims), broken)
+	if unexercised > 0 {
+		s += fmt.Sprintf(", %d not exercised", unexercised)
+	}
+	s += fmt.Sprintf("; %s, %d of them bugs", plural(len(fs), "finding"), bugs)
+	if w := an.Worst(); w != "" {
+		return s + "; worst: " + w
+	}
+	return s + "; nothing beyond what it claims"
+}
+
+func (an Analysis) tally() (held, broken, unexercised int) {
+	for _, cl := range an.Claims.Claims {
+		switch an.ClaimStatus(cl) {
+		case Held:
+			held++
+		case Broken:
+			broken++
+		default:
+			unexercised++
+		}
+	}
+	return held, broken, unexercised
+}
+
+// md is a page being written: p writes a line of it.
+type md struct{ strings.Builder }
+
+func (b *md) p(format string, args ...any) { fmt.Fprintf(b, format+"\n", args...) }
+
+// Page is the library's page, in Markdown: what it is and where it came from, what it
+// claims, what each fault did, the findings, what the exploration searched.
+func (an Analysis) Page() string {
+	var b md
+	an.header(&b)
+	an.claims(&b)
+	an.cells(&b)
+	an.findings(&b)
+	return b.String()
+}
+
+// header is the page's title, headline and the table of where the release came from
+// and how it was measured.
+func (an Analysis) header(b *md) {
+	c, r, p := an.Claims, an.Record, b.p
+	p("# %s %s (%s), analysed", c.Title, c.Release, c.Language)
+	p("")
+	p("<!-- Generated by stockbench analyse from claims/%s.json and records/%s.json; make analyses regenerates it. -->", c.Library, c.Library)
+	p("")
+	p("**%s.**", an.Headline())
+	p("")
+	p("| | |\n|---|---|")
+	p("| Release | %s, from %s |", c.Release, c.From)
+	p("| Design | `%s` |", bench.ShellLine(c.Design))
+	p("| Sale | `stockbench %s` |", bench.ShellLine(r.Sale.Args()))
+	p("| Draws | %d per fault under %d faults; %d sales in all, in %s on %s |", cellRuns(r), len(r.Cells), r.Sales, r.Elapsed, r.Machine)
+	if c.Tracker != "" {
+		p("| Tracker | https://github.com/%s/issues |", c.Tracker)
+	}
+	p("| Measured | %s%s |", r.Date, map[bool]string{true: "", false: " (interrupted: what was measured until then)"}[r.Complete])
+	p("")
+	if c.Notes != "" {
+		p("%s", c.Notes)
+		p("")
+	}
+}
+
+// claims lists each claim: how it fared, its quote, source and mapping.
+func (an Analysis) claims(b *md) {
+	p := b.p
+	p("## What it claims")
+	p("")
+	p("Each claim is quoted from the library as shipped, and mapped to the classes it forbids (never) and allows (admits) under the faults it speaks to. Where it says nothing of a fault, the library is held to no %s.", joinClasses(HeldTo))
+	p("")
+	for _, cl := range an.Claims.Claims {
+		p("- **%s** (%s). %s", cl.ID, an.ClaimStatus(cl), quote(cl.Quote))
+		src := cl.Source
+		if cl.URL != "" {
+			src = fmt.Sprintf("[%s](%s)", cl.Source, cl.URL)
+		}
+		p("  - From %s. Under %s: %s.", src, strings.Join(cl.Faults, ", "), mapping(cl))
+		if cl.Why != "" {
+			p("  - %s", cl.Why)
+		}
+	}
+	p("")
+}
+
+// cells is the table of each fault's classes, judged.
+func (an Analysis) cells(b *md) {
+	r, p := an.Record, b.p
+	p("## What it did")
+	p("")
+	p("Each fault alone, %d draws; a class's rate is the draws that showed it, with its 95%% interval.", cellRuns(r))
+	p("")
+	p("| Fault | Classes | Against the claims |\n|---|---|---|")
+	for _, cell := range r.Cells {
+		p("| %s | %s | %s |", cell.Fault, cellLine(cell), standings(an.Claims, cell))
+	}
+}
+
+// findings writes the cells' findings and the exploration's that break a claim in full,
+// then what the exploration searched, with its findings that break the hold in a table.
+func (an Analysis) findings(b *md) {
+	r, p := an.Record, b.p
+	var detail, hold []Judged
+	for _, f := range an.Findings() {
+		if f.Timing != "" && f.Standing == BreaksHold {
+			hold = append(hold, f)
+		} else {
+			detail = append(detail, f)
+		}
+	}
+	p("")
+	p("## Findings")
+	p("")
+	if len(detail) == 0 {
+		p("None: every class the cells showed is one a claim admits or one nobody claimed either way, and the exploration broke no claim.")
+		p("")
+	}
+	for i, f := range detail {
+		an.finding(b, i+1, f)
+	}
+	if stale := an.unsettled(); len(stale) > 0 {
+		p("Measured before the claims forbade them, so not shrunk or rerun yet (make analyses LIBS=%s):", an.Claims.Library)
+		p("")
+		for _, l := range stale {
+			p("- %s", l)
+		}
+		p("")
+	}
+	if x := r.Exploration; x != nil {
+		p("## What the exploration searched")
+		p("")
+		p("Sizes, timings and faults together, for what the cells leave open: %d draws, %d sales in %s (seed %d) over %s. A sale whose holders' work reaches their lease is judged as under %s.",
+			x.Draws, x.Sales, x.Budget, x.Seed, strings.Join(x.Faults, ", "), cmp.Or(Slowed(r.Kind, "work >= "), "slow-work"))
+		if len(x.NeverStruck) > 0 {
+			p("Never struck: %s.", strings.Join(x.NeverStruck, ", "))
+		}
+		if !x.Complete {
+			p("Interrupted: what was found until then.")
+		}
+		if len(hold) > 0 {
+			p("")
+			p("What it found that no claim speaks to, held to no %s (none called a bug):", joinClasses(HeldTo))
+			p("")
+			p("| Faults | Timing | Class | Reruns | Rerun |\n|---|---|---|---|---|")
+			for _, f := range hold {
+				p("| %s | %s | %s | %s | `stockbench %s --runs %d` |", planWords(f.Faults), f.Timing, f.Class, results.Proportion(f.Shown, f.Reruns), bench.ShellLine(f.Smallest.Args()), Reruns)
+			}
+		}
+	}
+}
+
+// finding writes finding n: its standing, rate, smallest sale, reruns, tracker and
+// timeline, and for one that breaks the library's claim unknown to its tracker, a
+// draft report.
+func (an Analysis) finding(b *md, n int, f Judged) {
+	p := b.p
+	where := "under " + f.Faults
+	if f.Timing != "" {
+		where = fmt.Sprintf("found exploring, under %s, %s", planWords(f.Faults), f.Timing)
+	}
+	p("### %d. %s %s: %s", n, f.Class, where, an.standingWords(f.Judgement, f.Faults))
+	p("")
+	if f.Timing == "" {
+		for _, cell := range an.Record.Cells {
+			if cell.Fault == f.Faults {
+				for _, s := range cell.Seen(an.Claims) {
+					if s.Class == f.Class {
+						p("- In the cell: %s of the draws.", cell.Rate(s.K))
+					}
+				}
+			}
+		}
+	}
+	shrunk := "shrunk"
+	if !f.Shrunk {
+		shrunk = "the shrink's time ran out here"
+	}
+	p("- Smallest sale: %s buyers, a stock of %s (%s, %d sales).", f.Smallest.Get("buyers"), f.Smallest.Get("stock"), shrunk, f.ShrinkSales)
+	p("- Reruns: %s showed it again. %s", results.Proportion(f.Shown, f.Reruns), an.bugWords(f))
+	p("- Rerun: `stockbench %s --runs %d`", bench.ShellLine(f.Smallest.Args()), Reruns)
+	if f.Standing == Breaks {
+		p("- Tracker: %s", lookupWords(an.Claims.Tracker, f.Lookup))
+	}
+	p("")
+	p("```\n%s\n```", strings.Join(f.Timeline, "\n"))
+	p("")
+	if f.Bug() && (f.Lookup == nil || f.Lookup.Known == "") {
+		p("<details><summary>Draft report for %s</summary>\n", an.Claims.Tracker)
+		p("**%s %s: %s under %s**\n", an.Claims.Title, an.Claims.Release, f.Class, f.Faults)
+		for _, id := range f.Claims {
+			for _, cl := range an.Claims.Claims {
+				if cl.ID == id {
+					p("The docs say (%s): %s\n", cl.Source, quote(cl.Quote))
+				}
+			}
+		}
+		p("Under %s, a sale of %s buyers and a stock of %s showed %s in %d of %d reruns. To rerun it: `stockbench %s --runs %d`. What happened, on the sale's clock:\n",
+			f.Faults, f.Smallest.Get("buyers"), f.Smallest.Get("stock"), f.Class, f.Shown, f.Reruns, bench.ShellLine(f.Smallest.Args()), Reruns)
+		p("```\n%s\n```\n</details>\n", strings.Join(f.Timeline, "\n"))
+	}
+}
+
+// unsettled are the cells' findings, as the claims read now, that the record has no
+// shrink and reruns of: a claim's mapping changed after the measurement.
+func (an Analysis) unsettled() []string {
+	var out []string
+	for _, cell := range an.Record.Cells {
+		s, ok := cell.Target(an.Claims)
+		if !ok || slices.ContainsFunc(an.Record.Findings, func(f Finding) bool { return f.Timing == "" && f.Faults == cell.Fault && f.Class == s.Class }) {
+			continue
+		}
+		out = append(out, fmt.Sprintf("%s under %s, %s of the draws: %s", s.Class, cell.Fault, cell.Rate(s.K), an.standingWords(s.Judgement, cell.Fault)))
+	}
+	return out
+}
+
+// standingWords say how a finding stands against the claims.
+func (an Analysis) standingWords(j Judgement, plan string) string {
+	if j.Standing == Breaks {
+		return "breaks the claim " + joinIDs(j.Claims)
+	}
+	return fmt.Sprintf("the library says nothing of this under %s; it breaks the hold (no %s)", plan, joinClasses(HeldTo))
+}
+
+// bugWords say whether the finding is called a bug, and why not when it is not.
+func (an Analysis) bugWords(f Judged) string {
+	switch {
+	case f.Bug():
+		return "**A bug**: it breaks the library's own claim and reruns."
+	case f.Standing != Breaks:
+		return "Not called a bug: the library claims nothing here."
+	case f.Reruns < Reruns:
+		return fmt.Sprintf("Not called a bug: only %d of %d reruns finished.", f.Reruns, Reruns)
+	}
+	return fmt.Sprintf("Not called a bug: it showed again in fewer than %d of %d reruns.", Steady, Reruns)
+}
+
+func lookupWords(tracker string, l *Lookup) string {
+	switch {
+	case l == nil:
+		return "not looked up yet"
+	case l.Known != "":
+		repo, num, _ := strings.Cut(l.Known, "#")
+		return fmt.Sprintf("known: [%s](https://github.com/%s/issues/%s) %s", l.Known, repo, num, quote(l.Title))
+	}
+	return fmt.Sprintf("not found in %s's tracker on %s (searched: %s)", tracker, l.Searched, quote(l.Query))
+}
+
+// standings say, for a cell, how each class seen stands.
+func standings(c *Claims, cell Cell) string {
+	var parts []string
+	for _, s := range cell.Seen(c) {
+		w := string(s.Standing)
+		if len(s.Claims) > 0 {
+			w += " (" + joinIDs(s.Claims) + ")"
+		}
+		parts = append(parts, fmt.Sprintf("%s %s: %s", s.Class, cell.Rate(s.K), w))
+	}
+	if n := cell.NotExercised(); n > 0 {
+		parts = append(parts, fmt.Sprintf("the fault never struck in %d", n))
+	}
+	return cmp.Or(strings.Join(parts, "; "), "nothing found")
+}
+
+// Summary is docs/analyses/README.md: one row per library.
+func Summary(all []Analysis) string {
+	var b strings.Builder
+	b.WriteString("# Libraries analysed\n\n<!-- Generated by stockbench analyse; make analyses regenerates it. -->\n\n")
+	b.WriteString("Each library at the release people run, measured against what its own docs claim: every fault alone over many draws, each finding shrunk, rerun and looked up in the library's tracker. A finding is called a bug only when it breaks the library's own claim and reruns at least 8 of 10 times.\n\n")
+	b.WriteString("| Library | Language | Release, from | Claims held / broken | Findings (bugs) | Worst rate | Measured |\n|---|---|---|---|---|---|---|\n")
+	slices.SortFunc(all, func(a, b Analysis) int {
+		return cmp.Or(cmp.Compare(a.Claims.Language, b.Claims.Language), cmp.Compare(a.Claims.Library, b.Claims.Library))
+	})
+	for _, an := range all {
+		held, broken, _ := an.tally()
+		fs := an.Findings()
+		bugs := 0
+		for _, f := range fs {
+			if f.Bug() {
+				bugs++
+			}
+		}
+		fmt.Fprintf(&b, "| [%s](%s.md) | %s | %s, from %s | %d / %d of %d | %d (%d) | %s | %s |\n", an.Claims.Title, an.Claims.Library, an.Claims.Language,
+			an.Claims.Release, an.Claims.From, held, broken, len(an.Claims.Claims), len(fs), bugs, cmp.Or(an.Worst(), "none"), an.Record.Date)
+	}
+	return b.String()
+}
+
+func cellRuns(r *Record) int {
+	n := 0
+	for _, c := range r.Cells {
+		n = max(n, len(c.Draws)+c.Unfinished)
+	}
+	return n
+}
+
+// plural is n things: "1 finding", "3 findings".
+func plural(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
+}
+
+func quote(s string) string { return "“" + strings.TrimSpace(s) + "”" }
+
+// mapping says what a claim forbids and admits: "never LOCK-BROKEN; admits OVERLAP".
+func mapping(cl Claim) string {
+	var parts []string
+	if len(cl.Never) > 0 {
+		parts = append(parts, "never "+strings.Join(cl.Never, ", "))
+	}
+	if len(cl.Admits) > 0 {
+		parts = append(parts, "admits "+strings.Join(cl.Admits, ", "))
+	}
+	return strings.Join(parts, "; ")
+}
+
+func joinClasses(cs []oracle.Class) string {
+	s := make([]string, len(cs))
+	for i, c := range cs {
+		s[i] = string(c)
+	}
+	return strings.Join(s, ", ")
+}
+
+// planWords is an exploration's fault plan as the page says it.
+func planWords(plan string) string { return cmp.Or(plan, "no fault") }

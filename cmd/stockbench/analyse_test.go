@@ -1,0 +1,117 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stockbench/stockbench/bench"
+)
+
+// claimsFile is a claims file for the built-in token lock with one claim, fields
+// replaced or added by over (raw JSON by field name).
+func claimsFile(t *testing.T, over map[string]string) string {
+	t.Helper()
+	fields := map[string]string{
+		"library":  `"token"`,
+		"title":    `"token"`,
+		"language": `"Go"`,
+		"release":  `"built in"`,
+		"from":     `"stockbench itself"`,
+		"design":   `["--lock", "token"]`,
+		"claims":   `[{"id": "exclusion", "quote": "one holder at a time", "source": "lockimpl", "faults": ["none"], "never": ["LOCK-BROKEN"]}]`,
+	}
+	for k, v := range over {
+		fields[k] = v
+	}
+	var parts []string
+	for k, v := range fields {
+		parts = append(parts, `"`+k+`": `+v)
+	}
+	file := filepath.Join(t.TempDir(), "claims.json")
+	if err := os.WriteFile(file, []byte("{"+strings.Join(parts, ", ")+"}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return file
+}
+
+// TestAnalyseBadInput: a claims file analyse cannot use gets one line naming what is
+// wrong and exit 2, before any server starts, and writes nothing: no run directory, no
+// page.
+func TestAnalyseBadInput(t *testing.T) {
+	claim := func(field string) string {
+		return `[{"id": "c", "quote": "q", "source": "s", "faults": ["none"], "never": ["LOCK-BROKEN"], ` + field + `}]`
+	}
+	tests := []struct {
+		name string
+		args func(t *testing.T) []string
+		want string
+	}{
+		{"no claims file", func(*testing.T) []string { return nil }, "name one claims file"},
+		{"no such file", func(*testing.T) []string { return []string{"/nonexistent/claims.json"} }, "no such file"},
+		{"malformed", func(t *testing.T) []string {
+			f := filepath.Join(t.TempDir(), "c.json")
+			os.WriteFile(f, []byte(`{"library": "x",`), 0o644)
+			return []string{f}
+		}, "c.json"},
+		{"unknown field", func(t *testing.T) []string { return []string{claimsFile(t, map[string]string{"stars": "5"})} }, `unknown field "stars"`},
+		{"unknown fault in a claim", func(t *testing.T) []string {
+			return []string{claimsFile(t, map[string]string{"claims": claim(`"admits": [], "id": "d", "faults": ["meteor"]`)})}
+		}, `unknown fault "meteor"`},
+		{"unknown class", func(t *testing.T) []string {
+			return []string{claimsFile(t, map[string]string{"claims": claim(`"admits": ["SLOW"]`)})}
+		}, `unknown class "SLOW"`},
+		{"a queue's fault on a lock", func(t *testing.T) []string {
+			return []string{claimsFile(t, map[string]string{"faults": `["worker-crash"]`})}
+		}, "worker-crash is not a fault of lock sales"},
+		{"unquoted claim", func(t *testing.T) []string {
+			return []string{claimsFile(t, map[string]string{"claims": `[{"id": "c", "quote": " ", "source": "s", "faults": ["*"], "never": ["LOST"]}]`})}
+		}, "a claim is quoted"},
+		{"a lookup of no claim", func(t *testing.T) []string {
+			return []string{claimsFile(t, map[string]string{"lookups": `[{"claim": "nosuch", "class": "LOST", "searched": "2026-11-29", "query": "lost"}]`})}
+		}, `no claim "nosuch"`},
+		{"a library with no design", func(t *testing.T) []string {
+			return []string{claimsFile(t, map[string]string{"design": `["--lock", "redlock-ish"]`})}
+		}, `unknown lock "redlock-ish"`},
+		{"a Go module no adapter imports", func(t *testing.T) []string {
+			return []string{claimsFile(t, map[string]string{"design": `["--lock-go", "example.com/nolock@v1.0.0"]`})}
+		}, "no adapter in adapters/go imports example.com/nolock"},
+		{"a directory that is no Go module", func(t *testing.T) []string {
+			return []string{claimsFile(t, map[string]string{"design": `["--lock-go", "github.com/bsm/redislock=` + t.TempDir() + `"]`})}
+		}, "is not a Go module: no go.mod there"},
+		{"a design flag unknown", func(t *testing.T) []string {
+			return []string{claimsFile(t, map[string]string{"design": `["--lock", "token", "--lock-rust", "x"]`})}
+		}, "flag provided but not defined: -lock-rust"},
+		{"bad setting", func(t *testing.T) []string {
+			return []string{claimsFile(t, map[string]string{"settings": `{"buyers": "0"}`})}
+		}, "settings"},
+		{"too few draws", func(t *testing.T) []string { return []string{claimsFile(t, nil), "--runs", "2"} }, "--runs must be from 5 to 1000"},
+		{"a short budget", func(t *testing.T) []string { return []string{claimsFile(t, nil), "--budget", "1s"} }, "--budget: want 0 or a duration of at least 10s"},
+		{"render of nothing", func(t *testing.T) []string { return []string{"--render", t.TempDir()} }, "no record in"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			out, pages := filepath.Join(dir, "runs"), filepath.Join(dir, "pages")
+			args := append([]string{"analyse"}, tt.args(t)...)
+			if !strings.Contains(strings.Join(args, " "), "--render") {
+				args = append(args, "--pages", pages)
+			}
+			code, _, stderr := stockbench(t, append(args, "--out", out, "--redis", "process")...)
+			if code != bench.ExitUsage {
+				t.Errorf("exit code: want %d, got %d", bench.ExitUsage, code)
+			}
+			lines := strings.Split(strings.TrimSpace(stderr), "\n")
+			if len(lines) != 1 || !strings.HasPrefix(lines[0], "stockbench: ") || !strings.Contains(lines[0], tt.want) {
+				t.Errorf("want one line with %q, got:\n%s", tt.want, stderr)
+			}
+			for _, d := range []string{out, pages} {
+				if _, err := os.Stat(d); !os.IsNotExist(err) {
+					t.Errorf("bad input must not create %s", d)
+				}
+			}
+		})
+	}
+}
