@@ -50,14 +50,14 @@ func TestJudge(t *testing.T) {
 			}
 		})
 	}
-	if got := Plan("client-pause+evict:nth=2"); !slices.Equal(got, []string{"client-pause", "evict"}) {
-		t.Errorf("Plan of two faults: %v", got)
+	if got := FaultsOf("client-pause+evict:nth=2"); !slices.Equal(got, []string{"client-pause", "evict"}) {
+		t.Errorf("FaultsOf two faults: %v", got)
 	}
-	if got := Plan("failover+term-holder:p"); !slices.Equal(got, []string{"failover", "term-holder"}) {
-		t.Errorf("Plan of an exploration's region: %v", got)
+	if got := FaultsOf("failover+term-holder:p"); !slices.Equal(got, []string{"failover", "term-holder"}) {
+		t.Errorf("FaultsOf an exploration's region: %v", got)
 	}
-	if got := Plan("none"); !slices.Equal(got, []string{"none"}) {
-		t.Errorf("Plan of none: %v", got)
+	if got := FaultsOf("none"); !slices.Equal(got, []string{"none"}) {
+		t.Errorf("FaultsOf none: %v", got)
 	}
 }
 

@@ -100,10 +100,10 @@ func Slowed(kind results.SaleKind, timing string) string {
 	return string(faults.SlowWork)
 }
 
-// Plan is the faults of a fault plan as Judge takes them, "none" for none: from a spec
+// FaultsOf is the faults of a fault plan as Judge takes them, "none" for none: from a spec
 // (client-pause:nth=2+evict) or an exploration's region, whose knobs may be names alone
 // (failover+term-holder:p).
-func Plan(spec string) []string {
+func FaultsOf(spec string) []string {
 	var kinds []string
 	for _, part := range strings.Split(spec, "+") {
 		if k, _, _ := strings.Cut(part, ":"); k != "" && k != faults.None {

@@ -92,7 +92,7 @@ func (an Analysis) Findings() []Judged {
 // plan is the faults a finding is judged under: its plan's, and for an exploration's
 // whose holders' work reached their lease, the slowing that stands for.
 func (an Analysis) plan(f Finding) []string {
-	p := Plan(f.Faults)
+	p := FaultsOf(f.Faults)
 	if slow := Slowed(an.Record.Kind, f.Timing); slow != "" {
 		p = append(slices.DeleteFunc(p, func(k string) bool { return k == faults.None }), slow)
 	}

@@ -56,6 +56,34 @@ type Config struct {
 	Log io.Writer
 }
 
+// Timed reports whether the gate runs pairs of trials: this build against a base, or
+// two versions of a design.
+func (c *Config) Timed() bool { return c.Base != "" || c.BaseWith != nil || c.With != nil }
+
+// Against says what the pairs timed, for the gate's exit line.
+func (c *Config) Against() string {
+	if c.Base != "" {
+		return "this build against " + c.Base
+	}
+	return "--with against --base-with"
+}
+
+// Check refuses a gate that cannot run, in one line: baseline is the baseline file the
+// gate holds the run to, if any.
+func (c *Config) Check(baseline string) error {
+	switch {
+	case baseline == "" && !c.Timed():
+		return errors.New("gate: --baseline is required (or --base, to time this build against another)")
+	case c.Args != nil && !c.Timed():
+		return errors.New("gate: matrix arguments after -- are a trial's, and only --base (or --base-with and --with) runs trials")
+	case c.Base == "" && (c.BaseWith == nil) != (c.With == nil):
+		return errors.New("gate: --base-with and --with name the two versions of a design: give both (or --base)")
+	case c.Pairs < 3:
+		return fmt.Errorf("gate: --pairs %d: at least 3 (fewer cannot tell a slowdown from the machine)", c.Pairs)
+	}
+	return nil
+}
+
 // SetWith sets BaseWith and With from the words of base and change (Words); a quote left
 // open is a bench.UsageError.
 func (c *Config) SetWith(base, change string) error {

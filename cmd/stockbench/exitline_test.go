@@ -158,6 +158,8 @@ func (x exitFixtures) exitCases(t *testing.T) map[string]exitCase {
 		"shrink 1":         {[]string{"shrink", x.unrepeatable, "--tries", "1", "--out", out()}, bench.ExitFailed},
 		"shrink 2":         {[]string{"shrink", x.safe}, bench.ExitUsage},
 		"explore 2":        {[]string{"explore", "--lock", "lua", "--budget", "1s"}, bench.ExitUsage},
+		"analyse 0":        {[]string{"analyse", "--render", copyRun(t, filepath.Join("..", "..", "docs", "analyses"))}, bench.ExitOK},
+		"analyse 2":        {[]string{"analyse", "--out", out()}, bench.ExitUsage},
 		"merge 0":          {[]string{"merge", filepath.Join(shards, "r1"), "--out", out()}, bench.ExitOK},
 		"merge 2":          {[]string{"merge", t.TempDir()}, bench.ExitUsage},
 		"gate 0":           {[]string{"gate", "--baseline", x.safe, "--current", x.safe}, bench.ExitOK},

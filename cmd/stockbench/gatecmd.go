@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -46,17 +45,8 @@ func gateCommand(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	if err := paired.SetWith(*baseWith, *with); err != nil {
 		return bench.Complain(stderr, err)
 	}
-	// timed: pairs of trials run, this build against another or two versions of a design.
-	timed := *baseRef != "" || paired.BaseWith != nil || paired.With != nil
-	switch {
-	case *baseline == "" && !timed:
-		return bench.Complain(stderr, bench.UsageError(errors.New("gate: --baseline is required (or --base, to time this build against another)")))
-	case trial != nil && !timed:
-		return bench.Complain(stderr, bench.UsageError(errors.New("gate: matrix arguments after -- are a trial's, and only --base (or --base-with and --with) runs trials")))
-	case *baseRef == "" && (paired.BaseWith == nil) != (paired.With == nil):
-		return bench.Complain(stderr, bench.UsageError(errors.New("gate: --base-with and --with name the two versions of a design: give both (or --base)")))
-	case *pairs < 3:
-		return bench.Complain(stderr, bench.UsageError(fmt.Errorf("gate: --pairs %d: at least 3 (fewer cannot tell a slowdown from the machine)", *pairs)))
+	if err := paired.Check(*baseline); err != nil {
+		return bench.Complain(stderr, bench.UsageError(err))
 	}
 	passed := true
 	var ran []string
@@ -70,7 +60,7 @@ func gateCommand(ctx context.Context, args []string, stdout, stderr io.Writer) i
 			return bench.Complain(stderr, bench.UsageError(fmt.Errorf("gate: current: %w", err)))
 		}
 		held := rules
-		held.SpeedInfo = timed
+		held.SpeedInfo = paired.Timed() // pairs of trials run: this build against another, or two versions of a design
 		ok, err := gate.Report(stdout, base, cur, held)
 		if err != nil {
 			return bench.Complain(stderr, bench.UsageError(fmt.Errorf("gate: %w", err)))
@@ -78,7 +68,7 @@ func gateCommand(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		passed = passed && ok
 		ran = append(ran, fmt.Sprintf("run %s against baseline %s", cur.ID, base.ID))
 	}
-	if timed {
+	if paired.Timed() {
 		ok, err := pairgate.Gate(ctx, paired, rules, stdout)
 		if ctx.Err() != nil {
 			return bench.Exit(stdout, bench.ExitInterrupted, "gate: interrupted; the base's build and its trials removed")
@@ -86,11 +76,7 @@ func gateCommand(ctx context.Context, args []string, stdout, stderr io.Writer) i
 			return bench.Complain(stderr, err)
 		}
 		passed = passed && ok
-		if *baseRef != "" {
-			ran = append(ran, "this build against "+*baseRef)
-		} else {
-			ran = append(ran, "--with against --base-with")
-		}
+		ran = append(ran, paired.Against())
 	}
 	if !passed {
 		return bench.Exit(stdout, bench.ExitFailed, strings.Join(ran, "; ")+": regressed (see above)")
