@@ -37,15 +37,21 @@ func (d Draw) Has(name string) bool {
 	return string(d.Class) == name || slices.Contains(d.Findings, name)
 }
 
+// DrawOf is a finished run as a draw: its seed, class and kinds of finding.
+func DrawOf(run *Run) Draw {
+	d := Draw{Seed: run.Params.Seed, Class: run.Verdict.Class, Findings: FindingKinds(run.Verdict)}
+	if run.Sale != nil {
+		d.Seed = run.Sale.Seed()
+	}
+	return d
+}
+
 // Add counts a finished draw.
 func (r *Draws) Add(run *Run) {
 	if r.Classes == nil {
 		r.Classes, r.Findings = map[oracle.Class]int{}, map[string]int{}
 	}
-	d := Draw{Seed: run.Params.Seed, Class: run.Verdict.Class, Findings: FindingKinds(run.Verdict)}
-	if run.Sale != nil {
-		d.Seed = run.Sale.Seed()
-	}
+	d := DrawOf(run)
 	r.Runs++
 	r.Classes[d.Class]++
 	for _, k := range d.Findings {

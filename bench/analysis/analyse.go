@@ -156,14 +156,13 @@ func (a *analysis) cells(ctx context.Context) {
 				if err != nil || !run.Complete {
 					return
 				}
-				var d results.Draws
-				d.Add(&run)
-				draws[k] = &d.Each[0]
+				d := results.DrawOf(&run)
+				draws[k] = &d
 				a.mu.Lock()
 				defer a.mu.Unlock()
 				for _, class := range oracle.Classes() {
 					key := [2]string{fault, string(class)}
-					if _, ok := a.firsts[key]; !ok && d.Each[0].Has(string(class)) {
+					if _, ok := a.firsts[key]; !ok && d.Has(string(class)) {
 						a.firsts[key] = run
 					}
 				}
@@ -316,5 +315,5 @@ func (a *analysis) explore(ctx context.Context) {
 
 // shows reports whether run showed class, as its verdict's class or a kind of finding.
 func shows(run *results.Run, class oracle.Class) bool {
-	return run.Verdict.Class == class || slices.Contains(results.FindingKinds(run.Verdict), string(class))
+	return results.DrawOf(run).Has(string(class))
 }
