@@ -65,13 +65,26 @@ type Commands struct {
 	Shared bool `json:"shared_server,omitempty"`
 }
 
+// PingsUnknown tells NewCommands that the harness cannot count its own PINGs (other
+// processes watched the same servers): every PING is left out.
+const PingsUnknown = -1
+
 // NewCommands returns what the servers did between two snapshots, and per sale, leaving
-// out the harness's own: the INFO that took the first snapshot and the PINGs that watch
-// whether the servers still answer.
-func NewCommands(before, after ServerStats, sales int) *Commands {
+// out the harness's own: the INFO that took the first snapshot and ownPings, the PINGs
+// that watched whether the servers still answered (PingsUnknown: every PING). A design's
+// own PING stays a command: one more round trip per purchase is what a speed gate
+// counts.
+func NewCommands(before, after ServerStats, sales int, ownPings int64) *Commands {
 	c := &Commands{ByName: make(map[string]int64)}
 	for name, n := range after.Calls {
-		if d := n - before.Calls[name]; d > 0 && name != "info" && name != "ping" {
+		d := n - before.Calls[name]
+		if name == "ping" {
+			if ownPings == PingsUnknown {
+				continue
+			}
+			d -= ownPings
+		}
+		if d > 0 && name != "info" {
 			c.ByName[name] = d
 			c.Total += d
 		}

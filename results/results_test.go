@@ -49,18 +49,27 @@ func TestNewCommands(t *testing.T) {
 		total         int64
 		perSale       float64
 		cpuPerSaleUs  float64
+		ownPings      int64
 	}{
 		{"a sale",
 			ServerStats{Calls: map[string]int64{"get": 10, "info": 1}, CPU: time.Second},
 			ServerStats{Calls: map[string]int64{"get": 110, "set": 50, "info": 2}, CPU: time.Second + 5*time.Millisecond},
-			150, 3, 100},
+			150, 3, 100, 0},
 		{"a restart between the two",
 			ServerStats{Calls: map[string]int64{"get": 500}, CPU: time.Second},
 			ServerStats{Calls: map[string]int64{"get": 100}, CPU: 10 * time.Millisecond},
-			0, 0, 0},
+			0, 0, 0, 0},
+		{"the harness's 7 pings left out, the design's 50 kept",
+			ServerStats{Calls: map[string]int64{"ping": 3}},
+			ServerStats{Calls: map[string]int64{"ping": 60, "get": 100}},
+			150, 3, 0, 7},
+		{"pings not counted by the harness: all left out",
+			ServerStats{Calls: map[string]int64{"ping": 3}},
+			ServerStats{Calls: map[string]int64{"ping": 60, "get": 100}},
+			100, 2, 0, PingsUnknown},
 	}
 	for _, tt := range tests {
-		c := NewCommands(tt.before, tt.after, 50)
+		c := NewCommands(tt.before, tt.after, 50, tt.ownPings)
 		if c.Total != tt.total || c.PerSale != tt.perSale || c.CPUPerSaleUs != tt.cpuPerSaleUs {
 			t.Errorf("%s: total %d, per sale %v, cpu per sale %vµs; want %d, %v, %vµs",
 				tt.name, c.Total, c.PerSale, c.CPUPerSaleUs, tt.total, tt.perSale, tt.cpuPerSaleUs)

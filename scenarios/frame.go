@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -53,7 +54,7 @@ func runSale(ctx context.Context, s Sale, r Redis, ttl time.Duration, build func
 	t := newTally(s)
 	t.start = sr.at
 	started := time.Now()
-	goneErr := during(ctx, r.watched(s.Faults), keeper{lease: s.KeyLease, horizon: sr.k.horizon()}, sr.k.leases(), sr.inj,
+	goneErr := during(ctx, r.watched(s.Faults), keeper{lease: s.KeyLease, horizon: sr.k.horizon()}, sr.k.leases(), sr.inj, &sr.pings,
 		func(ctx context.Context) {
 			defer t.report(s, sr.inj)()
 			sr.k.run(ctx, t)
@@ -95,6 +96,9 @@ type saleUnderWay struct {
 	before   results.ServerStats
 	servers  string
 	statsErr error
+	// pings are the harness's own PINGs during the sale (watchServers), left out of its
+	// commands: a design's own PING is a round trip like any other.
+	pings atomic.Int64
 	// at, late and attempt are a shard's start (startTogether); stopBeat stops its
 	// heartbeat.
 	at       time.Time
@@ -173,7 +177,11 @@ func (sr *saleUnderWay) record(run *results.Run, t *tally, e saleEnd) {
 	run.DamageRate = run.NewRate()
 	run.Events = sr.inj.Events()
 	if sr.statsErr == nil {
-		run.Commands = results.NewCommands(sr.before, e.afterStats, run.Oracle.Bought)
+		own := sr.pings.Load()
+		if sr.s.Shard.Sharded() {
+			own = results.PingsUnknown // the other shards' watchers ping the same servers
+		}
+		run.Commands = results.NewCommands(sr.before, e.afterStats, run.Oracle.Bought, own)
 	}
 	run.Errors, run.FirstError = t.errors()
 	if s := sr.s; s.Shard.Sharded() {
@@ -215,10 +223,10 @@ func startTogether(ctx context.Context, s Sale, r Redis) (at time.Time, late tim
 // context ends early with ErrRedisGone when a watched server stops answering; during
 // then returns that error.
 func during(ctx context.Context, watched []redis.UniversalClient, k keeper, sets []leased,
-	inj *faults.Injector, run func(context.Context)) error {
+	inj *faults.Injector, pings *atomic.Int64, run func(context.Context)) error {
 	sale, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
-	unwatch := watchServers(sale, stop, watched, inj.ServersSettled)
+	unwatch := watchServers(sale, stop, watched, inj.ServersSettled, pings)
 	unlease := keepLeases(sale, k, sets)
 	run(sale)
 	unlease()

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -31,8 +32,10 @@ const (
 // watchServers pings each server on a connection of its own, beside the buyers' pools,
 // and stops the sale with ErrRedisGone when one stops answering, counting from when
 // the faults last had the servers settled (settled: a server being failed over on
-// purpose is not gone). unwatch stops the watching and closes its connections.
-func watchServers(ctx context.Context, stop context.CancelCauseFunc, servers []redis.UniversalClient, settled func() time.Time) (unwatch func()) {
+// purpose is not gone). Each ping sent is added to pings, so that the sale's command
+// counts can leave out the harness's own and keep a design's. unwatch stops the watching
+// and closes its connections.
+func watchServers(ctx context.Context, stop context.CancelCauseFunc, servers []redis.UniversalClient, settled func() time.Time, pings *atomic.Int64) (unwatch func()) {
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	for _, s := range servers {
@@ -41,7 +44,7 @@ func watchServers(ctx context.Context, stop context.CancelCauseFunc, servers []r
 			if c != s {
 				defer c.Close()
 			}
-			if err := watch(ctx, c, addr, settled); err != nil {
+			if err := watch(ctx, c, addr, settled, pings); err != nil {
 				stop(err)
 			}
 		})
@@ -49,13 +52,15 @@ func watchServers(ctx context.Context, stop context.CancelCauseFunc, servers []r
 	return func() { cancel(); wg.Wait() }
 }
 
-// watch pings c until ctx ends, or returns why it stopped answering.
-func watch(ctx context.Context, c redis.UniversalClient, addr string, settled func() time.Time) (gone error) {
+// watch pings c until ctx ends, or returns why it stopped answering; it counts its pings
+// in sent.
+func watch(ctx context.Context, c redis.UniversalClient, addr string, settled func() time.Time, sent *atomic.Int64) (gone error) {
 	lastOK := time.Now()
 	wait.Every(ctx, pingEvery, func() bool {
 		pctx, cancel := context.WithTimeout(ctx, pingTimeout)
 		err := c.Ping(pctx).Err()
 		cancel()
+		sent.Add(1)
 		if s := settled(); s.After(lastOK) {
 			lastOK = s
 		}

@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -29,8 +30,20 @@ import (
 )
 
 // SpeedRows are the matrix arguments every trial starts from: make bench's sales with no
-// fault, the rows whose speed a gate judges, once each.
-var SpeedRows = []string{"--faults", "none", "--queue-faults", "none", "--headline", "none"}
+// fault, the rows whose speed a gate judges, once each (the headline, which is all
+// faults, left out).
+var SpeedRows = []string{"--faults", "none", "--queue-faults", "none", "--headline", ""}
+
+// ApartRows are the arguments of a trial's second matrix, after its own, whenever its
+// first ran a lock: the same locks, their 200 buyers served one at a time (one
+// application instance serving one), so that nobody waits for the lock. A purchase's
+// own path then shows on its own, the commands Redis runs for it exactly (token's 7
+// every time): in SpeedRows' races every buyer's retries while another holds the lock
+// vary from trial to trial by more than one round trip in the holder's path.
+var ApartRows = []string{"--scenarios", "flash-sale", "--queues", "", "--buyers", "200", "--stock", "200", "--apps", "1", "--serve", "1", "--think", "0"}
+
+// apart names ApartRows' rows, apart from any flash-sale rows of the trial's own.
+const apart = "one at a time: "
 
 // Config is a paired timing. Zero fields take the defaults their comments give.
 type Config struct {
@@ -357,11 +370,30 @@ type side struct {
 	with           []string
 }
 
-// trial runs b's speed rows once, its run written under out, and reads their speed. A
+// trial runs b's speed rows once, and then its locks one purchase at a time
+// (ApartRows), each run written under out, and reads their speed.
+func (b side) trial(ctx context.Context, cfg Config, out string) (gate.Trial, error) {
+	args := slices.Concat(SpeedRows, b.with, cfg.Args)
+	f, err := b.matrix(ctx, cfg, filepath.Join(out, "rows"), args)
+	if err != nil {
+		return nil, err
+	}
+	t := speeds(f, "")
+	if !slices.ContainsFunc(f.Runs, func(r results.Run) bool { return r.Kind == results.LockSale }) {
+		return t, nil
+	}
+	if f, err = b.matrix(ctx, cfg, filepath.Join(out, "apart"), slices.Concat(args, ApartRows)); err != nil {
+		return nil, err
+	}
+	maps.Copy(t, speeds(f, apart))
+	return t, nil
+}
+
+// matrix runs b's matrix with args once, its run written under out, and reads it. A
 // matrix that found a sale worse than documented (exit 1) still timed it; any other
 // failure ends the timing.
-func (b side) trial(ctx context.Context, cfg Config, out string) (gate.Trial, error) {
-	args := slices.Concat([]string{"matrix", "--repeat", "1", "--out", out}, SpeedRows, b.with, cfg.Args)
+func (b side) matrix(ctx context.Context, cfg Config, out string, args []string) (*results.File, error) {
+	args = slices.Concat([]string{"matrix", "--repeat", "1", "--out", out}, args)
 	cmd := exec.CommandContext(ctx, b.bin, args...)
 	cmd.Dir = b.dir
 	var stderr bytes.Buffer
@@ -387,11 +419,12 @@ func (b side) trial(ctx context.Context, cfg Config, out string) (gate.Trial, er
 	if err != nil {
 		return nil, fmt.Errorf("read the trial's run: %w", err)
 	}
-	return speeds(f), nil
+	return f, nil
 }
 
-// speeds are the complete fault-free rows of f.
-func speeds(f *results.File) gate.Trial {
+// speeds are the complete fault-free rows of f, each keyed by prefix and its key. A row
+// whose server had other clients, or restarted, has no count of commands.
+func speeds(f *results.File, prefix string) gate.Trial {
 	t := gate.Trial{}
 	for i := range f.Runs {
 		r := &f.Runs[i]
@@ -399,7 +432,11 @@ func speeds(f *results.File) gate.Trial {
 			continue
 		}
 		_, l := r.MainLatency()
-		t[r.Key()] = gate.Speed{P50Us: float64(l.P50Us), SalesPerSec: r.SalesPerSec}
+		s := gate.Speed{P50Us: float64(l.P50Us), SalesPerSec: r.SalesPerSec}
+		if c := r.Commands; c != nil && !c.Shared {
+			s.CmdsPerSale = c.PerSale
+		}
+		t[prefix+r.Key()] = s
 	}
 	return t
 }

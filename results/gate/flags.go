@@ -54,6 +54,8 @@ var Flags = func() []Flag {
 			Set: share(func(r *Rules, v float64) { r.Alpha = v })},
 		{Name: "min-effect", Usage: fmt.Sprintf("smallest change --soft test flags: a rise of the median latency or a fall of sales/s, a `share` (default %g)", d.MinEffect),
 			Set: share(func(r *Rules, v float64) { r.MinEffect = v })},
+		{Name: "min-commands", Usage: fmt.Sprintf("smallest rise in Redis commands per sale the paired gate (--base) flags, a `number`: 1 is one more round trip per purchase (default %g)", d.MinCommands),
+			Set: share(func(r *Rules, v float64) { r.MinCommands = v })},
 		{Name: "soft-under-faults", Usage: "soft-gate runs with a fault plan too", Switch: true,
 			Set: func(r *Rules, v string) (err error) { r.SoftUnderFaults, err = strconv.ParseBool(v); return err }},
 	}

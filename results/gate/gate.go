@@ -41,6 +41,12 @@ type Rules struct {
 	// MinEffect is the smallest change SoftTest flags: of the median latency (a rise) or
 	// of sales/s (a fall), as a share, both as ratios to the reference design.
 	MinEffect float64 `json:"min_effect"`
+	// MinCommands is the smallest rise in the commands Redis ran per sale that the paired
+	// gate (--base) flags, where the pairs show it significant at Alpha: 1 is one more
+	// round trip on every purchase's path, 0.5 on every other. A count does not move with
+	// a busy runner as a time does, and one round trip on loopback is tens of
+	// microseconds, below what the times tell from a neighbour's noise.
+	MinCommands float64 `json:"min_commands"`
 	// MinSamples is the fewest sales (latency samples) a run needs, in the baseline and
 	// now, reference included, for its soft gates: the p99.9 of a hundred purchases is one
 	// purchase, and the sales/s of a 30-unit sale is mostly its start-up.
@@ -60,7 +66,7 @@ type Rules struct {
 // runs of one build differ by tens of percent in their tails.
 var Defaults = Rules{
 	Reference: "lua", QueueReference: "list", MaxThroughputDrop: 0.3, MaxP99Rise: 0.5, MaxP999Rise: 1.0, MinSamples: 200,
-	Soft: SoftTest, Alpha: 0.01, MinEffect: 0.2,
+	Soft: SoftTest, Alpha: 0.01, MinEffect: 0.2, MinCommands: 0.5,
 }
 
 // The ways the soft rules judge speed (Rules.Soft).
@@ -117,6 +123,9 @@ func (g Rules) Validate() error {
 	}
 	if !(g.MinEffect >= 0 && g.MinEffect < 1) {
 		return fmt.Errorf("gate: min_effect %v: want it from 0 to below 1", g.MinEffect)
+	}
+	if !(g.MinCommands > 0) || math.IsInf(g.MinCommands, 0) {
+		return fmt.Errorf("gate: min_commands %v: want a number of commands above 0", g.MinCommands)
 	}
 	if g.MinSamples < 0 {
 		return fmt.Errorf("gate: min_samples %d is negative", g.MinSamples)

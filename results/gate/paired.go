@@ -11,10 +11,12 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
-// Speed is a row's speed in one trial: its median purchase latency and its sales/s.
+// Speed is a row's speed in one trial: its median purchase latency, its sales/s, and
+// the commands Redis ran per sale (0: not counted).
 type Speed struct {
 	P50Us       float64 `json:"p50_us"`
 	SalesPerSec float64 `json:"sales_per_sec"`
+	CmdsPerSale float64 `json:"cmds_per_sale,omitempty"`
 }
 
 // Trial is one build's speed in one trial, by row (results.Run.Key).
@@ -42,8 +44,11 @@ func Order(n int, seed uint64) (baseFirst []bool) {
 // PairedRow is one row's speed, change against base, judged over the pairs.
 type PairedRow struct {
 	Key    string `json:"key"`
-	Metric string `json:"metric"` // "p50" or "sales/s"
+	Metric string `json:"metric"` // "p50", "sales/s" or "cmds/sale"
 	Pairs  int    `json:"pairs"`
+	// Rise is the change's mean rise over the base, in the figure's own unit, for a count
+	// (cmds/sale): +1 is one more command per sale.
+	Rise float64 `json:"rise,omitempty"`
 	// Slowdown is the change's geometric mean ratio to the base over the pairs, minus
 	// one, signed so that more is slower: +0.3 is a median latency 30% higher, or sales/s
 	// 1/1.3 of the base's. Low and High bound it, 95%.
@@ -56,14 +61,19 @@ type PairedRow struct {
 }
 
 // pairedMetrics are the figures the paired gate judges, each as a log ratio that is
-// positive when the change is slower.
+// positive when the change is slower. A time regresses by a share (Rules.MinEffect); a
+// count, which a busy runner leaves as it is, by an amount (Rules.MinCommands).
 var pairedMetrics = []struct {
 	name  string
 	slow  func(base, change Speed) float64
 	valid func(Speed) bool
+	// count is the figure of a count, whose rise is judged in its own unit; nil for a time.
+	count func(Speed) float64
 }{
-	{"p50", func(b, c Speed) float64 { return math.Log(c.P50Us / b.P50Us) }, func(s Speed) bool { return s.P50Us > 0 }},
-	{"sales/s", func(b, c Speed) float64 { return math.Log(b.SalesPerSec / c.SalesPerSec) }, func(s Speed) bool { return s.SalesPerSec > 0 }},
+	{"p50", func(b, c Speed) float64 { return math.Log(c.P50Us / b.P50Us) }, func(s Speed) bool { return s.P50Us > 0 }, nil},
+	{"sales/s", func(b, c Speed) float64 { return math.Log(b.SalesPerSec / c.SalesPerSec) }, func(s Speed) bool { return s.SalesPerSec > 0 }, nil},
+	{"cmds/sale", func(b, c Speed) float64 { return math.Log(c.CmdsPerSale / b.CmdsPerSale) }, func(s Speed) bool { return s.CmdsPerSale > 0 },
+		func(s Speed) float64 { return s.CmdsPerSale }},
 }
 
 // minPairs is the fewest pairs a row is judged on: with fewer, a t interval is wider
@@ -71,8 +81,9 @@ var pairedMetrics = []struct {
 const minPairs = 3
 
 // JudgePairs judges every row that each trial of both builds measured, by each metric:
-// a regression is a slowdown above g.MinEffect whose one-sided p, Holm-adjusted over
-// every row and metric, is below g.Alpha. Rows are in key order, p50 before sales/s.
+// a regression is a slowdown above g.MinEffect (for cmds/sale, a rise of at least
+// g.MinCommands) whose one-sided p, Holm-adjusted over every row and metric, is below
+// g.Alpha. Rows are in key order, p50, sales/s, then cmds/sale.
 func JudgePairs(pairs []Pair, g Rules) []PairedRow {
 	if len(pairs) == 0 {
 		return nil
@@ -88,20 +99,30 @@ func JudgePairs(pairs []Pair, g Rules) []PairedRow {
 	for _, k := range keys {
 		for _, m := range pairedMetrics {
 			var d []float64
+			rise := 0.0
 			for _, p := range pairs {
 				if b, c := p.Base[k], p.Change[k]; m.valid(b) && m.valid(c) {
 					d = append(d, m.slow(b, c))
+					if m.count != nil {
+						rise += m.count(c) - m.count(b)
+					}
 				}
 			}
 			if len(d) < minPairs {
 				continue
 			}
-			rows = append(rows, pairedRow(k, m.name, d))
+			row := pairedRow(k, m.name, d)
+			row.Rise = rise / float64(len(d))
+			rows = append(rows, row)
 		}
 	}
 	holm(rows)
 	for i := range rows {
-		rows[i].Regressed = rows[i].Holm < g.Alpha && rows[i].Slowdown > g.MinEffect
+		big := rows[i].Slowdown > g.MinEffect
+		if rows[i].Metric == "cmds/sale" {
+			big = rows[i].Rise >= g.MinCommands
+		}
+		rows[i].Regressed = rows[i].Holm < g.Alpha && big
 	}
 	return rows
 }
@@ -161,10 +182,15 @@ func WritePaired(w io.Writer, rows []PairedRow, g Rules) (regressed int) {
 		if r.Metric == "sales/s" { // a fall: the larger slowdown is the lower rate
 			lo, hi = hi, lo
 		}
+		change := pct(r.Slowdown, r.Metric)
+		if r.Metric == "cmds/sale" {
+			change = fmt.Sprintf("%+.2f a sale, %s", r.Rise, change)
+		}
 		fmt.Fprintf(w, "| %s | %s | %d | %s (%s to %s) | %.2g (%.2g) | %s |\n", r.Key, r.Metric, r.Pairs,
-			pct(r.Slowdown, r.Metric), lo, hi, r.P, r.Holm, verdict)
+			change, lo, hi, r.P, r.Holm, verdict)
 	}
-	fmt.Fprintf(w, "\nA row is slower when its change is above %.0f%% and its Holm-adjusted p below %g.\n", 100*g.MinEffect, g.Alpha)
+	fmt.Fprintf(w, "\nA row is slower when its median latency rose, or its sales/s fell, by more than %.0f%%, or Redis ran at least %g more commands per sale (a round trip), with its Holm-adjusted p below %g.\n",
+		100*g.MinEffect, g.MinCommands, g.Alpha)
 	return regressed
 }
 
