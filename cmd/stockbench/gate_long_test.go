@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -16,11 +17,12 @@ import (
 var pairedTrial = []string{"--", "--scenarios", "flash-sale", "--locks", "lua,token", "--queues", "", "--buyers", "500", "--stock", "500", "--think", "0"}
 
 // TestGateBaseTimesTheChange: a clone of this checkout timed against its own commit
-// passes; with token's release 5 ms slower (a sleep, as a handler that does more work),
-// timed against the commit before it, it fails on token's rows and no other. Each is one
-// job of pairs; the paired test's false alarms are Holm-bounded at --alpha over the rows
-// (docs/ci.md measures them over 20 jobs beside a busy neighbour, and why one more round
-// trip, 2 to 9% of a purchase here, is below what the gate flags).
+// passes; with one more round trip in token's release (a PING), timed against the commit
+// before it, it fails on token's commands per sale, one purchase at a time; with that
+// release 5 ms slower as well (a sleep, as a handler that does more work), timed against
+// the PING's commit, it fails on token's time. Neither flags a row the change did not
+// touch. Each is one job of pairs; the paired test's false alarms are Holm-bounded at
+// --alpha over the rows (docs/ci.md measures them over 20 jobs beside a busy neighbour).
 func TestGateBaseTimesTheChange(t *testing.T) {
 	top, err := exec.Command("git", "rev-parse", "--show-toplevel").Output()
 	if err != nil {
@@ -40,19 +42,19 @@ func TestGateBaseTimesTheChange(t *testing.T) {
 	}
 	git("clone", "-q", "--no-hardlinks", strings.TrimSpace(string(top)), clone)
 	bin := filepath.Join(clone, "bin", "stockbench")
-	gate := func(base string) (int, string, string) {
+	gate := func(base string, pairs string) (int, string, string) {
 		t.Helper()
 		build := exec.Command("go", "build", "-o", bin, "./cmd/stockbench")
 		build.Dir = clone
 		if out, err := build.CombinedOutput(); err != nil {
 			t.Fatalf("build the clone: %v\n%s", err, out)
 		}
-		cmd := exec.Command(bin, append([]string{"gate", "--base", base, "--pairs", "5", "--min-effect", "0.1"}, pairedTrial...)...)
+		cmd := exec.Command(bin, append([]string{"gate", "--base", base, "--pairs", pairs, "--min-effect", "0.1"}, pairedTrial...)...)
 		cmd.Dir = clone
 		return runCmd(t, cmd)
 	}
 
-	code, stdout, stderr := gate("HEAD")
+	code, stdout, stderr := gate("HEAD", "5")
 	if code != 0 {
 		t.Fatalf("the build against itself: exit %d, want 0\n%s\n%s", code, stdout, stderr)
 	}
@@ -69,19 +71,39 @@ func TestGateBaseTimesTheChange(t *testing.T) {
 	if !strings.Contains(string(src), release) {
 		t.Fatalf("token's release is no longer %q: update the test's change", release)
 	}
-	os.WriteFile(token, []byte(strings.Replace(string(src), release, "\ttime.Sleep(5 * time.Millisecond)\n"+release, 1)), 0o644)
-	git("commit", "-q", "-am", "token's release 5 ms slower")
-
-	code, stdout, stderr = gate("HEAD~1")
-	if code != 1 {
-		t.Fatalf("a slower release: exit %d, want 1\n%s\n%s", code, stdout, stderr)
+	change := func(what, code string) {
+		t.Helper()
+		src, _ := os.ReadFile(token)
+		os.WriteFile(token, []byte(strings.Replace(string(src), release, code+"\n"+release, 1)), 0o644)
+		git("commit", "-q", "-am", what)
 	}
-	for _, line := range strings.Split(stdout, "\n") {
-		if strings.Contains(line, "**slower**") && !strings.HasPrefix(line, "| flash-sale/token/none |") {
-			t.Errorf("a row the change did not touch flagged: %s", line)
+	// flagged fails unless the change's gate exits 1 with every row in want flagged, and
+	// only token's rows.
+	flagged := func(what string, code int, stdout, stderr string, want ...string) {
+		t.Helper()
+		if code != 1 {
+			t.Fatalf("%s: exit %d, want 1\n%s\n%s", what, code, stdout, stderr)
+		}
+		for _, line := range strings.Split(stdout, "\n") {
+			if strings.Contains(line, "**slower**") && !strings.HasPrefix(line, "| flash-sale/token/none |") && !strings.HasPrefix(line, "| one at a time: flash-sale/token/none |") {
+				t.Errorf("%s: a row the change did not touch flagged: %s", what, line)
+			}
+		}
+		for _, w := range want {
+			if !slices.ContainsFunc(strings.Split(stdout, "\n"), func(l string) bool { return strings.HasPrefix(l, w) && strings.Contains(l, "**slower**") }) {
+				t.Errorf("%s: want a line starting %q flagged:\n%s", what, w, stdout)
+			}
 		}
 	}
-	if !strings.Contains(stdout, "| flash-sale/token/none | p50 |") || !strings.Contains(stdout, "**slower**") {
-		t.Errorf("token's row not flagged:\n%s", stdout)
+
+	change("one more round trip in token's release", "\tl.client.Ping(ctx)")
+	code, stdout, stderr = gate("HEAD~1", "3")
+	flagged("a PING", code, stdout, stderr, "| one at a time: flash-sale/token/none | cmds/sale | 3 | +1.00 a sale")
+	if strings.Contains(stdout, "| one at a time: flash-sale/lua/none | cmds/sale | 3 | +1.00") {
+		t.Errorf("lua's count moved with token's release:\n%s", stdout)
 	}
+
+	change("token's release 5 ms slower", "\ttime.Sleep(5 * time.Millisecond)")
+	code, stdout, stderr = gate("HEAD~1", "5")
+	flagged("a slower release", code, stdout, stderr, "| flash-sale/token/none | p50 |")
 }

@@ -175,7 +175,8 @@ func Compare(baseline, current *results.File, rules Rules) Result {
 		if b == nil {
 			res.Notes = append(res.Notes, key+": not in the baseline; hard gates on its documented verdict only")
 		}
-		res.Regressions = append(res.Regressions, hardGates(key, r, b)...)
+		regs, notes := hardGates(key, r, b)
+		res.Regressions, res.Notes = append(res.Regressions, regs...), append(res.Notes, notes...)
 		if b != nil {
 			res.Regressions = append(res.Regressions, rateGates(key, r, b)...)
 			regs, notes := softGates(key, r, b, current, baseline, rules)

@@ -347,3 +347,46 @@ func TestGateSpeedOnAnotherMachine(t *testing.T) {
 		})
 	}
 }
+
+// TestPacedStock: stock left unsold under a fault while sales went on until the buyers'
+// patience ran out, with no lock left behind, is the machine's pace, a note; stock left
+// because sales stopped early, a lock left alive, or nothing sold at all stays a
+// regression.
+func TestPacedStock(t *testing.T) {
+	sale := func(change func(*results.Run)) *results.File {
+		r := results.Run{Kind: results.LockSale, Scenario: "headline", Impl: "watch", Complete: true,
+			Params:   results.Params{Faults: "client-pause:p=0.01:dist=exp", RetryTimeout: "2s"},
+			Oracle:   oracle.Report{Bought: 1000, InitialStock: 1000, LastSale: 1500 * time.Millisecond},
+			Duration: 2200 * time.Millisecond}
+		if change != nil {
+			change(&r)
+		}
+		r.Verdict = r.Oracle.Outcome()
+		return &results.File{SchemaVersion: results.SchemaVersion, ID: "f", Complete: true, Runs: []results.Run{r}}
+	}
+	unsold := func(last time.Duration) func(*results.Run) {
+		return func(r *results.Run) { r.Oracle.Bought, r.Oracle.Unsold, r.Oracle.LastSale = 700, 300, last }
+	}
+	for _, tc := range []struct {
+		name   string
+		change func(*results.Run)
+		note   bool // a note, no regression
+	}{
+		{"sales to the end of the buyers' patience", unsold(2020 * time.Millisecond), true},
+		{"within a quarter of the patience of the end", unsold(1710 * time.Millisecond), true},
+		{"sales stopped early", unsold(900 * time.Millisecond), false},
+		{"a lock left alive", func(r *results.Run) { unsold(2020 * time.Millisecond)(r); r.Oracle.Stuck = true }, false},
+		{"a zombie lock", func(r *results.Run) { unsold(2020 * time.Millisecond)(r); r.Oracle.Zombie = true }, false},
+		{"nothing sold", func(r *results.Run) { unsold(0)(r); r.Oracle.Bought, r.Oracle.Unsold = 0, 1000 }, false},
+		{"no fault", func(r *results.Run) { unsold(2020 * time.Millisecond)(r); r.Params.Faults = "" }, false},
+		{"a queue sale", func(r *results.Run) { unsold(2020 * time.Millisecond)(r); r.Kind = results.QueueSale }, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := Compare(sale(nil), sale(tc.change), Defaults)
+			noted := slices.ContainsFunc(res.Notes, func(n string) bool { return strings.Contains(n, "the machine's pace") })
+			if tc.note != (res.Passed() && noted) {
+				t.Errorf("want note %v; regressions %q, notes %q", tc.note, res.Regressions, res.Notes)
+			}
+		})
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/stockbench/stockbench/faults"
 	"github.com/stockbench/stockbench/oracle"
@@ -69,9 +70,8 @@ func rateGates(key string, r, b *results.Run) []string {
 
 // hardGates: harm where the design is documented safe, or where the baseline had none
 // and neither the documentation nor the baseline's reruns admit it; and a sale that did
-// not finish.
-func hardGates(key string, r, b *results.Run) []string {
-	var out []string
+// not finish. Stock a fault sale left unsold at the machine's pace (paced) is a note.
+func hardGates(key string, r, b *results.Run) (out, notes []string) {
 	if !r.Complete {
 		out = append(out, fmt.Sprintf("%s: the sale did not finish (%s)", key, or(r.Error, "interrupted")))
 	}
@@ -87,10 +87,30 @@ func hardGates(key string, r, b *results.Run) []string {
 		case safe:
 			out = append(out, fmt.Sprintf("%s: %s %d where the design is documented SAFE (%s)", key, c, n, r.Verdict))
 		case b != nil && b.Damage(c) == 0 && !allows(r.Expected, c) && !allows(rerun(b), c):
+			if c == oracle.ClassStuck && paced(r) {
+				notes = append(notes, fmt.Sprintf("%s: %d units unsold where the baseline sold out, its sales going on until the buyers' %s patience ran out, and no lock left behind: the machine's pace, not a stuck lock; gate --base judges speed (%s)",
+					key, n, r.Params.RetryTimeout, r.Verdict))
+				continue
+			}
 			out = append(out, fmt.Sprintf("%s: %s %d where the baseline had none (%s)", key, c, n, r.Verdict))
 		}
 	}
-	return out
+	return out, notes
+}
+
+// paced reports whether r's only STUCK is stock left on the shelf under a fault, with
+// sales going on to the end: its last sale within a quarter of the buyers' patience of
+// the sale's end, no lock left alive, no zombie, and some stock sold. A busy runner sells
+// a fixed stock more slowly, so buyers of fixed patience leave units at its pace; a lock
+// that kept them out stops the sales well before they give up. With no fault the
+// design's documented SAFE still holds it (and fault-sale's buyers are patient).
+func paced(r *results.Run) bool {
+	o := r.Oracle
+	patience, err := time.ParseDuration(r.Params.RetryTimeout)
+	if r.Kind != results.LockSale || r.FaultPlan() == faults.None || err != nil || patience <= 0 {
+		return false
+	}
+	return o.Unsold > 0 && !o.Stuck && !o.Zombie && o.Bought > 0 && o.LastSale >= r.Duration-patience/4
 }
 
 func or(s, def string) string {

@@ -1,6 +1,8 @@
 package gate
 
 import (
+	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -105,6 +107,50 @@ func TestJudgePairsRows(t *testing.T) {
 	var b strings.Builder
 	if n := WritePaired(&b, rows, g); n != 2 || !strings.Contains(b.String(), "| flash-sale/token/none | sales/s | 6 | -33.3% (") {
 		t.Errorf("WritePaired counted %d regressions, want 2; wrote\n%s", n, b.String())
+	}
+}
+
+// TestJudgePairsCounts: the commands Redis ran per sale regress by an amount, not a
+// share: one more round trip on every purchase's path, every pair, is flagged however
+// the times wander; the same build's counts, a contended row's counts that wander by
+// more than a round trip from trial to trial, and a rise below MinCommands are not.
+func TestJudgePairsCounts(t *testing.T) {
+	g := Rules{Alpha: 0.01, MinEffect: 0.2, MinCommands: 0.5}
+	load := []float64{100, 180, 95, 300, 120, 250}
+	for _, tc := range []struct {
+		name         string
+		base, change []float64
+		regressed    bool
+		rise         float64
+	}{
+		{"the same build, one purchase at a time", []float64{7, 7, 7, 7, 7, 7}, []float64{7, 7, 7, 7, 7, 7}, false, 0},
+		{"one more round trip, one purchase at a time", []float64{7, 7, 7, 7, 7, 7}, []float64{8, 8, 8, 8, 8, 8}, true, 1},
+		{"a lock design's script loaded once in some trials", []float64{4, 4.3, 4, 4, 4.3, 4}, []float64{4.3, 4, 4.3, 4.3, 4, 4.3}, false, 0.1},
+		{"a race's retries, the same build", []float64{39.7, 36.5, 41.2, 38.0, 44.1, 37.3}, []float64{41.9, 35.2, 44.0, 37.1, 40.3, 42.8}, false, 0.75},
+		{"a third of a command more every pair: below MinCommands", []float64{7, 7, 7, 7, 7, 7}, []float64{7.3, 7.3, 7.3, 7.3, 7.3, 7.3}, false, 0.3},
+		{"a round trip fewer", []float64{8, 8, 8, 8, 8, 8}, []float64{7, 7, 7, 7, 7, 7}, false, -1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var pairs []Pair
+			for i := range tc.base {
+				pairs = append(pairs, Pair{
+					Base:   Trial{"one at a time: flash-sale/token/none": {P50Us: load[i], SalesPerSec: 1e6 / load[i], CmdsPerSale: tc.base[i]}},
+					Change: Trial{"one at a time: flash-sale/token/none": {P50Us: load[i], SalesPerSec: 1e6 / load[i], CmdsPerSale: tc.change[i]}},
+				})
+			}
+			rows := JudgePairs(pairs, g)
+			if len(rows) != 3 || rows[2].Metric != "cmds/sale" {
+				t.Fatalf("rows %+v: want p50, sales/s and cmds/sale", rows)
+			}
+			r := rows[2]
+			if r.Regressed != tc.regressed || math.Abs(r.Rise-tc.rise) > 1e-9 {
+				t.Errorf("regressed %v, rise %+.3f (p %.3g, Holm %.3g); want %v, %+.3f", r.Regressed, r.Rise, r.P, r.Holm, tc.regressed, tc.rise)
+			}
+			var b strings.Builder
+			if n := WritePaired(&b, rows, g); n != map[bool]int{true: 1}[tc.regressed] || !strings.Contains(b.String(), fmt.Sprintf("%+.2f a sale", tc.rise)) {
+				t.Errorf("WritePaired counted %d regressions; wrote\n%s", n, b.String())
+			}
+		})
 	}
 }
 
