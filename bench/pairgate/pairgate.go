@@ -201,23 +201,53 @@ func buildBase(ctx context.Context, cfg Config, dir string) (string, error) {
 	return commit, nil
 }
 
-// stale refuses a change binary built from a clean tree at another commit of the checkout
-// than its HEAD: it would time another change than this one. A binary built from
-// a tree with uncommitted changes is taken as that tree's; one with no build stamp, or
-// stamped with a commit the checkout does not have, as given.
+// stale refuses a change binary that would time another change than the checkout's: one
+// built from a clean tree at another commit than its HEAD, or one older than an
+// uncommitted change to a file it builds from (newerChange). One with no build stamp, or
+// stamped with a commit the checkout does not have, is taken as given.
 func stale(ctx context.Context, cfg Config) error {
 	built, dirty := stamp(cfg.Change)
-	if built == "" || dirty {
-		return nil
-	}
-	head, err := revParse(ctx, cfg.Repo, "HEAD")
-	if err != nil || head == built {
+	if built == "" {
 		return nil
 	}
 	if _, err := revParse(ctx, cfg.Repo, built); err != nil {
 		return nil
 	}
+	if f := newerChange(ctx, cfg.Repo, cfg.Change); f != "" {
+		return bench.UsageError(fmt.Errorf("gate: %s is older than the change not committed to %s: rebuild it (make gate does) to time this change", cfg.Change, f))
+	}
+	head, err := revParse(ctx, cfg.Repo, "HEAD")
+	if err != nil || head == built || dirty {
+		return nil
+	}
 	return bench.UsageError(fmt.Errorf("gate: %s was built at %s, the checkout is at %s: rebuild it (make gate does) to time this change", cfg.Change, built[:min(12, len(built))], head[:12]))
+}
+
+// newerChange is a file of repo's changes not committed (tracked, modified or added)
+// written after the binary bin, "" when there is none: the binary was built without it.
+// Documentation (Markdown, docs/) and records (results/, baseline/) build nothing.
+func newerChange(ctx context.Context, repo, bin string) string {
+	fi, err := os.Stat(bin)
+	if err != nil {
+		return ""
+	}
+	top, err := exec.CommandContext(ctx, "git", "-C", repo, "rev-parse", "--show-toplevel").Output()
+	if err != nil {
+		return ""
+	}
+	out, err := exec.CommandContext(ctx, "git", "-C", repo, "diff", "--name-only", "-z", "HEAD").Output()
+	if err != nil {
+		return ""
+	}
+	for _, f := range strings.Split(string(out), "\x00") {
+		if f == "" || strings.HasSuffix(f, ".md") || strings.HasPrefix(f, "docs/") || strings.HasPrefix(f, "results/") || strings.HasPrefix(f, "baseline/") {
+			continue
+		}
+		if st, err := os.Stat(filepath.Join(strings.TrimSpace(string(top)), f)); err == nil && st.ModTime().After(fi.ModTime()) {
+			return f
+		}
+	}
+	return ""
 }
 
 // sameRows refuses a pair whose sides ran different rows: a design renamed between the

@@ -1,10 +1,15 @@
 package pairgate
 
 import (
+	"context"
 	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stockbench/stockbench/bench"
 	"github.com/stockbench/stockbench/results/gate"
@@ -70,5 +75,51 @@ func TestSetWith(t *testing.T) {
 	}
 	if err := c.SetWith("'open", "x"); !errors.Is(err, bench.ErrUsage) || !strings.Contains(err.Error(), "--base-with") {
 		t.Errorf("an open quote: %v, want a usage error naming --base-with", err)
+	}
+}
+
+// TestNewerChange: a change not committed, written after the binary, is one the binary
+// does not hold; one written before it, a change to the documentation, and a clean tree
+// are not.
+func TestNewerChange(t *testing.T) {
+	repo := t.TempDir()
+	git := func(args ...string) {
+		t.Helper()
+		if out, err := exec.Command("git", append([]string{"-C", repo, "-c", "user.name=t", "-c", "user.email=t@t"}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+	write := func(name, text string, at time.Time) {
+		t.Helper()
+		path := filepath.Join(repo, name)
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		os.Chtimes(path, at, at)
+	}
+	now := time.Now()
+	git("init", "-q")
+	write("lockimpl/token.go", "package lockimpl\n", now.Add(-time.Hour))
+	write("README.md", "# r\n", now.Add(-time.Hour))
+	git("add", ".")
+	git("commit", "-q", "-m", "one")
+	bin := filepath.Join(repo, "bin", "stockbench")
+	write("bin/stockbench", "a binary", now)
+	ctx := context.Background()
+	if f := newerChange(ctx, repo, bin); f != "" {
+		t.Errorf("a clean tree: %q, want none", f)
+	}
+	write("lockimpl/token.go", "package lockimpl // before the build\n", now.Add(-time.Minute))
+	if f := newerChange(ctx, repo, bin); f != "" {
+		t.Errorf("a change built into the binary: %q, want none", f)
+	}
+	write("README.md", "# r, edited since\n", now.Add(time.Minute))
+	if f := newerChange(ctx, repo, bin); f != "" {
+		t.Errorf("documentation edited since: %q, want none", f)
+	}
+	write("lockimpl/token.go", "package lockimpl // after the build\n", now.Add(time.Minute))
+	if f := newerChange(ctx, repo, bin); f != "lockimpl/token.go" {
+		t.Errorf("a change since the build: %q, want lockimpl/token.go", f)
 	}
 }
