@@ -77,7 +77,8 @@ run: build
 ## gate: run the default matrix and hold it to the committed baseline (classes, rates;
 ## speed only when it was recorded on this kind of machine); with BASE=REF (as
 ## BASE=origin/main), also time this build against REF, built here, in PAIRS pairs of
-## trials run one right after the other; exit 1 with one line per regression. The rules
+## trials run one right after the other, counting Redis's commands per sale as well (one
+## more round trip per purchase fails it); exit 1 with one line per regression. The rules
 ## live in baseline/gate.json. BASE is origin/main by default where the checkout has it
 ## and this tree is another (a branch, or changes not committed); BASE= times nothing.
 BASE  ?= $(shell git rev-parse -q --verify origin/main >/dev/null 2>&1 && \

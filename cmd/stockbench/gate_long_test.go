@@ -20,7 +20,8 @@ var pairedTrial = []string{"--", "--scenarios", "flash-sale", "--locks", "lua,to
 // passes; with one more round trip in token's release (a PING), timed against the commit
 // before it, it fails on token's commands per sale, one purchase at a time; with that
 // release 5 ms slower as well (a sleep, as a handler that does more work), timed against
-// the PING's commit, it fails on token's time. Neither flags a row the change did not
+// the PING's commit, it fails on token's time (its median or its sales/s, in the race or
+// one at a time: which of them clears Holm's bound over the twelve figures varies). Neither flags a row the change did not
 // touch. Each is one job of pairs; the paired test's false alarms are Holm-bounded at
 // --alpha over the rows (docs/ci.md measures them over 20 jobs beside a busy neighbour).
 func TestGateBaseTimesTheChange(t *testing.T) {
@@ -77,8 +78,8 @@ func TestGateBaseTimesTheChange(t *testing.T) {
 		os.WriteFile(token, []byte(strings.Replace(string(src), release, code+"\n"+release, 1)), 0o644)
 		git("commit", "-q", "-am", what)
 	}
-	// flagged fails unless the change's gate exits 1 with every row in want flagged, and
-	// only token's rows.
+	// flagged fails unless the change's gate exits 1 with a line of want flagged (any of
+	// them), and only token's rows.
 	flagged := func(what string, code int, stdout, stderr string, want ...string) {
 		t.Helper()
 		if code != 1 {
@@ -89,10 +90,10 @@ func TestGateBaseTimesTheChange(t *testing.T) {
 				t.Errorf("%s: a row the change did not touch flagged: %s", what, line)
 			}
 		}
-		for _, w := range want {
-			if !slices.ContainsFunc(strings.Split(stdout, "\n"), func(l string) bool { return strings.HasPrefix(l, w) && strings.Contains(l, "**slower**") }) {
-				t.Errorf("%s: want a line starting %q flagged:\n%s", what, w, stdout)
-			}
+		if !slices.ContainsFunc(strings.Split(stdout, "\n"), func(l string) bool {
+			return strings.Contains(l, "**slower**") && slices.ContainsFunc(want, func(w string) bool { return strings.HasPrefix(l, w) })
+		}) {
+			t.Errorf("%s: want a line starting with one of %q flagged:\n%s", what, want, stdout)
 		}
 	}
 
@@ -105,5 +106,6 @@ func TestGateBaseTimesTheChange(t *testing.T) {
 
 	change("token's release 5 ms slower", "\ttime.Sleep(5 * time.Millisecond)")
 	code, stdout, stderr = gate("HEAD~1", "5")
-	flagged("a slower release", code, stdout, stderr, "| flash-sale/token/none | p50 |")
+	flagged("a slower release", code, stdout, stderr, "| flash-sale/token/none | p50 |", "| flash-sale/token/none | sales/s |",
+		"| one at a time: flash-sale/token/none | p50 |", "| one at a time: flash-sale/token/none | sales/s |")
 }
