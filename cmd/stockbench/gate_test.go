@@ -254,7 +254,7 @@ func TestGateBaseRefusesBadInput(t *testing.T) {
 		{"a design under two names", []string{"--base-with", "--lock-file " + locks + "/token-scripts.json --locks token-scripts",
 			"--with", "--lock-file " + locks + "/px-seconds.json --locks px-seconds", "--pairs", "3", "--",
 			"--scenarios", "flash-sale", "--queues", "", "--buyers", "4", "--stock", "4", "--think", "0"},
-			"the base ran rows the change did not (flash-sale/token-scripts/none) and the change rows the base did not (flash-sale/px-seconds/none)"},
+			"the base ran rows the change did not (flash-sale/token-scripts/none, one at a time: flash-sale/token-scripts/none) and the change rows the base did not (flash-sale/px-seconds/none, one at a time: flash-sale/px-seconds/none)"},
 		{"a design file the change cannot read", []string{"--base-with", "--locks lua", "--with", "--lock-file " + locks + "/no-such.json --locks lua", "--",
 			"--scenarios", "flash-sale", "--queues", "", "--buyers", "4", "--stock", "4", "--think", "0"}, "no-such.json"},
 	} {
