@@ -373,8 +373,17 @@ func TestPacedStock(t *testing.T) {
 		note   bool // a note, no regression
 	}{
 		{"sales to the end of the buyers' patience", unsold(2020 * time.Millisecond), true},
-		{"within a quarter of the patience of the end", unsold(1710 * time.Millisecond), true},
-		{"sales stopped early", unsold(900 * time.Millisecond), false},
+		{"within a quarter of the patience of its end", unsold(1510 * time.Millisecond), true},
+		{"to its end, the clean-up after it long", func(r *results.Run) { unsold(2030 * time.Millisecond)(r); r.Duration = 2800 * time.Millisecond }, true},
+		{"sales stopped early", unsold(1400 * time.Millisecond), false},
+		{"an open load: the last buyer arrived at 2s", func(r *results.Run) {
+			unsold(3900 * time.Millisecond)(r)
+			r.Params.Rate, r.Params.Buyers = 1000, 2001
+		}, true},
+		{"an open load: sales stopped when the first buyers gave up", func(r *results.Run) {
+			unsold(2020 * time.Millisecond)(r)
+			r.Params.Rate, r.Params.Buyers = 1000, 2001
+		}, false},
 		{"a lock left alive", func(r *results.Run) { unsold(2020 * time.Millisecond)(r); r.Oracle.Stuck = true }, false},
 		{"a zombie lock", func(r *results.Run) { unsold(2020 * time.Millisecond)(r); r.Oracle.Zombie = true }, false},
 		{"nothing sold", func(r *results.Run) { unsold(0)(r); r.Oracle.Bought, r.Oracle.Unsold = 0, 1000 }, false},

@@ -99,18 +99,27 @@ func hardGates(key string, r, b *results.Run) (out, notes []string) {
 }
 
 // paced reports whether r's only STUCK is stock left on the shelf under a fault, with
-// sales going on to the end: its last sale within a quarter of the buyers' patience of
-// the sale's end, no lock left alive, no zombie, and some stock sold. A busy runner sells
-// a fixed stock more slowly, so buyers of fixed patience leave units at its pace; a lock
-// that kept them out stops the sales well before they give up. With no fault the
-// design's documented SAFE still holds it (and fault-sale's buyers are patient).
+// sales going on until the buyers' patience ran out: its last sale within a quarter of
+// the patience of the last buyer's give-up (the last arrival, then the patience), no lock
+// left alive, no zombie, and some stock sold. A busy runner sells a fixed stock more
+// slowly, so buyers of fixed patience leave units at its pace; a lock that kept them out
+// stops the sales well before they give up. With no fault the design's documented SAFE
+// still holds it (and fault-sale's buyers are patient).
 func paced(r *results.Run) bool {
-	o := r.Oracle
-	patience, err := time.ParseDuration(r.Params.RetryTimeout)
-	if r.Kind != results.LockSale || r.FaultPlan() == faults.None || err != nil || patience <= 0 {
+	o, p := r.Oracle, r.Params
+	patience, err := time.ParseDuration(p.RetryTimeout)
+	if r.Kind != results.LockSale || r.FaultPlan() == faults.None || err != nil || patience <= 0 || p.Waves > 0 {
 		return false
 	}
-	return o.Unsold > 0 && !o.Stuck && !o.Zombie && o.Bought > 0 && o.LastSale >= r.Duration-patience/4
+	horizon := patience
+	if p.Rate > 0 && p.Buyers > 1 { // arrivals spread over N/rate, at the mean of a ramp
+		rate := p.Rate
+		if p.RampTo > 0 {
+			rate = (p.Rate + p.RampTo) / 2
+		}
+		horizon += time.Duration(float64(p.Buyers-1) / rate * float64(time.Second))
+	}
+	return o.Unsold > 0 && !o.Stuck && !o.Zombie && o.Bought > 0 && o.LastSale >= horizon-patience/4
 }
 
 func or(s, def string) string {
