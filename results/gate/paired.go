@@ -49,6 +49,8 @@ type PairedRow struct {
 	// Rise is the change's mean rise over the base, in the figure's own unit, for a count
 	// (cmds/sale): +1 is one more command per sale.
 	Rise float64 `json:"rise,omitempty"`
+	// count: the figure is a count (pairedMetrics' count), judged by Rise.
+	count bool
 	// Slowdown is the change's geometric mean ratio to the base over the pairs, minus
 	// one, signed so that more is slower: +0.3 is a median latency 30% higher, or sales/s
 	// 1/1.3 of the base's. Low and High bound it, 95%.
@@ -112,14 +114,14 @@ func JudgePairs(pairs []Pair, g Rules) []PairedRow {
 				continue
 			}
 			row := pairedRow(k, m.name, d)
-			row.Rise = rise / float64(len(d))
+			row.Rise, row.count = rise/float64(len(d)), m.count != nil
 			rows = append(rows, row)
 		}
 	}
 	holm(rows)
 	for i := range rows {
 		big := rows[i].Slowdown > g.MinEffect
-		if rows[i].Metric == "cmds/sale" {
+		if rows[i].count {
 			big = rows[i].Rise >= g.MinCommands
 		}
 		rows[i].Regressed = rows[i].Holm < g.Alpha && big
@@ -183,7 +185,7 @@ func WritePaired(w io.Writer, rows []PairedRow, g Rules) (regressed int) {
 			lo, hi = hi, lo
 		}
 		change := pct(r.Slowdown, r.Metric)
-		if r.Metric == "cmds/sale" {
+		if r.count {
 			change = fmt.Sprintf("%+.2f a sale, %s", r.Rise, change)
 		}
 		fmt.Fprintf(w, "| %s | %s | %d | %s (%s to %s) | %.2g (%.2g) | %s |\n", r.Key, r.Metric, r.Pairs,
