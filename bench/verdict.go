@@ -15,7 +15,10 @@ import (
 const ExitRule = `Exit status, the same for every command that runs sales:
   0    every sale earned a class its design documents for its fault plan (or better), or
        its design documents no verdict for that plan, or, for a design that documents no
-       verdict at all, found nothing (SAFE or NOT-EXERCISED)
+       verdict at all, found nothing (SAFE or NOT-EXERCISED); or it did worse only at
+       the machine's pace, which broke a premise of the documentation (a holder or a
+       worker that outlived its lease, stock left as the buyers' patience ran out): an
+       OUTPACED line says so for each
   1    a sale did worse than its design documents, found anything while its design
        documents nothing at all, or earned a class --fail-on names (or one --expect
        does not)
@@ -48,7 +51,7 @@ func Worst(a, b int) int {
 func Judge(p results.Policy) Afterword {
 	return func(f *results.File) Reading {
 		var lines []string
-		worse, unfinished, unclaimed := 0, 0, 0
+		worse, unfinished, unclaimed, outpaced := 0, 0, 0, 0
 		passed := map[oracle.Class]int{} // findings that held because they are documented
 		for i := range f.Runs {
 			r := &f.Runs[i]
@@ -62,6 +65,9 @@ func Judge(p results.Policy) Afterword {
 				lines = append(lines, fmt.Sprintf("UNFINISHED %s: %s", r.Key(), why))
 			case results.Unclaimed:
 				unclaimed++
+			case results.Outpaced:
+				outpaced++
+				lines = append(lines, fmt.Sprintf("OUTPACED %s: %s", r.Key(), why))
 			default:
 				if rank, _ := r.Verdict.Class.Rank(); rank > 0 {
 					passed[r.Verdict.Class]++
@@ -94,6 +100,10 @@ func Judge(p results.Policy) Afterword {
 		}
 		if unclaimed > 0 {
 			why += fmt.Sprintf("; %d with findings where their designs document no verdict (a fault at a rate, several at once, settings of its own): --fail-on or --expect judge them", unclaimed)
+		}
+		if outpaced > 0 {
+			why = strings.Replace(why, "every sale earned", fmt.Sprintf("every sale but %d earned", outpaced), 1)
+			why += fmt.Sprintf("; %d did worse only at the machine's pace, so did not put its design's claim to the test (see OUTPACED above)", outpaced)
 		}
 		return end(ExitOK, why)
 	}

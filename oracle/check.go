@@ -60,6 +60,11 @@ type Report struct {
 	LockBroken int `json:"lock_broken"`
 	// Violations are the worst few overlaps with their holds, for the timelines.
 	Violations []Violation `json:"violations,omitempty"`
+	// Earliest is the first overlap, where the trouble began: an OVERLAP when its first
+	// holder had outlived its lease, which a verdict that admits no second holder
+	// assumes holders do not (results.Run.Outpaced). Nil with none, and for a merged
+	// sale.
+	Earliest *Violation `json:"earliest_violation,omitempty"`
 	// ExpiredAtRelease counts releases that found the lock already gone: a lease the
 	// holder outlived, an early warning even where nothing was oversold.
 	ExpiredAtRelease int `json:"expired_at_release,omitempty"`
@@ -162,7 +167,7 @@ func Check(l *Ledger, f *Final) Report {
 	switch {
 	case l.Hosts <= 1:
 		r.Overlaps, r.LongestOverlap = overlaps(started)
-		r.LockBroken, r.Violations = lockOverlaps(l.Holds)
+		r.LockBroken, r.Violations, r.Earliest = lockOverlaps(l.Holds)
 		r.ExpiredAtRelease = expiredAtRelease(l.Holds)
 	case r.Witness != nil:
 		r.Overlaps = int(r.Witness.Overlaps)

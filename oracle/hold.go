@@ -65,9 +65,11 @@ const maxViolations = 3
 
 // lockOverlaps sweeps the holds in order of entry: a hold that enters while an earlier
 // one is open overlaps it; when the earlier one was also surely inside its lease, and so
-// was the new one, the lock broke its promise. It returns the broken count and the worst
-// few violations: broken ones first, then the longest.
-func lockOverlaps(holds []Hold) (broken int, worst []Violation) {
+// was the new one, the lock broke its promise. It returns the broken count, the worst
+// few violations (broken ones first, then the longest) and the first, where the trouble
+// began: what followed an outlived lease (a late release deleting the next holder's
+// lock) may be a broken lock, but not the cause.
+func lockOverlaps(holds []Hold) (broken int, worst []Violation, first *Violation) {
 	hs := slices.Clone(holds)
 	slices.SortFunc(hs, func(a, b Hold) int { return cmp.Compare(a.Enter, b.Enter) })
 	open, sure := -1, -1 // the earlier holds that leave last, and that stay surely inside last
@@ -83,6 +85,9 @@ func lockOverlaps(holds []Hold) (broken int, worst []Violation) {
 		if v != nil {
 			v.At, v.For = h.Enter, min(v.First.Leave, h.Leave)-h.Enter
 			worst = keepWorst(worst, *v)
+			if first == nil {
+				first = v
+			}
 		}
 		if open < 0 || h.Leave > hs[open].Leave {
 			open = i
@@ -91,7 +96,7 @@ func lockOverlaps(holds []Hold) (broken int, worst []Violation) {
 			sure = i
 		}
 	}
-	return broken, worst
+	return broken, worst, first
 }
 
 // keepWorst adds v to the few kept, broken locks before overlaps and longer before

@@ -19,30 +19,35 @@ func TestLockOverlaps(t *testing.T) {
 		holds        []Hold
 		broken       int
 		worst        Class
-		first, other int // the buyers of the worst violation
+		first, other int   // the buyers of the worst violation
+		began        Class // the earliest violation's
 	}{
-		{"one after the other", []Hold{hold(1, 0, 50), hold(2, 50, 90)}, 0, "", 0, 0},
+		{"one after the other", []Hold{hold(1, 0, 50), hold(2, 50, 90)}, 0, "", 0, 0, ""},
 		// The second came at 31ms, well inside the first's lease: the lock broke.
-		{"a second holder inside the lease", []Hold{hold(1, 0, 80), hold(2, 30, 60)}, 1, ClassBroken, 1, 2},
+		{"a second holder inside the lease", []Hold{hold(1, 0, 80), hold(2, 30, 60)}, 1, ClassBroken, 1, 2, ClassBroken},
 		// The first held on past its 100ms lease: the application outlived it.
-		{"a holder past its lease", []Hold{hold(1, 0, 150), hold(2, 120, 160)}, 0, ClassOverlap, 1, 2},
+		{"a holder past its lease", []Hold{hold(1, 0, 150), hold(2, 120, 160)}, 0, ClassOverlap, 1, 2, ClassOverlap},
 		// Inside the margin before the lease's end (1ms + 0.2% of 100ms): not surely inside.
-		{"inside the margin", []Hold{hold(1, 0, 150), hold(2, 98, 160)}, 0, ClassOverlap, 1, 2},
-		{"just before the margin", []Hold{hold(1, 0, 150), hold(2, 97, 160)}, 1, ClassBroken, 1, 2},
+		{"inside the margin", []Hold{hold(1, 0, 150), hold(2, 98, 160)}, 0, ClassOverlap, 1, 2, ClassOverlap},
+		{"just before the margin", []Hold{hold(1, 0, 150), hold(2, 97, 160)}, 1, ClassBroken, 1, 2, ClassBroken},
 		// A renewal Redis confirmed extends the promise.
-		{"renewed", []Hold{renewed, hold(2, 200, 240)}, 1, ClassBroken, 1, 2},
-		// A broken lock ranks before a longer overlap.
-		{"broken first", []Hold{hold(1, 0, 300), hold(2, 150, 290), hold(3, 160, 170)}, 1, ClassBroken, 2, 3},
+		{"renewed", []Hold{renewed, hold(2, 200, 240)}, 1, ClassBroken, 1, 2, ClassBroken},
+		// A broken lock ranks before a longer overlap, though it came second: a late
+		// release removing the next holder's lock starts from an outlived lease.
+		{"broken first", []Hold{hold(1, 0, 300), hold(2, 150, 290), hold(3, 160, 170)}, 1, ClassBroken, 2, 3, ClassOverlap},
 		// The earlier hold surely inside is not always the one that leaves last.
-		{"the one still inside", []Hold{hold(1, 0, 400), hold(2, 200, 260), hold(3, 210, 230)}, 1, ClassBroken, 2, 3},
+		{"the one still inside", []Hold{hold(1, 0, 400), hold(2, 200, 260), hold(3, 210, 230)}, 1, ClassBroken, 2, 3, ClassOverlap},
 		// An acquire answered after its own lease had run out was never surely inside.
-		{"answered too late", []Hold{hold(1, 0, 80), {Buyer: 2, Sent: 0, Enter: 50 * ms, Leave: 60 * ms, Lease: 40 * ms}}, 0, ClassOverlap, 1, 2},
+		{"answered too late", []Hold{hold(1, 0, 80), {Buyer: 2, Sent: 0, Enter: 50 * ms, Leave: 60 * ms, Lease: 40 * ms}}, 0, ClassOverlap, 1, 2, ClassOverlap},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			broken, worst := lockOverlaps(tt.holds)
+			broken, worst, first := lockOverlaps(tt.holds)
 			if broken != tt.broken {
 				t.Errorf("broken: want %d, got %d", tt.broken, broken)
+			}
+			if tt.began == "" && first != nil || tt.began != "" && (first == nil || first.Class != tt.began) {
+				t.Errorf("first violation: want %q, got %+v", tt.began, first)
 			}
 			if tt.worst == "" {
 				if len(worst) > 0 {
@@ -65,7 +70,7 @@ func TestViolationsKeepTheWorstFew(t *testing.T) {
 	for i := range 10 { // each overlaps the last by i ms, past the previous lease
 		holds = append(holds, hold(i, i*200, i*200+200+i))
 	}
-	_, worst := lockOverlaps(holds)
+	_, worst, _ := lockOverlaps(holds)
 	if len(worst) != maxViolations {
 		t.Fatalf("want %d kept, got %d", maxViolations, len(worst))
 	}

@@ -88,6 +88,10 @@ type QueueReport struct {
 	InDoubtApplied int `json:"in_doubt_applied,omitempty"`
 	// DuplicatedEffects counts applications beyond one per order, refusals included.
 	DuplicatedEffects int `json:"duplicated_effects"`
+	// OutlivedDuplicates are those of DuplicatedEffects whose task's first worker, alive,
+	// acked only past its visibility timeout, and was not delivered again under it: the
+	// worker outlived its lease, as a paused one does; no lease was broken.
+	OutlivedDuplicates int `json:"outlived_duplicates,omitempty"`
 	// Deliveries counts takes; Redeliveries those of a task taken before.
 	Deliveries   int `json:"deliveries"`
 	Redeliveries int `json:"redeliveries"`
@@ -165,8 +169,12 @@ func (r *QueueReport) countEffects(l *QueueLedger, f *QueueFinal) {
 		}
 	}
 	r.Fulfilled, r.Refused = distinct(f.Effects), distinct(f.Refused)
-	for _, n := range done {
+	tasks := byTask(l.Takes)
+	for id, n := range done {
 		r.DuplicatedEffects += n - 1
+		if n > 1 && outlivedLease(tasks[id], l.Lease) {
+			r.OutlivedDuplicates += n - 1
+		}
 	}
 	for _, o := range l.Orders {
 		if o.Accepted && done[o.ID] == 0 {
@@ -244,6 +252,21 @@ func underLease(takes []Take, j int, lease time.Duration) bool {
 		}
 	}
 	return false
+}
+
+// outlivedLease reports whether a task's first delivery (its takes in order) went to a
+// live worker that acked only after its lease had surely run out (the lease began by
+// the dequeue's return at the latest), and the redelivery did not come under that
+// lease: the worker outlived its lease, rather than the lease breaking, an acked task
+// coming back or a dead worker's task coming back. A task the queue hands on once its
+// lease runs out is taken again when a worker is free, which may be after the first
+// worker's late ack.
+func outlivedLease(takes []Take, lease time.Duration) bool {
+	if lease <= 0 || len(takes) < 2 {
+		return false
+	}
+	a := takes[0]
+	return a.Result != TakeCrashed && a.Fulfilled >= a.End+lease+leaseMargin(lease) && !underLease(takes, 1, lease)
 }
 
 // Recoveries are, for each delivery that ended with its worker dead holding the task,

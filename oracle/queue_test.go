@@ -173,6 +173,33 @@ func TestLeaseOverlaps(t *testing.T) {
 	}
 }
 
+// A duplicate came of a worker that outlived its lease when the task's first worker,
+// alive, acked past its lease and the redelivery came after it ran out, taken before or
+// after the late ack; not when the lease broke, the worker had died, or had acked in
+// time.
+func TestOutlivedDuplicates(t *testing.T) {
+	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
+	tests := []struct {
+		name  string
+		takes []Take
+		want  int
+	}{
+		{"again after the lease, its worker still at it", []Take{{ID: "0", End: ms(1), Fulfilled: ms(80), Result: TakeFulfilled}, {ID: "0", Begin: ms(60), End: ms(61), Fulfilled: ms(62), Result: TakeFulfilled}}, 1},
+		{"again under the lease", []Take{{ID: "0", End: ms(1), Fulfilled: ms(80), Result: TakeFulfilled}, {ID: "0", Begin: ms(30), End: ms(31), Fulfilled: ms(32), Result: TakeFulfilled}}, 0},
+		{"taken again after the late ack", []Take{{ID: "0", End: ms(1), Fulfilled: ms(55), Result: TakeFulfilled}, {ID: "0", Begin: ms(50), End: ms(61), Fulfilled: ms(62), Result: TakeFulfilled}}, 1},
+		{"again though acked within the lease", []Take{{ID: "0", End: ms(1), Fulfilled: ms(40), Result: TakeFulfilled}, {ID: "0", Begin: ms(60), End: ms(61), Fulfilled: ms(62), Result: TakeFulfilled}}, 0},
+		{"acked within the margin of the lease's end", []Take{{ID: "0", End: ms(1), Fulfilled: ms(52), Result: TakeFulfilled}, {ID: "0", Begin: ms(60), End: ms(61), Fulfilled: ms(62), Result: TakeFulfilled}}, 0},
+		{"its worker died after applying", []Take{{ID: "0", End: ms(1), Fulfilled: ms(80), Result: TakeCrashed}, {ID: "0", Begin: ms(60), End: ms(61), Fulfilled: ms(62), Result: TakeFulfilled}}, 0},
+	}
+	for _, tt := range tests {
+		l := &QueueLedger{InitialStock: 5, Orders: orders(1), Takes: tt.takes, Lease: ms(50)}
+		r := CheckQueue(l, &QueueFinal{Stock: 3, Effects: []string{"0", "0"}}, false)
+		if r.DuplicatedEffects != 1 || r.OutlivedDuplicates != tt.want {
+			t.Errorf("%s: want 1 duplicate, %d outlived; got %d, %d", tt.name, tt.want, r.DuplicatedEffects, r.OutlivedDuplicates)
+		}
+	}
+}
+
 // Each death holding a task is timed to the task's next delivery, or counted as never
 // delivered again.
 func TestRecoveries(t *testing.T) {

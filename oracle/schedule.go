@@ -99,7 +99,7 @@ func CheckSchedule(schedulers, waves, due int, stock int64, fires []Fire, holds 
 		r.RenewalsAfterRelease = final.RenewalsAfterRelease
 	}
 	r.Overlaps, r.LongestOverlap = holdOverlaps(holds)
-	r.LockBroken, r.Violations = lockOverlaps(holds)
+	r.LockBroken, r.Violations, r.Earliest = lockOverlaps(holds)
 	r.ExpiredAtRelease = expiredAtRelease(holds)
 	return r
 }

@@ -76,7 +76,8 @@ const MatrixLegend = "Cells: SAFE, OVERLAP n (two holders at once, one past its 
 	"? = the sale did not finish."
 
 // Surprises lists, one line each, the runs whose verdict is not what their
-// implementation documents.
+// implementation documents, and why when the machine's pace broke the documentation's
+// premise (Run.Outpaced).
 func Surprises(runs []Run) []string {
 	var out []string
 	for _, r := range runs {
@@ -85,8 +86,12 @@ func Surprises(runs []Run) []string {
 			for i, c := range r.Expected {
 				want[i] = string(c)
 			}
-			out = append(out, fmt.Sprintf("%s with %s under %s: %s, documented %s",
-				r.Subject(), r.Impl, r.FaultPlan(), r.Verdict.Cell(), strings.Join(want, " or ")))
+			line := fmt.Sprintf("%s with %s under %s: %s, documented %s",
+				r.Subject(), r.Impl, r.FaultPlan(), r.Verdict.Cell(), strings.Join(want, " or "))
+			if why := r.Outpaced(); why != "" {
+				line += "; outpaced, not put to the test: " + why
+			}
+			out = append(out, line)
 		}
 	}
 	return out

@@ -23,6 +23,10 @@ const (
 	// for this plan (a fault at a rate, several at once): no claim to hold it to, so it
 	// passes, and the exit line counts it.
 	Unclaimed
+	// Outpaced: the sale did worse than its design documents, but at the machine's pace,
+	// which broke a premise of the documentation (Run.Outpaced): the claim was not put
+	// to the test, so it passes, with a line that says why, and the exit line counts it.
+	Outpaced
 	// Unfinished: the sale did not finish (its cell's "?") or its final state could not
 	// be read (UNKNOWN): no verdict to hold it to.
 	Unfinished
@@ -102,6 +106,9 @@ func (p Policy) Stand(r *Run) (Standing, string) {
 	case len(r.Expected) == 0 || slices.Contains(r.Expected, c):
 		return Held, ""
 	case worseThanAll(c, r.Expected):
+		if why := r.Outpaced(); why != "" {
+			return Outpaced, fmt.Sprintf("%s, worse than the %s it documents, but %s", r.Verdict.Cell(), classList(r.Expected), why)
+		}
 		return Worse, fmt.Sprintf("%s, worse than the %s it documents", r.Verdict.Cell(), classList(r.Expected))
 	}
 	return Held, fmt.Sprintf("%s, better than the %s it documents", r.Verdict.Cell(), classList(r.Expected))

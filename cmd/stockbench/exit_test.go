@@ -25,6 +25,10 @@ func TestExitStatus(t *testing.T) {
 	// damage.
 	nolock := writeFile(t, dir, "nolock.json", `{"name": "nolock",
 		"lock": {"acquire": {"lua": "return 1", "keys": ["lock"]}, "release": {"lua": "return 1", "keys": ["lock"]}}}`)
+	// A lock that grants every acquire and documents SAFE: its second holders come
+	// inside the first one's lease, a broken lock, which no machine's pace excuses.
+	granting := writeFile(t, dir, "granting.json", `{"name": "granting", "documented": {"none": ["SAFE"]},
+		"lock": {"acquire": {"lua": "return 1", "keys": ["lock"]}, "release": {"lua": "return 1", "keys": ["lock"]}}}`)
 	small := []string{"--buyers", "60", "--stock", "20", "--think", "2ms"}
 	tests := []struct {
 		name string
@@ -40,6 +44,20 @@ func TestExitStatus(t *testing.T) {
 		// none documents OVERSOLD under one client pause, nothing under a rate of them.
 		{"run: no verdict documented for the plan", []string{"run", "--lock", "none", "--fault", "client-pause:p=0.5"}, bench.ExitOK,
 			"1 with findings where their designs document no verdict"},
+		// token documents SAFE under net-latency for holders quicker than the TTL. Here
+		// every hold outlives its 3ms lease (PX: set-nx-ex's EX would round it up to a
+		// second) in its round trips (2ms ± 1ms a reply) and 2ms of work, with 59 buyers
+		// retrying every 1ms: second holders come after a lease outlived, not through a
+		// broken lock (33 of 36 holds overlapped; 10 runs of 10 were OUTPACED).
+		{"run: worse at the machine's pace", []string{"run", "--lock", "token", "--scenario", "fault-sale", "--fault", "net-latency",
+			"--ttl", "3ms", "--retry-interval", "1ms"}, bench.ExitOK, "OUTPACED fault-sale/token/net-latency: "},
+		// reliable-list documents SAFE with no fault for workers that ack within the
+		// visibility timeout; these work 30ms of a 20ms one, so every task is handed on
+		// while its worker, alive, is still at it (126 to 176 duplicates, 4 runs of 4
+		// OUTPACED), and no delivery comes under a live lease.
+		{"run: a queue worse at the workers' pace", []string{"run", "--queue", "reliable-list", "--work", "30ms", "--visibility", "20ms"},
+			bench.ExitOK, "OUTPACED queue-sale (naive fulfil)/reliable-list/none: "},
+		{"run: a broken lock is not outpaced", []string{"run", "--lock-file", granting}, bench.ExitFailed, "worse than the SAFE it documents"},
 		{"matrix: as documented", []string{"matrix", "--locks", "lua,none", "--faults", "none", "--queues", ""}, bench.ExitOK, "exit 0"},
 		{"matrix: --fail-on", []string{"matrix", "--locks", "lua,none", "--faults", "none", "--queues", "", "--fail-on", "OVERSOLD,LOST"}, bench.ExitFailed,
 			"exit 1: 1 of 2 sales failed"},

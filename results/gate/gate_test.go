@@ -399,3 +399,33 @@ func TestPacedStock(t *testing.T) {
 		})
 	}
 }
+
+// A sale documented SAFE that oversold after a holder outlived its lease in its own
+// round trips did so at the machine's pace (results.Run.Outpaced): a note; through a
+// broken lock first, a regression.
+func TestOutpacedIsANote(t *testing.T) {
+	ms := time.Millisecond
+	sale := func(class oracle.Class) *results.File {
+		r := results.Run{Kind: results.LockSale, Scenario: "flash-sale", Impl: "set-nx-ex", Complete: true,
+			Params: results.Params{Faults: "net-latency", RetryTimeout: "10s"}, Expected: safe,
+			Oracle: oracle.Report{Bought: 30, InitialStock: 30, LastSale: 900 * ms}}
+		if class != oracle.ClassSafe {
+			r.Oracle.Bought, r.Oracle.Oversold, r.Oracle.Overlaps, r.Oracle.LockBroken = 31, 1, 2, 1
+			r.Oracle.Earliest = &oracle.Violation{Class: class, At: 1005 * ms,
+				First:  oracle.Hold{Buyer: 4, Enter: ms, Leave: 1300 * ms, Lease: time.Second},
+				Second: oracle.Hold{Buyer: 9, Sent: 1004 * ms, Enter: 1005 * ms, Lease: 2004 * ms}}
+		}
+		r.Verdict = r.Oracle.Outcome()
+		return &results.File{SchemaVersion: results.SchemaVersion, ID: "f", Complete: true, Runs: []results.Run{r}}
+	}
+	res := Compare(sale(oracle.ClassSafe), sale(oracle.ClassOverlap), Defaults)
+	if !res.Passed() || !slices.ContainsFunc(res.Notes, func(n string) bool {
+		return strings.Contains(n, "OVERSOLD 1 where the design is documented SAFE, LOCK-BROKEN 1 where the design is documented SAFE, OVERLAP 2 where the design is documented SAFE, but a second holder first came in")
+	}) {
+		t.Errorf("a lease outlived first: want a note; regressions %q, notes %q", res.Regressions, res.Notes)
+	}
+	res = Compare(sale(oracle.ClassSafe), sale(oracle.ClassBroken), Defaults)
+	if res.Passed() || len(res.Regressions) != 3 {
+		t.Errorf("a broken lock first: want OVERSOLD, LOCK-BROKEN and OVERLAP regressions; got %q, notes %q", res.Regressions, res.Notes)
+	}
+}

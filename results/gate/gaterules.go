@@ -5,7 +5,6 @@ import (
 	"maps"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/stockbench/stockbench/faults"
 	"github.com/stockbench/stockbench/oracle"
@@ -70,7 +69,8 @@ func rateGates(key string, r, b *results.Run) []string {
 
 // hardGates: harm where the design is documented safe, or where the baseline had none
 // and neither the documentation nor the baseline's reruns admit it; and a sale that did
-// not finish. Stock a fault sale left unsold at the machine's pace (paced) is a note.
+// not finish. Harm at the machine's pace (results.Run.Outpaced; stock a fault sale left
+// unsold, Run.Paced) is a note.
 func hardGates(key string, r, b *results.Run) (out, notes []string) {
 	if !r.Complete {
 		out = append(out, fmt.Sprintf("%s: the sale did not finish (%s)", key, or(r.Error, "interrupted")))
@@ -80,46 +80,32 @@ func hardGates(key string, r, b *results.Run) (out, notes []string) {
 			key, strings.Join(r.NotExercised, ", "), r.Verdict))
 	}
 	safe := len(r.Expected) == 1 && r.Expected[0] == oracle.ClassSafe
+	var harm []string // what would fail the gate
 	for _, c := range severity {
 		n := r.Damage(c)
 		switch {
 		case n == 0:
 		case safe:
-			out = append(out, fmt.Sprintf("%s: %s %d where the design is documented SAFE (%s)", key, c, n, r.Verdict))
+			harm = append(harm, fmt.Sprintf("%s %d where the design is documented SAFE", c, n))
 		case b != nil && b.Damage(c) == 0 && !allows(r.Expected, c) && !allows(rerun(b), c):
-			if c == oracle.ClassStuck && paced(r) {
+			if c == oracle.ClassStuck && r.Paced() {
 				notes = append(notes, fmt.Sprintf("%s: %d units unsold where the baseline sold out, its sales going on until the buyers' %s patience ran out, and no lock left behind: the machine's pace, not a stuck lock; gate --base judges speed (%s)",
 					key, n, r.Params.RetryTimeout, r.Verdict))
 				continue
 			}
-			out = append(out, fmt.Sprintf("%s: %s %d where the baseline had none (%s)", key, c, n, r.Verdict))
+			harm = append(harm, fmt.Sprintf("%s %d where the baseline had none", c, n))
 		}
+	}
+	if len(harm) == 0 {
+		return out, notes
+	}
+	if why := r.Outpaced(); why != "" {
+		return out, append(notes, fmt.Sprintf("%s: %s, but %s (%s)", key, strings.Join(harm, ", "), why, r.Verdict))
+	}
+	for _, h := range harm {
+		out = append(out, fmt.Sprintf("%s: %s (%s)", key, h, r.Verdict))
 	}
 	return out, notes
-}
-
-// paced reports whether r's only STUCK is stock left on the shelf under a fault, with
-// sales going on until the buyers' patience ran out: its last sale within a quarter of
-// the patience of the last buyer's give-up (the last arrival, then the patience), no lock
-// left alive, no zombie, and some stock sold. A busy runner sells a fixed stock more
-// slowly, so buyers of fixed patience leave units at its pace; a lock that kept them out
-// stops the sales well before they give up. With no fault the design's documented SAFE
-// still holds it (and fault-sale's buyers are patient).
-func paced(r *results.Run) bool {
-	o, p := r.Oracle, r.Params
-	patience, err := time.ParseDuration(p.RetryTimeout)
-	if r.Kind != results.LockSale || r.FaultPlan() == faults.None || err != nil || patience <= 0 || p.Waves > 0 {
-		return false
-	}
-	horizon := patience
-	if p.Rate > 0 && p.Buyers > 1 { // arrivals spread over N/rate, at the mean of a ramp
-		rate := p.Rate
-		if p.RampTo > 0 {
-			rate = (p.Rate + p.RampTo) / 2
-		}
-		horizon += time.Duration(float64(p.Buyers-1) / rate * float64(time.Second))
-	}
-	return o.Unsold > 0 && !o.Stuck && !o.Zombie && o.Bought > 0 && o.LastSale >= horizon-patience/4
 }
 
 func or(s, def string) string {

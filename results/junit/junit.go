@@ -149,6 +149,8 @@ func sale(r *results.Run, stand Stand, broken []string, rerun string) Case {
 		k.Failure = &Result{Message: oneLine(broken[0]), Type: "threshold", Text: text.String()}
 	case st == results.Unfinished || !r.Complete:
 		k.Error = &Result{Message: oneLine(cmp.Or(why, r.Error, "the sale did not finish")), Type: string(r.Verdict.Class), Text: text.String()}
+	case st == results.Outpaced:
+		k.Skipped = &Result{Message: oneLine("outpaced, not put to the test: " + why)}
 	case r.Verdict.Class == oracle.ClassNotExercised:
 		k.Skipped = &Result{Message: "not exercised: " + strings.Join(r.NotExercised, ", ") + " never struck"}
 	default:
