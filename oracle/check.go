@@ -65,6 +65,12 @@ type Report struct {
 	// assumes holders do not (results.Run.Outpaced). Nil with none, and for a merged
 	// sale.
 	Earliest *Violation `json:"earliest_violation,omitempty"`
+	// Outlived is the first hold, by when its release began, that outlived its lease
+	// (Hold.Outlived): the holder alive and at work, or its release still on its way,
+	// when the lock's promise ran out. A late plain DEL then removes the next holder's
+	// lock, so a LOCK-BROKEN can follow it with no overlap of its own. Nil with none,
+	// and for a merged sale.
+	Outlived *Hold `json:"first_outlived,omitempty"`
 	// ExpiredAtRelease counts releases that found the lock already gone: a lease the
 	// holder outlived, an early warning even where nothing was oversold.
 	ExpiredAtRelease int `json:"expired_at_release,omitempty"`
@@ -168,6 +174,7 @@ func Check(l *Ledger, f *Final) Report {
 	case l.Hosts <= 1:
 		r.Overlaps, r.LongestOverlap = overlaps(started)
 		r.LockBroken, r.Violations, r.Earliest = lockOverlaps(l.Holds)
+		r.Outlived = firstOutlived(l.Holds)
 		r.ExpiredAtRelease = expiredAtRelease(l.Holds)
 	case r.Witness != nil:
 		r.Overlaps = int(r.Witness.Overlaps)

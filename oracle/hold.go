@@ -118,6 +118,31 @@ func b2i(b bool) int {
 	return 0
 }
 
+// Outlived reports whether the hold outlived its lease, its holder alive: its release
+// began after the lease had surely run out (Redis began the TTL by the acquire's answer
+// at the latest, then the margin), or was answered after that, so that it may have
+// reached Redis when the lock was another's.
+func (h Hold) Outlived() bool {
+	end := h.Lease + (h.Enter - h.Sent) + h.Margin()
+	return !h.Died && (h.Leave > end || h.Released > end)
+}
+
+// firstOutlived is the hold whose release began first among those that outlived their
+// lease; nil when none did.
+func firstOutlived(holds []Hold) *Hold {
+	var first *Hold
+	for i := range holds {
+		if h := holds[i]; h.Outlived() && (first == nil || h.Leave < first.Leave) {
+			first = &holds[i]
+		}
+	}
+	if first == nil {
+		return nil
+	}
+	h := *first
+	return &h
+}
+
 // expiredAtRelease counts the releases that found their lock already gone.
 func expiredAtRelease(holds []Hold) (n int) {
 	for _, h := range holds {

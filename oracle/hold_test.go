@@ -137,3 +137,29 @@ func TestBrokenLockClassAndCell(t *testing.T) {
 		t.Error("want LOCK-BROKEN ranked between OVERLAP and OVERSOLD")
 	}
 }
+
+// A hold outlived its lease when its release began, or was answered, past the lease's
+// end, counted from the acquire's answer (Redis began the TTL by then) and the margin;
+// the first such, by its release, is kept.
+func TestFirstOutlived(t *testing.T) {
+	dead := hold(5, 0, 300)
+	dead.Died = true
+	tests := []struct {
+		name  string
+		holds []Hold
+		want  int // buyer; 0: none
+	}{
+		{"in time", []Hold{hold(1, 0, 50), hold(2, 50, 149)}, 0},
+		{"within the margin and the acquire's answer", []Hold{func() Hold { h := hold(1, 0, 101); h.Released = 102 * ms; return h }()}, 0},
+		{"past it", []Hold{hold(1, 0, 50), hold(2, 0, 104)}, 2},
+		{"a release answered past it", []Hold{func() Hold { h := hold(2, 0, 90); h.Released = 110 * ms; return h }()}, 2},
+		{"the first by its release", []Hold{hold(3, 200, 400), hold(4, 100, 250), hold(1, 0, 50)}, 4},
+		{"a holder that died", []Hold{dead}, 0},
+	}
+	for _, tt := range tests {
+		got := firstOutlived(tt.holds)
+		if tt.want == 0 && got != nil || tt.want != 0 && (got == nil || got.Buyer != tt.want) {
+			t.Errorf("%s: want buyer %d, got %+v", tt.name, tt.want, got)
+		}
+	}
+}

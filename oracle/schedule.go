@@ -100,6 +100,7 @@ func CheckSchedule(schedulers, waves, due int, stock int64, fires []Fire, holds 
 	}
 	r.Overlaps, r.LongestOverlap = holdOverlaps(holds)
 	r.LockBroken, r.Violations, r.Earliest = lockOverlaps(holds)
+	r.Outlived = firstOutlived(holds)
 	r.ExpiredAtRelease = expiredAtRelease(holds)
 	return r
 }

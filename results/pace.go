@@ -15,9 +15,10 @@ import (
 // Two premises are the machine's to keep, not the design's:
 //
 //   - a verdict that admits no second holder assumes holds end within their lease
-//     where no fault stretches them: a second holder first came in only after the
-//     holder before it had outlived its lease, in the harness's own reads and writes
-//     (what followed, a late release deleting the next holder's lock, comes of that);
+//     where no fault stretches them: a second holder first came in beside a holder
+//     past its lease, or the lock first broke after a holder had begun its release
+//     past its lease (a late plain DEL deletes the next holder's lock), the holder
+//     slowed in the harness's own reads, writes and pool waits;
 //   - under a fault, buyers' patience outlasts selling the stock: the only STUCK is
 //     stock left as sales went on until the buyers gave up, no lock left behind.
 //
@@ -71,23 +72,32 @@ func (r *Run) admits(c oracle.Class) bool {
 	return slices.ContainsFunc(r.Expected, func(e oracle.Class) bool { return e.Admits(c) })
 }
 
-// outlived says how a second holder first came in after its predecessor had outlived
-// its lease, where the documentation admits no second holder; "" otherwise.
+// outlived says how the first second holder came of a lease outlived, where the
+// documentation admits no second holder; "" otherwise. Either it came in beside a
+// holder past its lease (an OVERLAP first), or the lock first broke after a holder had
+// begun its release past its lease (a late plain DEL removes the next holder's lock).
 func (r *Run) outlived() string {
-	v := r.Oracle.Earliest
-	if r.admits(oracle.ClassOverlap) || v == nil || v.Class != oracle.ClassOverlap {
+	v, h := r.Oracle.Earliest, r.Oracle.Outlived
+	if r.admits(oracle.ClassOverlap) || v == nil {
 		return ""
 	}
 	if l := r.LostLocks; l != nil && l.Paused > 0 {
 		return "" // a fault paused holders: the documentation would admit it
 	}
-	held, lease := v.First.Leave-v.First.Enter, v.First.Lease-v.First.Sent
 	lost := ""
 	if l := r.LostLocks; l != nil && l.Lost > 0 {
 		lost = " (" + l.String() + ")"
 	}
-	return fmt.Sprintf("a second holder first came in (buyer %d, at %s) after buyer %d had held the lock %s of a %s lease%s",
-		v.Second.Buyer, v.At.Round(time.Millisecond), v.First.Buyer, held.Round(time.Millisecond), lease.Round(time.Millisecond), lost)
+	ms := func(d time.Duration) time.Duration { return d.Round(time.Millisecond) }
+	switch {
+	case v.Class == oracle.ClassOverlap:
+		return fmt.Sprintf("a second holder first came in (buyer %d, at %s) after buyer %d had held the lock %s of a %s lease%s",
+			v.Second.Buyer, ms(v.At), v.First.Buyer, ms(v.First.Leave-v.First.Enter), ms(v.First.Lease-v.First.Sent), lost)
+	case h != nil && h.Leave <= v.At:
+		return fmt.Sprintf("the lock first broke (buyer %d came in at %s beside buyer %d) after buyer %d had held it %s of a %s lease, its release late%s",
+			v.Second.Buyer, ms(v.At), v.First.Buyer, h.Buyer, ms(h.Leave-h.Enter), ms(h.Lease-h.Sent), lost)
+	}
+	return ""
 }
 
 // outlivedTasks says how every duplicate of a queue sale came as a live worker outlived
