@@ -47,12 +47,9 @@
 //
 // Exit status, the same for every command that runs sales:
 //
-//	0    every sale earned a class its design documents for its fault plan (or better), or
-//	     its design documents no verdict for that plan, or, for a design that documents no
-//	     verdict at all, found nothing (SAFE or NOT-EXERCISED); or it did worse only at
-//	     the machine's pace, which broke a premise of the documentation (a holder or a
-//	     worker that outlived its lease, stock left as the buyers' patience ran out): an
-//	     OUTPACED line says so for each
+//	0    every sale earned a class its design documents for its fault plan (or better),
+//	     or its design documents none for that plan, or none at all and it found nothing
+//	     (SAFE, NOT-EXERCISED), or it did worse only at the machine's pace (OUTPACED lines)
 //	1    a sale did worse than its design documents, found anything while its design
 //	     documents nothing at all, or earned a class --fail-on names (or one --expect
 //	     does not)
