@@ -133,15 +133,16 @@ func CheckQueue(l *QueueLedger, f *QueueFinal, ordered bool) QueueReport {
 		}
 	}
 	r.Crashed, r.Redeliveries, r.OutOfOrder, r.InDoubtTaken = deliveries(l, ordered)
-	r.LeaseOverlaps = leaseOverlaps(l)
+	tasks := byTask(l.Takes) // each task's deliveries in order, read by the checks below
+	r.LeaseOverlaps = leaseOverlaps(tasks, l.Lease)
 	if f != nil {
-		r.countEffects(l, f)
+		r.countEffects(l, f, tasks)
 	}
 	return r
 }
 
 // countEffects compares the orders accepted with the effects and refusals Redis logged.
-func (r *QueueReport) countEffects(l *QueueLedger, f *QueueFinal) {
+func (r *QueueReport) countEffects(l *QueueLedger, f *QueueFinal, tasks map[string][]Take) {
 	r.FinalStock = f.Stock
 	accepted := make(map[string]bool, len(l.Orders))
 	inDoubt := make(map[string]bool)
@@ -169,7 +170,6 @@ func (r *QueueReport) countEffects(l *QueueLedger, f *QueueFinal) {
 		}
 	}
 	r.Fulfilled, r.Refused = distinct(f.Effects), distinct(f.Refused)
-	tasks := byTask(l.Takes)
 	for id, n := range done {
 		r.DuplicatedEffects += n - 1
 		if n > 1 && outlivedLease(tasks[id], l.Lease) {
@@ -186,7 +186,7 @@ func (r *QueueReport) countEffects(l *QueueLedger, f *QueueFinal) {
 	}
 	r.Oversold = max(0, int64(r.Fulfilled)-l.InitialStock)
 	r.NegativeStock = f.Stock < 0
-	r.Tasks = taskViolations(l, f, accepted)
+	r.Tasks = taskViolations(l, f, accepted, tasks)
 }
 
 // deliveries reads the workers' takes alone: how many crashed, how many were
@@ -219,11 +219,11 @@ func deliveries(l *QueueLedger, ordered bool) (crashed, redelivered, outOfOrderN
 // began a lease earlier at the soonest), and before its worker acked it (a worker that
 // crashed never did). Bounds are taken on the safe side, so a count is never a clock's
 // doing.
-func leaseOverlaps(l *QueueLedger) int {
+func leaseOverlaps(tasks map[string][]Take, lease time.Duration) int {
 	n := 0
-	for _, takes := range byTask(l.Takes) {
+	for _, takes := range tasks {
 		for j := range takes {
-			if underLease(takes, j, l.Lease) {
+			if underLease(takes, j, lease) {
 				n++
 			}
 		}
@@ -389,7 +389,7 @@ type TaskViolation struct {
 
 // taskViolations picks the worst few tasks: duplicated ones first, then lost ones that
 // a worker had taken, then deliveries under a live lease.
-func taskViolations(l *QueueLedger, f *QueueFinal, accepted map[string]bool) []TaskViolation {
+func taskViolations(l *QueueLedger, f *QueueFinal, accepted map[string]bool, tasks map[string][]Take) []TaskViolation {
 	if f == nil {
 		return nil
 	}
@@ -400,7 +400,6 @@ func taskViolations(l *QueueLedger, f *QueueFinal, accepted map[string]bool) []T
 		}
 	}
 	var out []TaskViolation
-	tasks := byTask(l.Takes)
 	ids := slices.Sorted(maps.Keys(tasks))
 	for _, pass := range []func(id string, takes []Take) Class{
 		func(id string, _ []Take) Class { return pick(done[id] > 1, ClassDuplicated) },

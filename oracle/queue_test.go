@@ -167,7 +167,7 @@ func TestLeaseOverlaps(t *testing.T) {
 	}
 	for _, tt := range tests {
 		l := &QueueLedger{Takes: tt.takes, Lease: ms(50)}
-		if got := leaseOverlaps(l); got != tt.want {
+		if got := leaseOverlaps(byTask(l.Takes), l.Lease); got != tt.want {
 			t.Errorf("%s: want %d, got %d", tt.name, tt.want, got)
 		}
 	}
