@@ -3,9 +3,12 @@ package lockimpl
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 )
 
 // TestTokenReleaseChecksOwner: a holder whose lock expired and was taken gets ErrNotHeld,
@@ -166,23 +169,56 @@ func TestWatchTry(t *testing.T) {
 	s := NewStock("{test:watch-try}")
 	c.Del(ctx, s.Keys()...)
 	c.Set(ctx, s.Key, 5, 0)
-	w := Watch{Client: c}
+	// The try's client says when it has read the stock and holds its transaction until
+	// the other writer wrote: the race decided in the order the test is about, whatever
+	// the machine's pace.
+	tc := redis.NewClient(c.(*redis.Client).Options())
+	t.Cleanup(func() { tc.Close() })
+	steps := stepHook{read: make(chan struct{}), written: make(chan struct{})}
+	tc.AddHook(steps)
+	w := Watch{Client: tc}
 
 	done := make(chan error, 1)
 	go func() {
-		_, err := w.Try(ctx, s, "beaten", 200*time.Millisecond)
+		_, err := w.Try(ctx, s, "beaten", 0)
 		done <- err
 	}()
-	time.Sleep(50 * time.Millisecond) // the try has read the stock and is thinking
+	<-steps.read
 	c.Set(ctx, s.Key, 4, 0)
+	close(steps.written)
 	if err := <-done; !errors.Is(err, ErrNotAcquired) {
 		t.Errorf("beaten try: want ErrNotAcquired, got %v", err)
 	}
 	if n := c.LLen(ctx, s.Orders).Val(); n != 0 {
 		t.Errorf("a beaten try recorded %d orders", n)
 	}
-	if left, err := w.Try(ctx, s, "alone", 0); err != nil || left != 3 {
+	if left, err := (Watch{Client: c}).Try(ctx, s, "alone", 0); err != nil || left != 3 {
 		t.Errorf("unbeaten try: want 3 left, got %d, %v", left, err)
+	}
+}
+
+// stepHook holds a WATCH try at its steps: read closes once its GET is answered, and its
+// write (MULTI, SET, RPUSH, EXEC) waits for written.
+type stepHook struct{ read, written chan struct{} }
+
+func (stepHook) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+func (h stepHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		err := next(ctx, cmd)
+		if cmd.Name() == "get" {
+			close(h.read)
+		}
+		return err
+	}
+}
+
+func (h stepHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		if slices.ContainsFunc(cmds, func(c redis.Cmder) bool { return c.Name() == "rpush" }) {
+			<-h.written // the try's write, not the connection's set-up
+		}
+		return next(ctx, cmds)
 	}
 }
 

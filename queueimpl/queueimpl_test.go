@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/stockbench/stockbench/internal/servers/redistest"
 	"github.com/stockbench/stockbench/queueimpl"
 	_ "github.com/stockbench/stockbench/queueimpl/asynq"
@@ -164,5 +166,69 @@ func TestZPopMinPriority(t *testing.T) {
 		if err != nil || task.Order().ID != want {
 			t.Fatalf("want %s, got %v, %v", want, task, err)
 		}
+	}
+}
+
+// heldStamp holds a worker's stamp of its take (the command that follows its BLMOVE)
+// until released, as a worker descheduled between the two would.
+type heldStamp struct{ held, release chan struct{} }
+
+func (heldStamp) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+func (h heldStamp) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		if n := cmd.Name(); n != "blmove" && n != "hello" && n != "client" {
+			close(h.held)
+			<-h.release
+		}
+		return next(ctx, cmd)
+	}
+}
+
+func (heldStamp) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return next
+}
+
+// TestReliableListLateStamp: a worker whose stamp of its take reaches Redis late, after
+// its task was handed on (its clock started by the reaper) and taken by another, does
+// not move the other's clock back: the task is not handed on a third time while the
+// second worker's lease is live.
+func TestReliableListLateStamp(t *testing.T) {
+	ctx := context.Background()
+	const vis = 100 * time.Millisecond
+	impl, _ := queueimpl.Lookup("reliable-list")
+	q, k := build(t, impl, vis)
+	q.Enqueue(ctx, queueimpl.Order{ID: "a", Seq: 1})
+
+	slow := redistest.Shared(t).Client(1)
+	t.Cleanup(func() { slow.Close() })
+	hold := heldStamp{held: make(chan struct{}), release: make(chan struct{})}
+	slow.AddHook(hold)
+	first := impl.New(queueimpl.Env{Client: slow, Keys: k, Visibility: vis})
+	taken := make(chan error, 1)
+	go func() {
+		_, err := first.Dequeue(ctx, "slow", time.Second)
+		taken <- err
+	}()
+	<-hold.held // taken, not yet stamped
+	r := q.(queueimpl.Reaper)
+	r.Reap(ctx) // no time yet: its clock starts now
+	time.Sleep(vis + 20*time.Millisecond)
+	if n, err := r.Reap(ctx); err != nil || n != 1 {
+		t.Fatalf("reap past the visibility timeout: want 1 handed on, got %d, %v", n, err)
+	}
+	second, err := q.Dequeue(ctx, "second", time.Second)
+	if err != nil || second.Order().ID != "a" {
+		t.Fatalf("second take: want a, got %v, %v", second, err)
+	}
+	close(hold.release) // the first worker's stamp arrives now
+	if err := <-taken; err != nil {
+		t.Fatal(err)
+	}
+	if n, err := r.Reap(ctx); err != nil || n != 0 {
+		t.Errorf("reap within the second worker's lease: want nothing handed on, got %d, %v", n, err)
+	}
+	if third, err := q.Dequeue(ctx, "third", 50*time.Millisecond); !errors.Is(err, queueimpl.ErrEmpty) {
+		t.Errorf("a third take while the second's lease is live: want ErrEmpty, got %v, %v", third, err)
 	}
 }

@@ -49,10 +49,25 @@ func (q ReliableList) Dequeue(ctx context.Context, _ string, wait time.Duration)
 		return nil, fmt.Errorf("reliable-list: blmove: %w", err)
 	}
 	// A worker that dies before this line leaves a task with no time: Reap gives it one.
-	q.Client.HSet(ctx, q.Keys.Taken, e, time.Now().UnixMilli())
+	if err := stampScript.Run(ctx, q.Client, []string{q.Keys.Processing, q.Keys.Taken}, e).Err(); err != nil && !errors.Is(err, redis.Nil) {
+		return nil, fmt.Errorf("reliable-list: stamp: %w", err)
+	}
 	o, err := ParseEntry(e)
 	return &reliableTask{q: q, e: e, o: o}, err
 }
+
+// stampScript starts a taken task's clock, in microseconds of Redis's own: only if the
+// task is in processing and has no time yet. A stamp that reaches Redis late, once the
+// task was handed on and taken again, must not move the new holder's clock back (it
+// did: set with the worker's time from before the delay, it had the reaper hand the task
+// on a third time under the second worker's lease); a stamp of a task already back in
+// line would do the same to its next taker.
+var stampScript = redis.NewScript(`
+if redis.call('LPOS', KEYS[1], ARGV[1]) then
+  local t = redis.call('TIME')
+  redis.call('HSETNX', KEYS[2], ARGV[1], t[1] .. string.sub('00000' .. t[2], -6))
+end
+return 0`)
 
 type reliableTask struct {
 	q ReliableList
@@ -82,30 +97,37 @@ if redis.call('LREM', KEYS[1], 1, ARGV[1]) > 0 then
 end
 return 0`)
 
-// Reap implements [Reaper].
+// Reap implements [Reaper]. It reads what is overdue, then moves each entry in a script
+// of its own (see the design's documentation: reapers in step can each move one).
 func (q ReliableList) Reap(ctx context.Context) (int, error) {
-	taken, err := q.Client.LRange(ctx, q.Keys.Processing, 0, -1).Result()
-	if err != nil || len(taken) == 0 {
-		return 0, err
+	var now *redis.TimeCmd
+	var list *redis.StringSliceCmd
+	if _, err := q.Client.Pipelined(ctx, func(p redis.Pipeliner) error {
+		now = p.Time(ctx) // the clock the stamps are in
+		list = p.LRange(ctx, q.Keys.Processing, 0, -1)
+		return nil
+	}); err != nil {
+		return 0, fmt.Errorf("reliable-list: reap: %w", err)
+	}
+	taken := list.Val()
+	if len(taken) == 0 {
+		return 0, nil
 	}
 	times, err := q.Client.HMGet(ctx, q.Keys.Taken, taken...).Result()
 	if err != nil {
 		return 0, fmt.Errorf("reliable-list: reap: %w", err)
 	}
-	// Times are kept in whole milliseconds, cut down: one may read up to a millisecond
-	// before its worker took the task. Only a task surely held past the visibility
-	// timeout is handed on (CI once saw one handed on a fraction of a millisecond early).
-	deadline := time.Now().Add(-q.Visibility).UnixMilli() - 1
+	deadline := now.Val().Add(-q.Visibility).UnixMicro()
 	n := 0
 	for i, e := range taken {
 		at, _ := times[i].(string)
-		ms, err := strconv.ParseInt(at, 10, 64)
+		us, err := strconv.ParseInt(at, 10, 64)
 		if err != nil {
-			// No time yet: its worker may be between BLMOVE and HSET. Start its clock now.
-			q.Client.HSetNX(ctx, q.Keys.Taken, e, time.Now().UnixMilli())
+			// No time yet: its worker may be between BLMOVE and its stamp. Start its clock now.
+			stampScript.Run(ctx, q.Client, []string{q.Keys.Processing, q.Keys.Taken}, e)
 			continue
 		}
-		if ms > deadline {
+		if us > deadline {
 			continue
 		}
 		moved, err := requeueScript.Run(ctx, q.Client, []string{q.Keys.Processing, q.Keys.Queue, q.Keys.Taken}, e).Int()

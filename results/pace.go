@@ -118,16 +118,20 @@ func (r *Run) outlivedTasks() string {
 }
 
 // Paced reports whether r's STUCK is only stock left on the shelf under a fault, with
-// sales going on until the buyers' patience ran out: its last sale within a quarter of
-// the patience of the last buyer's give-up (the last arrival, then the patience), no
-// lock left alive, no zombie, and some stock sold. A busy runner sells a fixed stock
-// more slowly, so buyers of fixed patience leave units at its pace; a lock that kept
-// them out stops the sales well before they give up. With no fault the design's
-// documented verdict still holds it (and fault-sale's buyers are patient).
-func (r *Run) Paced() bool {
+// sales going on until the buyers' patience ran out (SoldToPatience). With no fault the
+// design's documented verdict still holds it (and fault-sale's buyers are patient).
+func (r *Run) Paced() bool { return r.FaultPlan() != faults.None && r.SoldToPatience() }
+
+// SoldToPatience reports whether r left stock unsold only as its buyers' patience ran out
+// with sales still going on: its last sale within a quarter of the patience of the last
+// buyer's give-up (the last arrival, then the patience), no lock left alive, no zombie,
+// and some stock sold. A busy runner sells a fixed stock more slowly, so buyers of fixed
+// patience leave units at its pace; a lock that kept them out stops the sales well
+// before they give up. A lock sale only: a queue's orders wait for workers, not buyers.
+func (r *Run) SoldToPatience() bool {
 	o, p := r.Oracle, r.Params
 	patience, err := time.ParseDuration(p.RetryTimeout)
-	if r.Kind != LockSale || r.FaultPlan() == faults.None || err != nil || patience <= 0 || p.Waves > 0 {
+	if r.Kind != LockSale || err != nil || patience <= 0 || p.Waves > 0 {
 		return false
 	}
 	horizon := patience

@@ -22,6 +22,7 @@ type slowPurchaser struct {
 	d          time.Duration
 	left       atomic.Int64
 	busy, most atomic.Int64
+	sold       func() // when set, called after each unit sold
 }
 
 func (p *slowPurchaser) Purchase(ctx context.Context, _ lockimpl.Stock, _ string, _ time.Duration) (int64, error) {
@@ -35,6 +36,9 @@ func (p *slowPurchaser) Purchase(ctx context.Context, _ lockimpl.Stock, _ string
 	left := p.left.Add(-1)
 	if left < 0 {
 		return 0, lockimpl.ErrSoldOut
+	}
+	if p.sold != nil {
+		p.sold()
 	}
 	return left, nil
 }
@@ -123,13 +127,18 @@ func TestQueuedBuyers(t *testing.T) {
 		}
 	})
 	t.Run("stopped", func(t *testing.T) {
-		p := &slowPurchaser{d: 10 * time.Millisecond}
-		ls := queuedSale(t, FlashSale{Sale: Sale{Buyers: 10000, Stock: 10000, Conns: 2}}, p)
-		ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+		// Stopped once a unit is sold, not at a set time: a busy machine may sell none
+		// in the first 50 ms.
+		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
-		began := time.Now()
+		var stopped atomic.Int64
+		p := &slowPurchaser{d: 10 * time.Millisecond, sold: func() {
+			stopped.CompareAndSwap(0, time.Now().UnixNano())
+			cancel()
+		}}
+		ls := queuedSale(t, FlashSale{Sale: Sale{Buyers: 10000, Stock: 10000, Conns: 2}}, p)
 		ls.runFor(ctx)
-		if took := time.Since(began); took > 2*time.Second {
+		if took := time.Since(time.Unix(0, stopped.Load())); took > 2*time.Second {
 			t.Errorf("the stopped sale took %s to end", took)
 		}
 		r := oracle.Check(ls.ledger, nil)

@@ -473,8 +473,24 @@ func (x *explorer) settleOne(ctx context.Context, fd *Finding, left int, launche
 // release that found its lease gone (EXPIRED-AT-RELEASE) is the design seeing an
 // outlived lease, a lifecycle event the search steers by, not a finding.
 func findings(run *results.Run) []string {
-	return slices.DeleteFunc(results.FindingKinds(run.Verdict), func(k string) bool { return k == "EXPIRED-AT-RELEASE" })
+	paced := pacedKinds(run)
+	return slices.DeleteFunc(results.FindingKinds(run.Verdict), func(k string) bool { return k == "EXPIRED-AT-RELEASE" || slices.Contains(paced, k) })
 }
+
+// pacedKinds are the kinds of finding of run that the sale's own pace explains rather
+// than the design, the premise the exit rule's OUTPACED checks (results.Run.Outpaced):
+// UNSOLD stock as sales went on until the buyers' patience ran out, no lock left behind
+// (results.Run.SoldToPatience), with or without a fault. Both designs of a pair leave it
+// alike on a busy machine, so a search that measured it spent its budget on its own pace.
+func pacedKinds(run *results.Run) []string {
+	if !run.SoldToPatience() {
+		return nil
+	}
+	return []string{unsold}
+}
+
+// unsold is the kind of finding of stock left on the shelf (oracle's UNSOLD n).
+const unsold = "UNSOLD"
 
 // onDesign is sale s with design d of the exploration in place of its own.
 func (x *explorer) onDesign(s results.Sale, d int) results.Sale {

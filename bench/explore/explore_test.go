@@ -293,3 +293,46 @@ func TestEveryRegionReachedIsMeasured(t *testing.T) {
 		}
 	}
 }
+
+// TestPaceIsNoRegion: where every sale leaves stock as sales go on until the buyers'
+// patience runs out (as a busy machine leaves it, on any design), that is no finding:
+// no region is made of it nor measured, and the report lists it apart; where the sales
+// stopped well before the buyers gave up (a lock that kept them out), it stays a finding.
+func TestPaceIsNoRegion(t *testing.T) {
+	unsold := func(last time.Duration) func(context.Context, results.Sale, int) (results.Run, error) {
+		return func(ctx context.Context, s results.Sale, slot int) (results.Run, error) {
+			run, err := fake(ctx, s, slot)
+			if err == nil && run.Verdict.Class == oracle.ClassSafe {
+				run.Kind = results.LockSale
+				run.Params.RetryTimeout = "1s"
+				run.Oracle = oracle.Report{Bought: 20, Unsold: 10, LastSale: last}
+				run.Verdict = oracle.Verdict{Class: oracle.ClassStuck, Count: 10, Findings: []string{"UNSOLD 10 (GAVE-UP 70)"}}
+			}
+			return run, err
+		}
+	}
+	explore := func(run func(context.Context, results.Sale, int) (results.Run, error)) *Report {
+		space := NewSpace(results.LockSale, false, nil)
+		space.Faults = []faults.Kind{faults.ClientPause} // no timing past the TTL: the fake finds nothing else
+		rep, err := Explore(context.Background(), Config{Designs: designs("checked", "bare"), Space: space, Budget: time.Second, Parallel: 4, Run: run})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rep
+	}
+	rep := explore(unsold(950 * time.Millisecond)) // sold until 50 ms before the buyers gave up
+	for _, f := range rep.Findings {
+		if f.Seen["UNSOLD"] != nil {
+			t.Errorf("a region was made of the sales' pace: %s, %s %v", f.Faults, f.Timing, f.Kinds())
+		}
+	}
+	var md strings.Builder
+	rep.WriteMarkdown(&md, func(s results.Sale) string { return strings.Join(s.Args(), " ") })
+	if p := rep.Paced(); len(p) == 0 || !strings.HasPrefix(p[0], "UNSOLD ") || !strings.Contains(md.String(), "## Left apart: the sales' own pace") {
+		t.Errorf("the report should list the sales' pace apart: %q\n%s", p, md.String())
+	}
+	kept := explore(unsold(100 * time.Millisecond)) // the sales stopped 900 ms before the buyers gave up
+	if !slices.ContainsFunc(kept.Findings, func(f *Finding) bool { return f.Seen["UNSOLD"] != nil }) || len(kept.Paced()) > 0 {
+		t.Errorf("stock left while buyers still waited is a finding: regions %d, paced %q", len(kept.Findings), kept.Paced())
+	}
+}

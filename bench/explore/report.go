@@ -192,6 +192,9 @@ type Cover struct {
 	Sales    int            `json:"sales"`
 	Struck   int            `json:"struck"`
 	Findings map[string]int `json:"findings,omitempty"`
+	// Paced counts the kinds the sales' own pace explained (pacedKinds): left apart,
+	// neither a finding nor a region to measure.
+	Paced map[string]int `json:"paced,omitempty"`
 }
 
 func newReport(cfg Config) *Report {
@@ -228,9 +231,27 @@ func (r *Report) cover(s *results.Sale, run *results.Run) {
 			r.Struck[string(f.Kind)]++
 		}
 	}
-	for _, k := range results.FindingKinds(run.Verdict) {
+	for _, k := range findings(run) {
 		c.Findings[k]++
 	}
+	for _, k := range pacedKinds(run) {
+		if c.Paced == nil {
+			c.Paced = map[string]int{}
+		}
+		c.Paced[k]++
+	}
+}
+
+// Paced are the regions whose sales left something only the sales' own pace explains,
+// with how often: left apart from the findings, and not measured.
+func (r *Report) Paced() []string {
+	var out []string
+	for _, c := range r.Coverage {
+		for _, k := range slices.Sorted(maps.Keys(c.Paced)) {
+			out = append(out, fmt.Sprintf("%s %s, %s: %d of %d sales", k, Under(c.Faults), c.Timing, c.Paced[k], c.Sales))
+		}
+	}
+	return out
 }
 
 // finish adds the findings in the order they were first seen, compares the designs
@@ -453,14 +474,26 @@ func (r *Report) WriteMarkdown(w io.Writer, command func(results.Sale) string) {
 		}
 		fmt.Fprintf(w, "| %s | %s | %d | %d | %s |\n", c.Faults, c.Timing, c.Sales, c.Struck, strings.Join(fs, ", "))
 	}
+	r.writeTried(w)
+	r.writeTime(w)
+}
+
+// writeTried writes what the search tried and found nothing in, what the sales' own pace
+// left, and the faults that never struck.
+func (r *Report) writeTried(w io.Writer) {
 	fmt.Fprintf(w, "\n## Tried with no finding\n\n")
 	for _, q := range r.Quiet() {
 		fmt.Fprintf(w, "- %s\n", q)
 	}
+	if p := r.Paced(); len(p) > 0 {
+		fmt.Fprintf(w, "\n## Left apart: the sales' own pace\n\nStock left as sales went on until the buyers' patience ran out, no lock left behind: what a busy machine leaves on any design, not a finding; neither steered to nor measured.\n\n")
+		for _, l := range p {
+			fmt.Fprintf(w, "- %s\n", l)
+		}
+	}
 	if n := r.NeverStruck(); len(n) > 0 {
 		fmt.Fprintf(w, "\nNever struck (not drawn, refused by the designs, or their victim never came): %s.\n", strings.Join(n, ", "))
 	}
-	r.writeTime(w)
 }
 
 func (r *Report) comparisons() int {

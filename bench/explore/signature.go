@@ -67,7 +67,7 @@ func features(s *results.Sale, run *results.Run) []string {
 			out = append(out, "struck "+string(f.Kind)+", "+timing)
 		}
 	}
-	for _, k := range results.FindingKinds(run.Verdict) {
+	for _, k := range findings(run) { // a kind the sale's pace explains is not steered to
 		out = append(out, "found "+k+" under "+faultShape(s.Faults))
 	}
 	if l := run.LostLocks; l != nil {

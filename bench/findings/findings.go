@@ -218,6 +218,9 @@ func printExplore(w io.Writer, rep *explore.Report, shell func(results.Sale) str
 	if q := rep.NeverStruck(); len(q) > 0 {
 		fmt.Fprintf(w, "never struck: %s\n", strings.Join(slices.Clip(q), ", "))
 	}
+	if p := rep.Paced(); len(p) > 0 {
+		fmt.Fprintf(w, "left apart, the sales' own pace (not measured): %s\n", strings.Join(p, "; "))
+	}
 }
 
 // tellCI writes the exploration as CI systems read it (rec.JUnit, rec.Format): a case

@@ -25,6 +25,7 @@ import (
 
 	"github.com/stockbench/stockbench/bench"
 	"github.com/stockbench/stockbench/faults"
+	"github.com/stockbench/stockbench/internal/servers"
 	"github.com/stockbench/stockbench/results"
 	"github.com/stockbench/stockbench/results/gate"
 )
@@ -65,6 +66,10 @@ type Config struct {
 	// Args are every trial's matrix arguments after SpeedRows, which they override (as
 	// --locks token --queues ''): none runs the speed rows of make bench.
 	Args []string
+	// Redis is where every trial's sales find their servers, as the command's --redis
+	// flags say; given to the trials in their environment, so that a URL's password is
+	// on no command line. Zero: the trials read this process's environment.
+	Redis servers.Config
 	// Log is given a line per trial (default: discarded).
 	Log io.Writer
 }
@@ -405,7 +410,7 @@ type side struct {
 // trial runs b's speed rows once, and then its locks one purchase at a time
 // (ApartRows), each run written under out, and reads their speed.
 func (b side) trial(ctx context.Context, cfg Config, out string) (gate.Trial, error) {
-	args := slices.Concat(SpeedRows, b.with, cfg.Args)
+	args := slices.Concat(SpeedRows, cfg.Redis.Args(), b.with, cfg.Args)
 	f, err := b.matrix(ctx, cfg, filepath.Join(out, "rows"), args)
 	if err != nil {
 		return nil, err
@@ -428,6 +433,9 @@ func (b side) matrix(ctx context.Context, cfg Config, out string, args []string)
 	args = slices.Concat([]string{"matrix", "--repeat", "1", "--out", out}, args)
 	cmd := exec.CommandContext(ctx, b.bin, args...)
 	cmd.Dir = b.dir
+	if cfg.Redis != (servers.Config{}) {
+		cmd.Env = append(os.Environ(), cfg.Redis.Env()...)
+	}
 	var stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = io.Discard, &stderr
 	// Ctrl-C reaches the trial as an interrupt, so that it stops its own servers.

@@ -99,23 +99,7 @@ func (c *common) bindPolicy(fs *flag.FlagSet) {
 }
 
 func (c *common) bind(fs *flag.FlagSet) {
-	env := servers.FromEnv()
-	c.redis.Mode = env.Mode
-	c.redis.URL = env.URL
-	modeGiven := false
-	fs.Func("redis", "where Redis comes from, its `mode`: auto, container, process or external (default auto; env STOCKBENCH_REDIS)",
-		func(s string) error { c.redis.Mode, modeGiven = servers.Kind(s), true; return nil })
-	fs.Func("redis-url", "your own Redis, as redis://[user:pass@]host:port[/db]; only keys under the run's prefix are touched (env STOCKBENCH_REDIS_URL)",
-		func(s string) error {
-			c.redis.URL = s
-			if !modeGiven { // a URL on the command line outranks a mode from the environment
-				c.redis.Mode = servers.ModeAuto
-			}
-			return nil
-		})
-	fs.BoolVar(&c.redis.Cluster, "redis-cluster", false, "--redis-url is a Redis Cluster (more seeds as ?addr=host:port)")
-	fs.StringVar(&c.redis.Image, "redis-image", env.Image, "image for the container target (env STOCKBENCH_REDIS_IMAGE)")
-	fs.StringVar(&c.redis.Binary, "redis-server", env.Binary, "redis-server binary for the process target (env STOCKBENCH_REDIS_SERVER)")
+	c.redis.Bind(fs)
 	fs.StringVar(&c.out, "out", "results/runs", "directory that receives the run directory")
 	if c.sideBySide {
 		fs.IntVar(&c.parallel, "parallel", c.parallel, "`n` fault sales of at most 10,000 buyers run side by side, each on servers of its own; sales with no fault, whose figures are compared, run alone (1: one at a time; the user's own Redis: always one; env STOCKBENCH_PARALLEL)")

@@ -255,6 +255,13 @@ func TestGateBaseRefusesBadInput(t *testing.T) {
 			"--with", "--lock-file " + locks + "/px-seconds.json --locks px-seconds", "--pairs", "3", "--",
 			"--scenarios", "flash-sale", "--queues", "", "--buyers", "4", "--stock", "4", "--think", "0"},
 			"the base ran rows the change did not (flash-sale/token-scripts/none, one at a time: flash-sale/token-scripts/none) and the change rows the base did not (flash-sale/px-seconds/none, one at a time: flash-sale/px-seconds/none)"},
+		{"an unknown server mode", []string{"--base", "HEAD", "--redis", "nonsense"}, `gate: --redis, --redis-url: unknown redis mode "nonsense"`},
+		// The gate takes the flags that choose the servers, as every command that runs
+		// sales does, and its trials run on that server (here none answers); the URL's
+		// password reaches no output (it goes to the trials in their environment).
+		{"the trials' server, on the gate", []string{"--base-with", "--locks lua", "--with", "--locks lua", "--redis-url", "redis://:Hunter2-gate@127.0.0.1:1",
+			"--pairs", "3", "--", "--scenarios", "flash-sale", "--queues", "", "--buyers", "4", "--stock", "4", "--think", "0"},
+			"refused: exit 2: redis: redis at 127.0.0.1:1 does not answer"},
 		{"a design file the change cannot read", []string{"--base-with", "--locks lua", "--with", "--lock-file " + locks + "/no-such.json --locks lua", "--",
 			"--scenarios", "flash-sale", "--queues", "", "--buyers", "4", "--stock", "4", "--think", "0"}, "no-such.json"},
 	} {
@@ -268,6 +275,9 @@ func TestGateBaseRefusesBadInput(t *testing.T) {
 			}
 			if line := strings.TrimSpace(stderr); !strings.Contains(line, tc.want) || strings.Contains(line, "\n") {
 				t.Errorf("stderr %q, want one line with %q", line, tc.want)
+			}
+			if strings.Contains(stdout+stderr, "Hunter2") {
+				t.Errorf("the password is in the output:\n%s%s", stdout, stderr)
 			}
 			if left, _ := os.ReadDir(tmp); len(left) > 0 {
 				t.Errorf("left behind in TMPDIR: %v", left)

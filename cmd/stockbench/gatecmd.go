@@ -11,6 +11,7 @@ import (
 
 	"github.com/stockbench/stockbench/bench"
 	"github.com/stockbench/stockbench/bench/pairgate"
+	"github.com/stockbench/stockbench/internal/servers"
 	"github.com/stockbench/stockbench/results"
 	"github.com/stockbench/stockbench/results/gate"
 )
@@ -34,14 +35,19 @@ func gateCommand(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	baseWith := fset.String("base-with", "", "the base's own matrix `args`, quoted as a shell quotes them, as --lock-file v1/mine.json: with --with and no --base, two versions of a design timed in pairs on this build")
 	with := fset.String("with", "", "the change's own matrix `args`, as --lock-file v2/mine.json (see --base-with)")
 	given := gate.Register(fset)
+	var redis servers.Config // the trials' servers, as every command that runs sales takes them
+	redis.Bind(fset)
 	if help, err := parse(fset, args, stdout); help || err != nil {
 		return bench.Complain(stderr, err)
+	}
+	if _, err := redis.Provider(); err != nil {
+		return bench.Complain(stderr, bench.UsageError(fmt.Errorf("gate: --redis, --redis-url: %w", err)))
 	}
 	rules, err := gate.Load(*rulesFile, *given)
 	if err != nil {
 		return bench.Complain(stderr, bench.UsageError(err))
 	}
-	paired := pairgate.Config{Base: *baseRef, Pairs: *pairs, Seed: *seed, Args: trial, Log: stderr}
+	paired := pairgate.Config{Base: *baseRef, Pairs: *pairs, Seed: *seed, Args: trial, Redis: redis, Log: stderr}
 	if err := paired.SetWith(*baseWith, *with); err != nil {
 		return bench.Complain(stderr, err)
 	}

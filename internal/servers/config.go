@@ -2,6 +2,7 @@ package servers
 
 import (
 	"cmp"
+	"flag"
 	"fmt"
 	"os"
 	"slices"
@@ -50,6 +51,43 @@ type Config struct {
 	Image string
 	// Binary is the redis-server for the process provider. Default: from PATH.
 	Binary string
+}
+
+// Bind registers the flags that choose the servers on fs (--redis, --redis-url,
+// --redis-cluster, --redis-image, --redis-server), each defaulting to its setting from the
+// environment (FromEnv). A URL on the command line outranks a mode from the environment.
+func (c *Config) Bind(fs *flag.FlagSet) {
+	env := FromEnv()
+	c.Mode, c.URL = env.Mode, env.URL
+	modeGiven := false
+	fs.Func("redis", "where Redis comes from, its `mode`: auto, container, process or external (default auto; env "+EnvMode+")",
+		func(s string) error { c.Mode, modeGiven = Kind(s), true; return nil })
+	fs.Func("redis-url", "your own Redis, as redis://[user:pass@]host:port[/db]; only keys under the run's prefix are touched (env "+EnvURL+")",
+		func(s string) error {
+			c.URL = s
+			if !modeGiven {
+				c.Mode = ModeAuto
+			}
+			return nil
+		})
+	fs.BoolVar(&c.Cluster, "redis-cluster", false, "--redis-url is a Redis Cluster (more seeds as ?addr=host:port)")
+	fs.StringVar(&c.Image, "redis-image", env.Image, "image for the container target (env "+EnvImage+")")
+	fs.StringVar(&c.Binary, "redis-server", env.Binary, "redis-server binary for the process target (env "+EnvBinary+")")
+}
+
+// Env is c as the environment another stockbench process reads it from (FromEnv), for a
+// command that runs others: a URL's password goes in no command line. A cluster has no
+// variable of its own: Args carries it.
+func (c Config) Env() []string {
+	return []string{EnvMode + "=" + string(cmp.Or(c.Mode, ModeAuto)), EnvURL + "=" + c.URL, EnvImage + "=" + c.Image, EnvBinary + "=" + c.Binary}
+}
+
+// Args are the flags Env cannot carry: --redis-cluster.
+func (c Config) Args() []string {
+	if c.Cluster {
+		return []string{"--redis-cluster"}
+	}
+	return nil
 }
 
 // Provider returns the provider c describes, or an error a user can act on.

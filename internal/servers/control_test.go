@@ -28,6 +28,22 @@ func start(t *testing.T, p Provider) *Target {
 	return tg
 }
 
+// watchedControl says when a pause was carried out and when a resume began.
+type watchedControl struct {
+	control
+	paused, resuming chan struct{}
+}
+
+func (w *watchedControl) pause(ctx context.Context) error {
+	defer close(w.paused)
+	return w.control.pause(ctx)
+}
+
+func (w *watchedControl) resume(ctx context.Context) error {
+	close(w.resuming)
+	return w.control.resume(ctx)
+}
+
 // TestPauseAndRestart: a paused server answers only once resumed; a restarted one has
 // lost its data, and clients made before the restart reach it again.
 func TestPauseAndRestart(t *testing.T) {
@@ -39,19 +55,25 @@ func TestPauseAndRestart(t *testing.T) {
 			defer c.Close()
 			c.Set(ctx, "k", "v", 0)
 
+			// The steps of the pause are watched, not guessed from a sleep: a ping sent
+			// once the server is paused must not be answered before its resume began.
+			steps := &watchedControl{control: tg.ctl, paused: make(chan struct{}), resuming: make(chan struct{})}
+			tg.ctl = steps
 			done := make(chan error, 1)
 			go func() { done <- tg.Pause(ctx, 400*time.Millisecond) }()
-			time.Sleep(100 * time.Millisecond)
-			began := time.Now()
+			<-steps.paused
 			if err := c.Ping(ctx).Err(); err != nil {
 				t.Fatalf("ping across the pause: %v", err)
 			}
-			if waited := time.Since(began); waited < 150*time.Millisecond {
-				t.Errorf("ping answered after %s: the server was not paused", waited)
+			select {
+			case <-steps.resuming:
+			default:
+				t.Error("the ping was answered while the server was paused")
 			}
 			if err := <-done; err != nil {
 				t.Fatal(err)
 			}
+			tg.ctl = steps.control
 
 			if err := tg.Restart(ctx); err != nil {
 				t.Fatal(err)

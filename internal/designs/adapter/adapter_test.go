@@ -117,16 +117,60 @@ var (
 	nodeRedis        = []string{"node", "-e", nodeRedisVersion}
 )
 
-// running lists the processes whose command line holds marker.
-func running(marker string) []string {
-	out, _ := exec.Command("pgrep", "-af", marker).Output()
+// running lists the processes whose command line holds one of markers (pgrep patterns).
+func running(markers ...string) []string {
 	var procs []string
-	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		if l != "" && !strings.Contains(l, "pgrep") {
-			procs = append(procs, l)
+	for _, marker := range markers {
+		out, _ := exec.Command("pgrep", "-af", marker).Output()
+		for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+			if l != "" && !strings.Contains(l, "pgrep") {
+				procs = append(procs, l)
+			}
 		}
 	}
 	return procs
+}
+
+// leftBehind lists the processes matching markers still running once within has
+// passed, or none as soon as none is. A sale's own processes are gone when it returns;
+// what they started dies with their group but is reaped by init in its own time, which
+// on a busy machine is not within a fixed sleep.
+func leftBehind(within time.Duration, markers ...string) []string {
+	deadline := time.Now().Add(within)
+	for {
+		left := running(markers...)
+		if len(left) == 0 || time.Now().After(deadline) {
+			return left
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// reaped is how long a test gives what a sale killed to be gone: the pool's own wait for
+// a killed process (proc.kill), past which the harness itself would have moved on.
+const reaped = 5 * time.Second
+
+// The leftover check sees a process that stays, past its deadline, and only one that
+// stays: one that exits within it is not reported.
+func TestLeftBehindSeesAProcessThatStays(t *testing.T) {
+	marker := fmt.Sprintf("stockbench-left-%d", os.Getpid())
+	stays := exec.Command("/bin/sh", "-c", "sleep 30; : "+marker)
+	if err := stays.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer stays.Wait()
+	defer stays.Process.Kill()
+	if left := leftBehind(300*time.Millisecond, marker); len(left) != 1 {
+		t.Fatalf("a process that stays: want it reported, got %v", left)
+	}
+	goes := exec.Command("/bin/sh", "-c", "sleep 0.2; : "+marker+"-goes")
+	if err := goes.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go goes.Wait()
+	if left := leftBehind(reaped, marker+"-goes"); len(left) != 0 {
+		t.Errorf("a process that exits within the deadline: want nothing reported, got %v", left)
+	}
 }
 
 // Misbehaving adapters: each stops the sale with one line naming the adapter and what
@@ -161,12 +205,11 @@ func TestMisbehavingAdapters(t *testing.T) {
 			if run.Scenario != "" && (run.Complete || !strings.Contains(run.Log, tc.log)) {
 				t.Errorf("want the sale incomplete with the adapter's stderr kept, got complete %v, log %q", run.Complete, run.Log)
 			}
-			time.Sleep(100 * time.Millisecond) // the kernel reaps what was killed
-			left := running(script)
+			markers := []string{script}
 			if tc.script == "hangs.sh" {
-				left = append(left, running("sleep 61[78]")...) // what it started, too
+				markers = append(markers, "sleep 61[78]") // what it started, too
 			}
-			if len(left) > 0 {
+			if left := leftBehind(reaped, markers...); len(left) > 0 {
 				t.Errorf("processes left behind: %v", left)
 			}
 		})
@@ -183,7 +226,7 @@ func TestProbeReadsLeaseKeys(t *testing.T) {
 	if want := `adapter stray: hello: lease_keys: "rq:wip:default" is not under the sale's keys ({stockbench:probe}...)`; err == nil || err.Error() != want {
 		t.Errorf("want %q, got %v", want, err)
 	}
-	if left := running(script); len(left) > 0 {
+	if left := leftBehind(reaped, script); len(left) > 0 {
 		t.Errorf("processes left behind: %v", left)
 	}
 }
@@ -198,7 +241,7 @@ func TestProbeReadsDocumented(t *testing.T) {
 	if want := `adapter baddoc: hello: documented.none: unknown class "FINE"`; err == nil || !strings.HasPrefix(err.Error(), want) {
 		t.Errorf("want %q, got %v", want, err)
 	}
-	if left := running(script); len(left) > 0 {
+	if left := leftBehind(reaped, script); len(left) > 0 {
 		t.Errorf("processes left behind: %v", left)
 	}
 }
@@ -236,7 +279,8 @@ func TestBuyInPHP(t *testing.T) {
 func TestQueueWithAck(t *testing.T) {
 	need(t, "Debian's Python with redis-py (python3-redis)", python...)
 	script, _ := filepath.Abs("testdata/ackqueue.py")
-	// The pool's default size, the sale's connections, which the count below checks.
+	// The pool's default size, the sale's connections, which the count below checks;
+	// eight of them, as testProcs: the sale's 32 spent most of the test starting Pythons.
 	impl := Queue(Config{Name: "ackqueue", Command: "/usr/bin/python3 " + script})
 	h := rigtest.Harness(t)
 	sale, err := scenarios.LookupQueue("queue-sale")
@@ -245,7 +289,7 @@ func TestQueueWithAck(t *testing.T) {
 	}
 	for _, plan := range []faults.Plan{nil, {{Kind: faults.WorkerCrash}}} {
 		s := sale
-		s.Faults, s.Prefix = plan, fmt.Sprintf("{adapter:ack:%s}", plan)
+		s.Faults, s.Prefix, s.Conns = plan, fmt.Sprintf("{adapter:ack:%s}", plan), testProcs
 		run := rigtest.On(t, h, rig.Need{Nodes: 1, Faults: plan, Conns: s.WithDefaults().Conns}, func(ctx context.Context, red scenarios.Redis) (results.Run, error) {
 			return s.Run(ctx, red, impl)
 		})
@@ -261,7 +305,7 @@ func TestQueueWithAck(t *testing.T) {
 			t.Errorf("%s: want %d processes started, got %d", plan, want, started)
 		}
 	}
-	if left := running(script); len(left) > 0 {
+	if left := leftBehind(reaped, script); len(left) > 0 {
 		t.Errorf("processes left behind: %v", left)
 	}
 }
@@ -351,8 +395,7 @@ func TestTermHolder(t *testing.T) {
 			t.Errorf("%q: want SAFE with %d holder crashed and the stock sold, got %s, %d crashed, %d sold (%s)",
 				tc.args, tc.crashed, run.Verdict.Cell(), run.Oracle.Crashed, run.Oracle.Bought, run.Verdict)
 		}
-		time.Sleep(100 * time.Millisecond)
-		if left := running(script); len(left) > 0 {
+		if left := leftBehind(reaped, script+tc.args+"$"); len(left) > 0 {
 			t.Errorf("%q: processes left behind: %v", tc.args, left)
 		}
 	}
@@ -414,5 +457,26 @@ func TestStarvedProcess(t *testing.T) {
 	time.Sleep(50 * time.Millisecond)
 	if stopped < 4*running || running == 0 || state() == 'T' {
 		t.Errorf("want the process stopped about 9 samples in 10 and running after: %d stopped, %d running, now %c", stopped, running, state())
+	}
+}
+
+// A process struck by a deploy's SIGTERM as the sale ends: its successor starts in the
+// background once it is gone, and stop waits for that start and ends the successor, so
+// that nothing of the pool outlives the sale, at once rather than after a grace.
+func TestStopEndsAStruckProcessesSuccessor(t *testing.T) {
+	// Its own name, so that no other test's processes are counted; it starts as slowly
+	// as an interpreter importing its client library, and dies at once on SIGTERM.
+	script := filepath.Join(t.TempDir(), "struck.sh")
+	if err := os.WriteFile(script, []byte("sleep 0.3\nread hello\necho '{\"ok\":true,\"supports\":[\"lock\"]}'\nwhile read req; do :; done\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p, err := newPool(context.Background(), "struck", []string{"/bin/sh", script}, DefaultPatience, 1, request{Op: "hello", Protocol: 1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-p.terminate(<-p.idle, time.Second) // gone at once: its successor is starting
+	p.stop()
+	if left := running(script); len(left) > 0 {
+		t.Errorf("processes left once stop returned: %v", left)
 	}
 }

@@ -214,8 +214,7 @@ func TestWorkerTerm(t *testing.T) {
 			t.Errorf("%q %s: want %s with %d worker crashed and lost, got %s, %d crashed, %d lost (%s)",
 				tc.args, s.Faults, want, tc.crashed, run.Verdict.Cell(), q.Crashed, q.Lost, run.Verdict)
 		}
-		time.Sleep(100 * time.Millisecond)
-		if left := running(script); len(left) > 0 {
+		if left := leftBehind(reaped, script); len(left) > 0 {
 			t.Errorf("%q: processes left behind: %v", tc.args, left)
 		}
 	}

@@ -39,6 +39,11 @@ type pool struct {
 	all     []*proc
 	said    *reply // the first process's answer to hello: what the adapter supports, its version
 	stopped bool
+	// quit closes when stop begins; pending counts the processes starting and the struck
+	// processes waiting out their grace, which stop waits for: a successor starting as
+	// the sale ended outlived the sale by its interpreter's start-up.
+	quit    chan struct{}
+	pending sync.WaitGroup
 	// stepped, for a sale that strikes at a step (queueimpl.Sale.Stepped), hears each
 	// report and says whether to strike the process that made it.
 	stepped func(step, where string) (grace time.Duration, strike bool)
@@ -49,7 +54,8 @@ type pool struct {
 // into each one's hello deadline (node-redis's, under make test, past 10 s).
 func newPool(ctx context.Context, name string, argv []string, patience time.Duration, size int, hello request,
 	stepped func(step, where string) (time.Duration, bool)) (*pool, error) {
-	p := &pool{name: name, argv: argv, patience: patience, hello: hello, stderr: &tail{}, idle: make(chan *proc, size), stepped: stepped}
+	p := &pool{name: name, argv: argv, patience: patience, hello: hello, stderr: &tail{}, idle: make(chan *proc, size),
+		stepped: stepped, quit: make(chan struct{})}
 	errs := make([]error, size)
 	starting := make(chan struct{}, 2*runtime.NumCPU())
 	var wg sync.WaitGroup
@@ -70,19 +76,44 @@ func newPool(ctx context.Context, name string, argv []string, patience time.Dura
 	return p, nil
 }
 
-// add starts one more process and puts it in the pool.
+// add starts one more process and puts it in the pool; a stopped pool starts none.
 func (p *pool) add(ctx context.Context) error {
 	var heard func(*proc, string, string)
 	if p.stepped != nil {
 		heard = p.heard
 	}
+	p.mu.Lock()
+	if p.stopped {
+		p.mu.Unlock()
+		return errDead
+	}
+	p.pending.Add(1)
+	p.mu.Unlock()
+	defer p.pending.Done()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		select {
+		case <-p.quit: // once the sale is over, a hello is not waited for
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
 	pr, said, err := start(ctx, p.name, p.argv, p.patience, p.hello, p.stderr, heard)
+	select {
+	case <-p.quit:
+		if err == nil {
+			pr.kill()
+		}
+		return errDead
+	default:
+	}
 	if err != nil {
 		return err
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.stopped {
+	if p.stopped { // stop began after the check above: it is waiting for this add
 		pr.kill()
 		return errDead
 	}
@@ -163,15 +194,28 @@ func (p *pool) put(pr *proc) { p.idle <- pr }
 
 // terminate sends pr what a deploy sends: SIGTERM to its group, and SIGKILL once grace
 // has passed if it is still there; a fresh process then takes its place. The channel
-// returned closes once it is gone.
+// returned closes once it is gone. A pool stopping meanwhile ends pr as it ends the
+// others, and starts no successor.
 func (p *pool) terminate(pr *proc, grace time.Duration) <-chan struct{} {
 	pr.struck.Store(true)
 	pr.paused.Store(true) // a shutting-down process's calls are its own affair, not a deadline's
+	p.mu.Lock()
+	if p.stopped {
+		p.mu.Unlock()
+		return pr.done
+	}
+	p.pending.Add(1)
+	p.mu.Unlock()
 	pr.signal(syscall.SIGTERM)
 	go func() {
+		defer p.pending.Done()
+		t := time.NewTimer(grace)
+		defer t.Stop()
 		select {
 		case <-pr.done:
-		case <-time.After(grace):
+		case <-t.C:
+		case <-p.quit: // stop ends pr with the others
+			return
 		}
 		p.replace(context.Background(), pr)
 	}()
@@ -212,10 +256,17 @@ func (p *pool) broken(err error) error {
 
 // stop ends every process of the pool: it closes their stdin, which tells them the sale
 // is over (an adapter may clean up after itself), gives them a moment to exit, and
-// kills what is left, with their groups.
+// kills what is left, with their groups. When it returns, no process of the pool is
+// left, a struck one's successor included.
 func (p *pool) stop() {
 	p.mu.Lock()
-	p.stopped = true
+	if !p.stopped {
+		p.stopped = true
+		close(p.quit)
+	}
+	p.mu.Unlock()
+	p.pending.Wait()
+	p.mu.Lock()
 	all := slices.Clone(p.all)
 	p.mu.Unlock()
 	var wg sync.WaitGroup
