@@ -8,7 +8,8 @@
 # sales, schedulers polling a drop met where they never meet alone, and under the long
 # suite's network faults buyers ran out of patience. RUN, when set, is the -test.run
 # pattern; TEST_FLAGS, when set, more flags for the test binaries (-test.v, say, for each
-# test's time).
+# test's time). TEST_VET, when set, is go test's -vet for the compile (all: go vet's
+# checks on every package, in the same build).
 #
 # The binaries stay in bin/test/SUITE between runs: the go command links again only
 # those whose packages changed (a fresh directory each run relinked all 31, 30 s of the
@@ -40,7 +41,7 @@ for f in "$bin"/*.test; do
 	[ -e "$f" ] && ! echo "$tested" | grep -qxF "$(basename "$f" .test)" && rm -f "$f"
 done
 # shellcheck disable=SC2086 # BUILD-FLAGS are several flags
-go test $build -trimpath -ldflags='-s -w' -vet=off -c -o "$bin/" "$@" >/dev/null
+go test $build -trimpath -ldflags='-s -w' -vet="${TEST_VET:-off}" -c -o "$bin/" "$@" >/dev/null
 go build "${binflags[@]}" -ldflags='-s -w' -o "$bin/stockbench" ./cmd/stockbench
 export STOCKBENCH_TEST_BINARY=$bin/stockbench
 flags=(-test.count=1 -test.timeout=30m)

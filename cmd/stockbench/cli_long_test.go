@@ -1381,7 +1381,7 @@ func TestPlan(t *testing.T) {
 	}
 }
 
-// TestInitEveryRoute: init's Node, PHP and Ruby adapters, its Go adapter (built as its
+// TestInitEveryRoute: init's Python, Node, PHP and Ruby adapters, its Go adapter (built as its
 // README says) and its kit test check as written, as TestInit's routes do: the lock
 // passes, the broken example fails. The kit's go test runs against this checkout (a
 // replace directive), STOCKBENCH_EXAMPLE=broken failing it with the stuck sale.
@@ -1392,9 +1392,10 @@ func TestInitEveryRoute(t *testing.T) {
 		t.Fatal(err)
 	}
 	runtimes := map[string][]string{
-		"node": {"node", "-e", "process.env.NODE_PATH='/usr/share/nodejs'; require('module')._initPaths(); require('redis')"},
-		"php":  {"php", "-r", "exit(class_exists('Redis') ? 0 : 1);"},
-		"ruby": {"ruby", "-e", `require "redis"`},
+		"node":   {"node", "-e", "process.env.NODE_PATH='/usr/share/nodejs'; require('module')._initPaths(); require('redis')"},
+		"php":    {"php", "-r", "exit(class_exists('Redis') ? 0 : 1);"},
+		"ruby":   {"ruby", "-e", `require "redis"`},
+		"python": {"/usr/bin/python3", "-c", "import redis"},
 	}
 	for lang, probe := range runtimes {
 		t.Run(lang, func(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -221,10 +222,21 @@ func (f *Figure) save(dir string, formats []string) (err error) {
 
 // render draws the figure in format, its own legend to the right of the plot.
 func (f *Figure) render(format string) ([]byte, error) {
+	if format == "png" {
+		return f.renderPNG()
+	}
 	c, err := draw.NewFormattedCanvas(f.w, f.h, format)
 	if err != nil {
 		return nil, err
 	}
+	return f.drawOn(c)
+}
+
+// drawOn draws the figure on c and writes it out.
+func (f *Figure) drawOn(c interface {
+	vg.CanvasSizer
+	io.WriterTo
+}) ([]byte, error) {
 	dc := draw.New(c)
 	if f.legend == nil {
 		f.plot.Draw(dc)
