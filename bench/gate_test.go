@@ -132,13 +132,23 @@ func TestGateByTest(t *testing.T) {
 		}
 		t.Logf("the same build, second run %d flagged (a false alarm under load): %v", try, res.Regressions)
 	}
-	slow := run(slower(stream, 5*time.Millisecond))
-	res := gate.Compare(base, slow, rules)
-	got := strings.Join(res.Regressions, "\n")
-	for _, want := range []string{"queue-sale (naive fulfil)/stream/none: p50 ", "queue-sale (naive fulfil)/stream/none: sales/s "} {
-		if !strings.Contains(got, want) {
-			t.Errorf("a stream 5 ms slower per order: want a regression %q, got:\n%s", want, got)
+	// The slower build is flagged: a rate too, beside make test's other packages (base
+	// list's five p50s once read 48 to 152 ms, which left a slower stream's Welch test at
+	// p 0.025 of the 0.01 it needs), so the slower build runs up to three times and must
+	// be flagged by both figures in one of them; a gate that cannot see the slowdown
+	// fails all three.
+	var slow *results.File
+	var got string
+	for try := 1; try <= 3; try++ {
+		slow = run(slower(stream, 5*time.Millisecond))
+		got = strings.Join(gate.Compare(base, slow, rules).Regressions, "\n")
+		if flagged(got) {
+			break
 		}
+		t.Logf("the slower build, run %d not flagged by both figures (under load): %s", try, got)
+	}
+	if !flagged(got) {
+		t.Errorf("a stream 5 ms slower per order, three runs: want regressions of its p50 and its sales/s, got:\n%s", got)
 	}
 	if t.Failed() {
 		for _, f := range []*results.File{base, slow} {
@@ -148,4 +158,14 @@ func TestGateByTest(t *testing.T) {
 		}
 	}
 	t.Logf("a stream 5 ms slower per order:\n%s", got)
+}
+
+// flagged reports whether the gate's regressions name both of the slower stream's figures.
+func flagged(regressions string) bool {
+	for _, want := range []string{"queue-sale (naive fulfil)/stream/none: p50 ", "queue-sale (naive fulfil)/stream/none: sales/s "} {
+		if !strings.Contains(regressions, want) {
+			return false
+		}
+	}
+	return true
 }
