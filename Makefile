@@ -155,7 +155,8 @@ report: build
 # raced suites run one package at a time (TEST_P=1, TEST_ALONE=1, see
 # scripts/test-suite.sh): raced, two packages' sales at once ran so slow that buyers gave
 # up on units a safe design had left them (UNSOLD), and a speed test saw list's own rate
-# halve between two of its runs.
+# halve between two of its runs. The command's long tests take 15 to 27 minutes on a
+# 2-CPU machine: each long test binary may run 45.
 #
 # Each suite compiles its test binaries before any test runs, so that a sale's
 # timing-bound verdict never shares the CPUs with the compiler, and runs them without go
@@ -185,7 +186,7 @@ test-race: redis-server adapters ci-tools
 test-long: redis-server chromium prometheus adapters ci-tools
 	@set -e; tests=$$(scripts/long-tests.sh); pkgs=$$(echo "$$tests" | tail -n +2); \
 	GOFLAGS=-trimpath $(GO) vet -tags long $$pkgs; (cd adapters/go && $(GO) vet ./...); \
-	$(REDIS_ENV) && TEST_ALONE=1 TEST_P=1 scripts/test-suite.sh "-race -tags long" "$$(echo "$$tests" | head -1)" $$pkgs
+	$(REDIS_ENV) && TEST_ALONE=1 TEST_P=1 TEST_TIMEOUT=45m scripts/test-suite.sh "-race -tags long" "$$(echo "$$tests" | head -1)" $$pkgs
 
 ## fuzz: run each fuzz target for FUZZTIME (default 30s): fault plans, think times, sale
 ## settings, command lines, Redis URLs, results.json and gate rules

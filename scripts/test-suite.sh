@@ -7,9 +7,10 @@
 # With TEST_ALONE=1, ./scenarios runs first and alone: raced, beside another package's
 # sales, schedulers polling a drop met where they never meet alone, and under the long
 # suite's network faults buyers ran out of patience. RUN, when set, is the -test.run
-# pattern; TEST_FLAGS, when set, more flags for the test binaries (-test.v, say, for each
-# test's time). TEST_VET, when set, is go test's -vet for the compile (all: go vet's
-# checks on every package, in the same build).
+# pattern; TEST_TIMEOUT, each test binary's timeout (30m); TEST_FLAGS, when set, more
+# flags for the test binaries (-test.v, say, for each test's time). TEST_VET, when set,
+# is go test's -vet for the compile (all: go vet's checks on every package, in the same
+# build).
 #
 # The binaries stay in bin/test/SUITE between runs: the go command links again only
 # those whose packages changed (a fresh directory each run relinked all 31, 30 s of the
@@ -44,7 +45,7 @@ done
 go test $build -trimpath -ldflags='-s -w' -vet="${TEST_VET:-off}" -c -o "$bin/" "$@" >/dev/null
 go build "${binflags[@]}" -ldflags='-s -w' -o "$bin/stockbench" ./cmd/stockbench
 export STOCKBENCH_TEST_BINARY=$bin/stockbench
-flags=(-test.count=1 -test.timeout=30m)
+flags=(-test.count=1 -test.timeout="${TEST_TIMEOUT:-30m}")
 [ -z "$run" ] || flags+=(-test.run "$run")
 # shellcheck disable=SC2206 # TEST_FLAGS are several flags
 [ -z "${TEST_FLAGS:-}" ] || flags+=($TEST_FLAGS)

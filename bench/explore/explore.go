@@ -215,7 +215,11 @@ func (x *explorer) search(ctx context.Context, until time.Time) {
 	if cut {
 		x.rep.SearchCut = len(x.order)
 		x.cfg.Progress(x.progress("searching") + fmt.Sprintf("; the search stops here: measuring the %d regions reached takes the rest of the budget", len(x.order)))
+		return
 	}
+	// Said even when no line was due: on a slow machine a short search absorbs fewer
+	// draws than a progress line waits for, and its user would see settling begin unsaid.
+	x.cfg.Progress(x.progress("searching") + "; the search's share of the budget is spent")
 }
 
 // settling is how long settling the regions regs is expected to take: each region's

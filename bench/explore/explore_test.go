@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -291,6 +292,32 @@ func TestEveryRegionReachedIsMeasured(t *testing.T) {
 		if len(f.Rates) != 2 || f.Rates[0].Runs == 0 || f.Rates[1].Runs == 0 {
 			t.Errorf("%s, %s: not measured (%d regions)", f.Faults, f.Timing, len(rep.Findings))
 		}
+	}
+}
+
+// TestTheSearchSaysItsEnd: a search too short for its periodic progress line (fewer
+// draws absorbed than a line waits for, as on a slow machine) still says where it ended
+// before settling begins.
+func TestTheSearchSaysItsEnd(t *testing.T) {
+	slow := func(ctx context.Context, s results.Sale, slot int) (results.Run, error) {
+		time.Sleep(200 * time.Millisecond)
+		run, err := fake(ctx, s, slot)
+		run.Verdict = oracle.Verdict{Class: oracle.ClassSafe} // nothing found: no region cuts the search short
+		return run, err
+	}
+	var lines []string
+	var mu sync.Mutex
+	_, err := Explore(context.Background(), Config{Designs: designs("checked", "bare"), Space: NewSpace(results.LockSale, false, nil),
+		Budget: time.Second, Parallel: 2, Run: slow, Progress: func(l string) { mu.Lock(); lines = append(lines, l); mu.Unlock() }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !slices.ContainsFunc(lines, func(l string) bool {
+		return strings.HasPrefix(l, "explore: searching") && strings.HasSuffix(l, "the search's share of the budget is spent")
+	}) {
+		t.Errorf("want the search's end said, got %q", lines)
 	}
 }
 

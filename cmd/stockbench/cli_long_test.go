@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -206,6 +207,7 @@ func TestDistributed(t *testing.T) {
 	if exec.Command("docker", "info").Run() != nil {
 		t.Skip("no Docker engine: the shards are containers")
 	}
+	sharesTheEngine(t)
 	out := t.TempDir()
 	cmd := exec.Command("../../scripts/bench-distributed.sh")
 	cmd.Env = append(os.Environ(), "SHARDS=4", "BUYERS=400", "STOCK=40", "LOCKS=lua,seed-setnx", "FLAGS=--think 1ms", "OUT="+out)
@@ -470,6 +472,7 @@ func TestPerfCommand(t *testing.T) {
 func TestInfraMatrix(t *testing.T) {
 	t.Parallel() // a whole command of its own: see TestMain
 	needDocker(t)
+	sharesTheEngine(t)
 	out := t.TempDir()
 	cmd := exec.Command(binary, "matrix", "--infra", "--redis", "container", "--ttl", "5s", "--locks", "token,token-wait",
 		"--queues", "stream", "--fulfils", "idempotent", "--queue-faults", "redis-restart:persist=rdb,redis-restart:persist=aof-always",
@@ -659,6 +662,18 @@ func TestTrackRecord(t *testing.T) {
 	}
 }
 
+// engine keeps TestSwarm, which joins the Docker engine to a swarm and leaves it again
+// (its ingress and docker_gwbridge networks made and removed), apart from the tests whose
+// sales run on Docker networks of their own: beside it, bench-distributed's shards once
+// could not resolve their Redis container's name (no such host) on their own network.
+var engine sync.RWMutex
+
+// sharesTheEngine holds t's Docker networks apart from TestSwarm's engine changes.
+func sharesTheEngine(t *testing.T) {
+	engine.RLock()
+	t.Cleanup(engine.RUnlock)
+}
+
 // TestSwarm runs make bench-swarm's script at a small size on a real orchestrator, a
 // single-node Docker Swarm: four shard tasks of a replicated job per design against a
 // Redis service on an overlay network, merged by a second job, beside the one-process
@@ -672,6 +687,8 @@ func TestSwarm(t *testing.T) {
 	if exec.Command("docker", "info").Run() != nil {
 		t.Skip("no Docker engine: the shards are swarm tasks")
 	}
+	engine.Lock()
+	t.Cleanup(engine.Unlock)
 	before := swarmState(t)
 	out := t.TempDir()
 	run := func(env ...string) string {

@@ -39,6 +39,11 @@ var binary string
 // leak checks, which run alone first.
 func TestMain(m *testing.M) {
 	redis.SetLogger(quietRedis{}) // the tests' own clients, dialling servers still starting
+	// The commands' matrices run one sale at a time, as they did when their verdicts were
+	// documented: make test runs every package at once, and fault sales side by side on a
+	// loaded machine stretch the timing some verdicts depend on. TestMatrixSideBySide
+	// runs them side by side.
+	os.Setenv("STOCKBENCH_PARALLEL", "1")
 	// The suites build the command beside the test binaries, before any test runs
 	// (scripts/test-suite.sh), with the flags buildFlags gives.
 	if binary = os.Getenv("STOCKBENCH_TEST_BINARY"); binary != "" {
@@ -49,11 +54,6 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	binary = filepath.Join(dir, "stockbench")
-	// The commands' matrices run one sale at a time, as they did when their verdicts were
-	// documented: make test runs every package at once, and fault sales side by side on a
-	// loaded machine stretch the timing some verdicts depend on. TestMatrixSideBySide
-	// runs them side by side.
-	os.Setenv("STOCKBENCH_PARALLEL", "1")
 	// Built as this test binary was, from the build it came from, so that nothing is
 	// compiled twice: plain in make test, raced in make test-race; plain in the long
 	// suite, whose commands sell for minutes with verdicts bound to their timing (a raced

@@ -18,7 +18,7 @@ import (
 )
 
 // tinyRun is a run of a sale with n timed purchases, all taking d.
-func tinyRun(t *testing.T, impl, faults string, n int, d time.Duration) results.Run {
+func tinyRun(t testing.TB, impl, faults string, n int, d time.Duration) results.Run {
 	t.Helper()
 	rec := results.NewRecorder(1)
 	var sold []time.Duration
