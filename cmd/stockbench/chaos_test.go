@@ -127,8 +127,9 @@ func TestSignalDuringSetup(t *testing.T) {
 // TestSignalDuringSale: SIGTERM in the middle of a sale is Ctrl-C's twin.
 func TestSignalDuringSale(t *testing.T) {
 	s := launch(t, "run", "--lock", "set-nx-ex", "--buyers", "50", "--stock", "100", "--think", "200ms", "--redis", "process")
+	line := s.until(t, "redis: ")
 	s.until(t, "[1/1]")
-	time.Sleep(time.Second)
+	soldOne(t, line, 100) // the sales so far are what it keeps: at least one
 	s.cmd.Process.Signal(syscall.SIGTERM)
 	s.wait(t, bench.ExitInterrupted)
 	f := readOnlyRun(t, s.out)

@@ -324,7 +324,7 @@ func TestInterrupt(t *testing.T) {
 					redisLine = lines.Text()
 				}
 			}
-			time.Sleep(time.Second) // a few sales in
+			soldOne(t, redisLine, 100) // not a set time: raced, a busy machine may sell none in a second
 			if tt.cause == "ctrl-c" {
 				cmd.Process.Signal(syscall.SIGINT)
 			} else {
@@ -350,6 +350,28 @@ func TestInterrupt(t *testing.T) {
 			leftBehind(t, f)
 		})
 	}
+}
+
+// soldOne waits, up to 30 s, until the sale on the Redis that the harness's "redis:" line
+// names has sold a unit of its stock.
+func soldOne(t *testing.T, redisLine string, stock int) {
+	t.Helper()
+	m := regexp.MustCompile(` at (\S+:\d+)`).FindStringSubmatch(redisLine)
+	if m == nil {
+		t.Fatalf("no address in %q", redisLine)
+	}
+	c := redis.NewClient(&redis.Options{Addr: m[1], MaxRetries: -1})
+	defer c.Close()
+	ctx := context.Background()
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		keys, _ := c.Keys(ctx, "*:stock").Result()
+		for _, k := range keys {
+			if n, err := c.Get(ctx, k).Int(); err == nil && n < stock {
+				return
+			}
+		}
+	}
+	t.Fatalf("no unit sold in 30 s on %s", m[1])
 }
 
 // crash kills the Redis that the harness's "redis:" line names, as a crash would.
