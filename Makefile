@@ -155,8 +155,8 @@ report: build
 # raced suites run one package at a time (TEST_P=1, TEST_ALONE=1, see
 # scripts/test-suite.sh): raced, two packages' sales at once ran so slow that buyers gave
 # up on units a safe design had left them (UNSOLD), and a speed test saw list's own rate
-# halve between two of its runs. The command's long tests took 27 and 34 minutes on two
-# 2-CPU machines: each long test binary may run 45.
+# halve between two of its runs. The command's long tests took 34 minutes alone on a
+# 2-CPU machine: each long test binary may run 45.
 #
 # Each suite compiles its test binaries before any test runs, so that a sale's
 # timing-bound verdict never shares the CPUs with the compiler, and runs them without go
