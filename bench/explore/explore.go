@@ -17,6 +17,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/stockbench/stockbench/faults"
 	"github.com/stockbench/stockbench/results"
 )
 
@@ -74,9 +75,17 @@ const (
 	// Holm's correction over every signature and pair: the chance that an exploration of
 	// a design against itself reports any difference.
 	Alpha = 0.05
-	// searchShare is the share of the budget the search takes; shrinking and measuring
-	// the findings take the rest.
-	searchShare = 0.5
+	// searchShare is the share of the budget the search takes at least; shrinking and
+	// measuring the findings take the rest. The search goes on past it, up to
+	// searchShareMax, while a fault of the space has struck in fewer than MinStrikes
+	// draws: a region no draw reached cannot be told apart, however well the others
+	// are measured.
+	searchShare    = 0.5
+	searchShareMax = 0.75
+	// MinStrikes is how many draws each fault of the space must strike in (on any
+	// design) before the search may end: every other draw, while one has not, is a
+	// fresh draw of the fault struck least.
+	MinStrikes = 3
 	// grace is how long after the budget a sale under way may take to end; one still
 	// going then is cut short and left out.
 	grace = 20 * time.Second
@@ -98,7 +107,7 @@ func Explore(ctx context.Context, cfg Config) (*Report, error) {
 	defer cancel()
 	go x.lim.follow(x.sctx, cfg.Idle)
 	searched := x.clock.enter(Searching)
-	x.search(ctx, x.start.Add(time.Duration(float64(cfg.Budget)*searchShare)))
+	x.search(ctx, x.start.Add(time.Duration(float64(cfg.Budget)*searchShare)), x.start.Add(time.Duration(float64(cfg.Budget)*searchShareMax)))
 	searched()
 	x.settle(ctx)
 	x.rep.finish(x, ctx.Err() != nil)
@@ -109,7 +118,8 @@ func Explore(ctx context.Context, cfg Config) (*Report, error) {
 // its sales' context.
 func newExplorer(ctx context.Context, cfg Config) (x *explorer, cancel func()) {
 	x = &explorer{cfg: cfg, start: time.Now(), rep: newReport(cfg), seen: map[string]bool{}, found: map[region]*Finding{}, clock: newClock(),
-		lim: newLimiter(startLimit(), len(cfg.Designs), cfg.Parallel)}
+		lim:    newLimiter(startLimit(), len(cfg.Designs), cfg.Parallel),
+		struck: map[faults.Kind]int{}, tried: map[faults.Kind]int{}, inFlight: map[faults.Kind]int{}, refused: map[faults.Kind]bool{}}
 	x.deadline = x.start.Add(cfg.Budget)
 	x.sctx, cancel = context.WithDeadline(ctx, x.deadline.Add(grace))
 	return x, cancel
@@ -153,29 +163,36 @@ type explorer struct {
 	lim *limiter
 	// drawn is every draw of the search in the order drawn.
 	drawn []gene
+	// struck counts the absorbed draws each fault struck in (on any design), tried those
+	// that planned it, inFlight the draws under way that plan it; refused are the faults
+	// a design refused alone. Coverage draws steer by them.
+	struck, tried, inFlight map[faults.Kind]int
+	refused                 map[faults.Kind]bool
 }
 
 // region is where in the space a finding showed: its faults and its timing.
 type region struct{ faults, timing string }
 
-// search draws sale after sale until the deadline, each draw's sale for every design,
-// run side by side, with as many sales running at once as the limiter lets: a slot
-// freed by a short sale takes the next draw rather than waiting for the longest sale of a
-// batch. A draw is drawn from what the draws at least window before it found, absorbed
-// in the order they were drawn, so that a seed gives the same draws for the same outcomes
-// whatever order the sales end in and however many ran at once (window is set by
-// Parallel, the limit's ceiling, not by the limit).
-func (x *explorer) search(ctx context.Context, until time.Time) {
+// search draws sale after sale until until, and past it up to most while a fault of
+// the space has struck in fewer than MinStrikes draws, each draw's sale for every
+// design, run side by side, with as many sales running at once as the limiter lets: a
+// slot freed by a short sale takes the next draw rather than waiting for the longest
+// sale of a batch. A draw is drawn from what the draws at least window before it found,
+// absorbed in the order they were drawn, so that a seed gives the same draws for the
+// same outcomes whatever order the sales end in and however many ran at once (window is
+// set by Parallel, the limit's ceiling, not by the limit).
+func (x *explorer) search(ctx context.Context, until, most time.Time) {
 	r := rand.New(rand.NewPCG(x.cfg.Seed, 0x5eed))
 	width := len(x.cfg.Designs)
 	atOnce := max(1, x.cfg.Parallel/width) // draws running at once, at most
 	window := 2 * atOnce
 	var drawn []*pending // not yet absorbed, in the order drawn
-	absorbed, cut := 0, false
+	absorbed := 0
 	absorbOldest := func() {
 		p := drawn[0]
 		drawn = drawn[1:]
 		<-p.done
+		x.planned(p.g, -1)
 		if x.absorb(p.out) {
 			x.corpus = append(x.corpus, p.g)
 		}
@@ -183,11 +200,19 @@ func (x *explorer) search(ctx context.Context, until time.Time) {
 			x.cfg.Progress(x.progress("searching"))
 		}
 	}
-	for time.Now().Before(until) && ctx.Err() == nil {
-		if time.Until(x.deadline) < x.settling(x.regions()...) {
-			cut = true
-			break // what it found needs the rest of the budget to be measured
+	extended := false // past until, for the coverage
+	searching := func() bool {
+		now := time.Now()
+		if now.Before(until) {
+			return true
 		}
+		if now.Before(most) && x.leastStruck() != "" {
+			extended = true
+			return true
+		}
+		return false
+	}
+	for searching() && ctx.Err() == nil {
 		if len(drawn) == window {
 			absorbOldest()
 			continue // its sale may have taken the search past its deadline
@@ -195,11 +220,13 @@ func (x *explorer) search(ctx context.Context, until time.Time) {
 		if !x.lim.acquire(ctx, width) {
 			break
 		}
-		if !time.Now().Before(until) { // the wait for a slot used it up
+		if !searching() { // the wait for a slot used it up
 			x.lim.release(width)
 			break
 		}
-		p := x.launch(x.next(r), func() { x.lim.release(width) })
+		g := x.next(r)
+		x.planned(g, 1)
+		p := x.launch(g, func() { x.lim.release(width) })
 		x.drawn = append(x.drawn, p.g)
 		drawn = append(drawn, p)
 	}
@@ -212,14 +239,47 @@ func (x *explorer) search(ctx context.Context, until time.Time) {
 	for len(drawn) > 0 {
 		absorbOldest()
 	}
-	if cut {
-		x.rep.SearchCut = len(x.order)
-		x.cfg.Progress(x.progress("searching") + fmt.Sprintf("; the search stops here: measuring the %d regions reached takes the rest of the budget", len(x.order)))
-		return
+	x.rep.Searched = time.Since(x.start)
+	end := "the search's share of the budget is spent"
+	switch k := x.leastStruck(); {
+	case k != "":
+		end = fmt.Sprintf("the search stops at its most, %s struck in %d draws of the %d wanted", k, x.struck[k], MinStrikes)
+	case extended:
+		end = fmt.Sprintf("the search went on past its half until every fault struck in %d draws", MinStrikes)
 	}
 	// Said even when no line was due: on a slow machine a short search absorbs fewer
 	// draws than a progress line waits for, and its user would see settling begin unsaid.
-	x.cfg.Progress(x.progress("searching") + "; the search's share of the budget is spent")
+	x.cfg.Progress(x.progress("searching") + "; " + end)
+}
+
+// planned counts g's faults as under way (by 1), or as tried and no longer under way
+// (by -1).
+func (x *explorer) planned(g gene, by int) {
+	for _, f := range g.Faults {
+		x.inFlight[f.Kind] += by
+		if by < 0 {
+			x.tried[f.Kind]++
+		}
+	}
+}
+
+// leastStruck is the fault of the space struck in the fewest absorbed draws, counting
+// those under way that plan it, while that is fewer than MinStrikes; "" once every
+// fault has. A fault a design refuses, or that twice MinStrikes draws planned, is not
+// waited for: its victim seldom comes in this space, and the report says so. Ties go
+// to the space's order, so that a seed draws the same.
+func (x *explorer) leastStruck() faults.Kind {
+	var least faults.Kind
+	fewest := MinStrikes
+	for _, k := range x.cfg.Space.Faults {
+		if x.refused[k] || x.tried[k]+x.inFlight[k] >= 2*MinStrikes {
+			continue
+		}
+		if n := x.struck[k] + x.inFlight[k]; n < fewest {
+			least, fewest = k, n
+		}
+	}
+	return least
 }
 
 // settling is how long settling the regions regs is expected to take: each region's
@@ -296,15 +356,30 @@ type result struct {
 func (x *explorer) absorb(out []result) (novel bool) {
 	if slices.ContainsFunc(out, func(r result) bool { return errors.Is(r.err, ErrRefused) }) {
 		x.rep.Refused++
+		if plan, _ := faults.Parse(out[0].sale.Faults); len(plan) == 1 {
+			x.refused[plan[0].Kind] = true
+		}
 		return false
 	}
 	x.rep.Draws++
+	struck := map[faults.Kind]bool{}
+	defer func() {
+		for k := range struck {
+			x.struck[k]++
+		}
+	}()
 	for d, res := range out {
 		if res.err != nil {
 			x.rep.Unfinished++
 			continue
 		}
 		x.rep.cover(&res.sale, &res.run)
+		plan, _ := faults.Parse(res.sale.Faults)
+		for _, f := range plan {
+			if !slices.Contains(res.run.NotExercised, string(f.Kind)) {
+				struck[f.Kind] = true
+			}
+		}
 		for _, f := range features(&res.sale, &res.run) {
 			if !x.seen[f] {
 				x.seen[f], novel = true, true
@@ -334,9 +409,13 @@ func (x *explorer) absorb(out []result) (novel bool) {
 	return novel
 }
 
-// next is the next draw: a mutation of a draw of the corpus, most often, once there is
-// one; a fresh draw otherwise.
+// next is the next draw: every other draw while a fault has struck in fewer than
+// MinStrikes draws, a fresh draw of the least struck; else a mutation of a draw of the
+// corpus, most often, once there is one; a fresh draw otherwise.
 func (x *explorer) next(r *rand.Rand) gene {
+	if k := x.leastStruck(); k != "" && len(x.drawn)%2 == 0 {
+		return x.cfg.Space.drawWith(r, k)
+	}
 	if len(x.corpus) > 0 && r.Float64() < 0.6 {
 		return x.cfg.Space.mutate(x.corpus[r.IntN(len(x.corpus))], r)
 	}

@@ -3,6 +3,7 @@ package explore
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"reflect"
 	"slices"
@@ -168,7 +169,8 @@ func TestSearchDrawsTheSameForTheSameOutcomes(t *testing.T) {
 		defer cancel()
 		// However many sales the load lets run at once, the draws are the same.
 		x.lim = newLimiter(start, len(cfg.Designs), cfg.Parallel)
-		x.search(context.Background(), time.Now().Add(400*time.Millisecond))
+		until := time.Now().Add(400 * time.Millisecond)
+		x.search(context.Background(), until, until)
 		if len(x.corpus) == 0 {
 			t.Fatal("the search found nothing to mutate")
 		}
@@ -268,10 +270,10 @@ func TestInterruptedKeepsWhatWasFound(t *testing.T) {
 	}
 }
 
-// TestEveryRegionReachedIsMeasured: where every draw finds something and the sales are
-// slow to rerun, the search stops before its half of the budget, leaving the time that
-// measuring what it reached takes, and every region it reached is rerun on every design.
-func TestEveryRegionReachedIsMeasured(t *testing.T) {
+// TestTheSearchTakesItsHalf: where every draw finds something and the sales are slow
+// to rerun, the search still takes half the budget (measuring what it reached could
+// take it all), and settling measures the most promising regions first.
+func TestTheSearchTakesItsHalf(t *testing.T) {
 	overlaps := func(ctx context.Context, s results.Sale, slot int) (results.Run, error) {
 		time.Sleep(40 * time.Millisecond)
 		run, err := fake(ctx, s, slot)
@@ -280,18 +282,53 @@ func TestEveryRegionReachedIsMeasured(t *testing.T) {
 		}
 		return run, err
 	}
+	const budget = 4 * time.Second
 	rep, err := Explore(context.Background(), Config{Designs: designs("checked", "bare"), Space: NewSpace(results.LockSale, false, nil),
-		Budget: 4 * time.Second, Parallel: 4, Confirm: 4, Run: overlaps, Idle: func() (float64, bool) { return 0.5, true }})
+		Budget: budget, Parallel: 4, Confirm: 4, Run: overlaps, Idle: func() (float64, bool) { return 0.5, true }})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.SearchCut == 0 || rep.SearchCut != len(rep.Findings) {
-		t.Fatalf("the search stopped having reached %d regions, %d found: want it cut short, at the regions found", rep.SearchCut, len(rep.Findings))
+	if rep.Searched < budget/2 || rep.Searched > budget*3/4+time.Second {
+		t.Errorf("the search took %s of %s: want half to three quarters", rep.Searched, budget)
 	}
-	for _, f := range rep.Findings {
-		if len(f.Rates) != 2 || f.Rates[0].Runs == 0 || f.Rates[1].Runs == 0 {
-			t.Errorf("%s, %s: not measured (%d regions)", f.Faults, f.Timing, len(rep.Findings))
+	if len(rep.Findings) < 2 {
+		t.Fatalf("%d regions: want several, for the order", len(rep.Findings))
+	}
+	// Findings are reported in the order settled: the first most promising, and measured.
+	if f := rep.Findings[0]; len(f.Rates) != 2 || f.Rates[0].Runs == 0 || f.Rates[1].Runs == 0 {
+		t.Errorf("%s, %s: the most promising region not measured", f.Faults, f.Timing)
+	}
+}
+
+// TestEveryFaultStrikes: a search whose share of the budget is over before every fault
+// of the space has struck in MinStrikes draws goes on until each has, and says so; a
+// fault a design refuses is not waited for. Given no time at all, it stops at its most.
+func TestEveryFaultStrikes(t *testing.T) {
+	space := NewSpace(results.LockSale, false, []faults.Kind{faults.ClientPause, faults.SlowWork, faults.RedisPause, faults.ClockJump})
+	search := func(most time.Duration) (*explorer, string) {
+		var last string
+		cfg := withDefaults(Config{Designs: designs("checked", "bare"), Space: space, Parallel: 2, Run: fake,
+			Progress: func(l string) { last = l }})
+		x, cancel := newExplorer(context.Background(), cfg)
+		defer cancel()
+		now := time.Now()
+		x.search(context.Background(), now, now.Add(most))
+		return x, last
+	}
+	x, end := search(time.Minute)
+	for _, k := range space.Faults {
+		if k == faults.ClockJump { // refused by both designs
+			continue
 		}
+		if n := x.struck[k]; n < MinStrikes {
+			t.Errorf("%s struck in %d draws: want %d", k, n, MinStrikes)
+		}
+	}
+	if !x.refused[faults.ClockJump] || !strings.HasSuffix(end, fmt.Sprintf("the search went on past its half until every fault struck in %d draws", MinStrikes)) {
+		t.Errorf("want the search gone on for the faults, clock-jump passed over, got %q", end)
+	}
+	if _, end := search(0); !strings.Contains(end, "the search stops at its most, ") || !strings.HasSuffix(end, fmt.Sprintf("struck in 0 draws of the %d wanted", MinStrikes)) {
+		t.Errorf("given no time, want the search's stop said, got %q", end)
 	}
 }
 
@@ -315,7 +352,8 @@ func TestTheSearchSaysItsEnd(t *testing.T) {
 	mu.Lock()
 	defer mu.Unlock()
 	if !slices.ContainsFunc(lines, func(l string) bool {
-		return strings.HasPrefix(l, "explore: searching") && strings.HasSuffix(l, "the search's share of the budget is spent")
+		return strings.HasPrefix(l, "explore: searching") && (strings.HasSuffix(l, "the search's share of the budget is spent") ||
+			strings.Contains(l, "; the search stops at its most") || strings.Contains(l, "; the search went on past its half"))
 	}) {
 		t.Errorf("want the search's end said, got %q", lines)
 	}

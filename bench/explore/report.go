@@ -163,9 +163,9 @@ type Report struct {
 	Faults  []string      `json:"faults"`
 	Started time.Time     `json:"started_at"`
 	Elapsed time.Duration `json:"elapsed_ns"`
-	// SearchCut, when not 0, is how many regions the search had reached when it stopped
-	// before its half of the budget, to leave the time measuring them takes.
-	SearchCut int `json:"search_cut,omitempty"`
+	// Searched is how long the search took: half the budget at least, more while a
+	// fault had struck in fewer than MinStrikes draws, three quarters at most.
+	Searched time.Duration `json:"searched_ns"`
 	// Redis is the shared server the sales ran beside, as a run's record names it.
 	Redis    results.Target `json:"redis"`
 	Complete bool           `json:"complete"`
@@ -394,6 +394,18 @@ func (r *Report) Quiet() []string {
 	return out
 }
 
+// SeldomStruck are the faults of the space that struck, in fewer sales than MinStrikes
+// draws give every design.
+func (r *Report) SeldomStruck() []string {
+	var out []string
+	for _, k := range r.Faults {
+		if n := r.Struck[k]; n > 0 && n < MinStrikes*len(r.Designs) {
+			out = append(out, fmt.Sprintf("%s (%d sales)", k, n))
+		}
+	}
+	return out
+}
+
 // NeverStruck are the faults of the space that never struck in any sale of the search.
 func (r *Report) NeverStruck() []string {
 	var out []string
@@ -493,6 +505,9 @@ func (r *Report) writeTried(w io.Writer) {
 	}
 	if n := r.NeverStruck(); len(n) > 0 {
 		fmt.Fprintf(w, "\nNever struck (not drawn, refused by the designs, or their victim never came): %s.\n", strings.Join(n, ", "))
+	}
+	if n := r.SeldomStruck(); len(n) > 0 {
+		fmt.Fprintf(w, "\nStruck in fewer than the %d draws the search waits for (refused by a design, their victim seldom reached, or the search at three quarters of the budget): %s.\n", MinStrikes, strings.Join(n, ", "))
 	}
 }
 

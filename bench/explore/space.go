@@ -121,6 +121,15 @@ func (sp Space) draw(r *rand.Rand) gene {
 	return g
 }
 
+// drawWith is a fresh point of the space whose fault is k, alone.
+func (sp Space) drawWith(r *rand.Rand, k faults.Kind) gene {
+	g := sp.draw(r)
+	f := sp.fault(r)
+	f.Kind = k
+	g.Faults = []faultGene{f}
+	return g
+}
+
 // pick is 0 with probability p, else 1.
 func pick(r *rand.Rand, p float64) int {
 	if r.Float64() < p {

@@ -132,9 +132,8 @@ func (r *Report) writeTime(w io.Writer) {
 	}
 	fmt.Fprintf(w, "\nEvery sale's own time, summed: %s. Sales at once: the mean over the phase. The machine's idle CPU set how many could run at once: from %d, between %d and %d, at most %d (`--parallel`).\n",
 		all, r.Limit.Start, r.Limit.Low, r.Limit.High, r.Limit.Ceiling)
-	if r.SearchCut > 0 {
-		fmt.Fprintf(w, "\nThe search stopped before its half of the budget, having reached %d regions: measuring them (each one's reruns, and its shrink) needed the rest.\n", r.SearchCut)
-	}
+	fmt.Fprintf(w, "\nThe search took %s of the %s budget: half at least, and up to three quarters while a fault of the space had struck in fewer than %d draws. Shrinking and measuring the regions, the most promising first, took the rest.\n",
+		r.Searched.Round(time.Second), r.Budget, MinStrikes)
 }
 
 // spentCells is s's parts as table cells, each with its share of the sales' time.
