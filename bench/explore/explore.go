@@ -373,12 +373,8 @@ func (x *explorer) absorb(out []result) (novel bool) {
 			x.rep.Unfinished++
 			continue
 		}
-		x.rep.cover(&res.sale, &res.run)
-		plan, _ := faults.Parse(res.sale.Faults)
-		for _, f := range plan {
-			if !slices.Contains(res.run.NotExercised, string(f.Kind)) {
-				struck[f.Kind] = true
-			}
+		for _, k := range x.rep.cover(&res.sale, &res.run) {
+			struck[k] = true
 		}
 		for _, f := range features(&res.sale, &res.run) {
 			if !x.seen[f] {

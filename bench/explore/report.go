@@ -212,8 +212,9 @@ func newReport(cfg Config) *Report {
 	return r
 }
 
-// cover counts a sale of the search in its region.
-func (r *Report) cover(s *results.Sale, run *results.Run) {
+// cover counts a sale of the search in its region, and returns the faults that struck
+// in it.
+func (r *Report) cover(s *results.Sale, run *results.Run) (struck []faults.Kind) {
 	shape, timing := faultShape(s.Faults), Timing(s)
 	i := slices.IndexFunc(r.Coverage, func(c *Cover) bool { return c.Faults == shape && c.Timing == timing })
 	if i < 0 {
@@ -229,6 +230,7 @@ func (r *Report) cover(s *results.Sale, run *results.Run) {
 	for _, f := range plan {
 		if !slices.Contains(run.NotExercised, string(f.Kind)) {
 			r.Struck[string(f.Kind)]++
+			struck = append(struck, f.Kind)
 		}
 	}
 	for _, k := range findings(run) {
@@ -240,6 +242,7 @@ func (r *Report) cover(s *results.Sale, run *results.Run) {
 		}
 		c.Paced[k]++
 	}
+	return struck
 }
 
 // Paced are the regions whose sales left something only the sales' own pace explains,
