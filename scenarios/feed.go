@@ -16,7 +16,7 @@ import (
 // started.
 func feed(ctx context.Context, n, workers int, p Pacer, t0 time.Time,
 	serve func(worker, i int, at time.Time), unstarted func(from int)) {
-	f := &feeder{total: int64(n)}
+	f := &feeder{total: int64(n), workers: max(workers, 1)}
 	f.cond = sync.NewCond(&f.mu)
 	_, rush := p.(Rush)
 	if rush {
@@ -44,6 +44,7 @@ func feed(ctx context.Context, n, workers int, p Pacer, t0 time.Time,
 // feeder hands out buyer indices in order, as far as they have arrived.
 type feeder struct {
 	total         int64
+	workers       int
 	next, arrived atomic.Int64
 	mu            sync.Mutex
 	cond          *sync.Cond
@@ -76,12 +77,21 @@ func (f *feeder) take(ctx context.Context) (i int, ok bool) {
 	}
 }
 
-// arrive makes the buyers before n arrive.
+// arrive makes the buyers before n arrive, waking a waiting worker for each: at an open
+// load a buyer or two arrive at once, and waking every worker for one of them put the
+// others' wake-ups in its way.
 func (f *feeder) arrive(n int) {
 	f.mu.Lock()
+	k := int64(n) - f.arrived.Load()
 	f.arrived.Store(int64(n))
 	f.mu.Unlock()
-	f.cond.Broadcast()
+	if k >= int64(f.workers) {
+		f.cond.Broadcast()
+		return
+	}
+	for range k {
+		f.cond.Signal()
+	}
 }
 
 // close ends the arrivals: workers stop once they took every buyer that arrived.

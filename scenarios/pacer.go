@@ -68,11 +68,11 @@ func (s Sale) Pacer() Pacer {
 }
 
 // arrive calls upTo with the number of buyers due, each time more are, until all n are
-// or ctx ends; it returns how many arrived. Buyers due together (the timer's
-// granularity is about a millisecond) arrive together.
+// or ctx ends; it returns how many arrived. Buyers due by the time the wait for one ends
+// arrive together. The wait is a clock's, to the microsecond where it can be (see clock).
 func arrive(ctx context.Context, n int, p Pacer, t0 time.Time, upTo func(n int)) int {
-	timer := time.NewTimer(0)
-	defer timer.Stop()
+	c := newClock()
+	defer c.close()
 	for i := 0; ; {
 		now := time.Since(t0)
 		for i < n && p.Due(i) <= now {
@@ -82,11 +82,25 @@ func arrive(ctx context.Context, n int, p Pacer, t0 time.Time, upTo func(n int))
 		if i == n {
 			return n
 		}
-		timer.Reset(p.Due(i) - now)
-		select {
-		case <-ctx.Done():
+		var gap time.Duration
+		if i > 0 {
+			gap = p.Due(i) - p.Due(i-1)
+		}
+		if !c.until(ctx, t0, p.Due(i), gap) {
 			return i
-		case <-timer.C:
 		}
 	}
+}
+
+// Paced calls fn with 0 to n-1, each at its time at rate calls a second, on the pacer's
+// own goroutine and clock as a sale's buyers arrive, until all were called or ctx ends.
+// A call that overruns the next one's time delays it: fn is meant to be short (a command
+// sent alone at a sale's pace, to time its round trip).
+func Paced(ctx context.Context, n int, rate float64, fn func(i int)) {
+	next := 0
+	arrive(ctx, n, Steady{rate}, time.Now(), func(k int) {
+		for ; next < k; next++ {
+			fn(next)
+		}
+	})
 }

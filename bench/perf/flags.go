@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/stockbench/stockbench/bench/catalog"
 )
@@ -17,7 +18,11 @@ func (c *Config) Bind(fs *flag.FlagSet) func() error {
 	fs.IntVar(&c.Rounds, "rounds", c.Rounds, "rounds of (lua sale, redis-benchmark); each side's median is compared")
 	fs.StringVar(&c.CPUProfile, "cpuprofile", "", "write a CPU profile of the lua sales (not of redis-benchmark) to this file")
 	fs.BoolVar(&c.Adapters, "adapters", c.Adapters, "also run each shipped lock adapter and its Go counterpart on the flash-sale preset (from within the checkout)")
+	purchase := fs.String("purchase", strings.Join(c.Purchase, ","), "designs whose purchase, one buyer at a time, is set beside its commands' round trips, comma-separated (empty: skip it)")
+	fs.IntVar(&c.PurchaseBuyers, "purchase-buyers", c.PurchaseBuyers, "buyers of each of those sales")
+	fs.Float64Var(&c.PurchaseRate, "purchase-rate", c.PurchaseRate, "their buyers a second")
 	return func() error {
+		c.Purchase = catalog.Split(*purchase)
 		c.RSSBuyers = nil
 		for _, part := range catalog.Split(*rss) {
 			n, err := strconv.Atoi(part)

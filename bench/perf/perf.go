@@ -47,6 +47,12 @@ type Config struct {
 	// Adapters runs each shipped lock adapter beside its Go counterpart (from within the
 	// checkout).
 	Adapters bool
+	// Purchase are the designs whose purchase, one buyer at a time (PurchaseBuyers at
+	// PurchaseRate a second, no think), is set beside the round trips of its own
+	// commands; none skips it.
+	Purchase       []string
+	PurchaseBuyers int
+	PurchaseRate   float64
 	// Benchmark is the redis-benchmark binary (default: the one on PATH).
 	Benchmark string
 	// Stockbench is the stockbench binary the waiting runs are (default: this program,
@@ -55,14 +61,24 @@ type Config struct {
 }
 
 // Defaults is what make perf measures: 200,000 units on 64 connections, three rounds,
-// the shipped adapters, and the peak RSS of 200,000 and of 1,000,000 waiting buyers.
-var Defaults = Config{Sales: 200000, Conns: 64, Rounds: 3, RSSBuyers: []int{200000, 1000000}, Adapters: true}
+// the purchase of none, lua and token at 200 buyers a second (2,000 of them), the
+// shipped adapters, and the peak RSS of 200,000 and of 1,000,000 waiting buyers.
+var Defaults = Config{Sales: 200000, Conns: 64, Rounds: 3, RSSBuyers: []int{200000, 1000000}, Adapters: true,
+	Purchase: []string{"none", "lua", "token"}, PurchaseBuyers: 2000, PurchaseRate: 200}
 
 // Validate says what is wrong with c before anything starts, and fills in the binaries
 // it runs.
 func (c *Config) Validate() error {
 	if c.Sales <= 0 || c.Conns <= 0 || c.Rounds <= 0 {
 		return errors.New("perf: --sales, --conns and --rounds must be positive")
+	}
+	for _, name := range c.Purchase {
+		if _, err := lockimpl.Lookup(name); err != nil {
+			return fmt.Errorf("perf: --purchase: %w", err)
+		}
+	}
+	if len(c.Purchase) > 0 && (c.PurchaseBuyers <= 0 || c.PurchaseRate <= 0) {
+		return errors.New("perf: --purchase-buyers and --purchase-rate must be positive")
 	}
 	for _, n := range c.RSSBuyers {
 		if n <= 0 {
@@ -117,6 +133,9 @@ func Run(ctx context.Context, e *bench.Env, c Config, stdout, stderr io.Writer) 
 	fmt.Fprintf(stdout, "redis-benchmark:  %8.0f requests/s (median of %d; the same script, -c %d -n %d)\n", theirs, c.Rounds, c.Conns, c.Sales)
 	ratio := ours / theirs
 	fmt.Fprintf(stdout, "ratio:            %8.2f (target 0.90: %s)\n", ratio, met(ratio >= 0.9))
+	if err := perfPurchases(ctx, e, c, stdout, stderr); err != nil {
+		return err
+	}
 	if c.Adapters {
 		if err := perfAdapters(ctx, e, c.Rounds, stdout, stderr); err != nil {
 			return err

@@ -438,12 +438,13 @@ func TestPerfCommand(t *testing.T) {
 		t.Skip("redis-benchmark is not on PATH (Debian's redis-tools)")
 	}
 	profile := filepath.Join(t.TempDir(), "cpu.prof")
-	code, stdout, stderr := stockbench(t, "perf", "--sales", "3000", "--rounds", "1", "--rss-buyers", "2000",
+	code, stdout, stderr := stockbench(t, "perf", "--sales", "3000", "--rounds", "1", "--rss-buyers", "2000", "--purchase-buyers", "200",
 		"--procs", "1", "--cpuprofile", profile)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
-	wants := []string{"lua scenario:", "buyers on 1 of", "redis-benchmark:", "ratio:", "peak RSS:"}
+	wants := []string{"lua scenario:", "buyers on 1 of", "redis-benchmark:", "ratio:", "peak RSS:",
+		"purchase none", "purchase lua", "purchase token", "EVALSHA ×1", "to redis-benchmark's", "to theirs at its pace"}
 	if os.Getenv("STOCKBENCH_REQUIRE_ADAPTERS") != "" { // else an adapter without its runtime says it was skipped
 		wants = append(wants, "adapter redis-py", "beside token", "adapter seed-lock", "beside seed-setnx", "like for like")
 	}

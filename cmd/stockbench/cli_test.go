@@ -178,6 +178,8 @@ func TestBadInput(t *testing.T) {
 		{"sweep twice", []string{"sweep", "--lock", "token", "--vary", "ttl=1s,2s", "--ttl", "3s"}, "--ttl is what --vary varies"},
 		{"sweep unknown lock", []string{"sweep", "--lock", "nope", "--vary", "ttl=1s,2s"}, `unknown lock "nope"`},
 		{"perf bad counts", []string{"perf", "--rss-buyers", "lots"}, `"lots" is not a number of buyers`},
+		{"perf unknown purchase", []string{"perf", "--purchase", "lua,nope"}, `--purchase: unknown lock "nope"`},
+		{"perf purchase rate 0", []string{"perf", "--purchase-rate", "0"}, "--purchase-buyers and --purchase-rate must be positive"},
 		{"shard on its own redis", []string{"run", "--lock", "lua", "--shard", "0/2"}, "--shard needs --redis-url"},
 		{"shard of a queue under a one-victim fault", []string{"run", "--queue", "list", "--fault", "worker-crash", "--shard", "0/2", "--redis-url", "redis://127.0.0.1:1"}, "a sharded sale takes only faults at a rate"},
 		{"shard out of range", []string{"run", "--lock", "lua", "--shard", "2/2", "--redis-url", "redis://127.0.0.1:1"}, "shard index must be from 0 to 1"},

@@ -173,7 +173,7 @@ func (x exitFixtures) exitCases(t *testing.T) map[string]exitCase {
 		"guarantees 2":     {[]string{"guarantees", x.safe}, bench.ExitUsage},
 		"repro 0":          {[]string{"repro"}, bench.ExitOK},
 		"repro 2":          {[]string{"repro", "no-such-bug"}, bench.ExitUsage},
-		"perf 0":           {[]string{"perf", "--sales", "2000", "--rss-buyers", "0", "--rounds", "1", "--adapters=false"}, bench.ExitOK},
+		"perf 0":           {[]string{"perf", "--sales", "2000", "--rss-buyers", "0", "--rounds", "1", "--adapters=false", "--purchase-buyers", "20", "--purchase-rate", "1000"}, bench.ExitOK},
 		"perf 2":           {[]string{"perf", "--sales", "0"}, bench.ExitUsage},
 		"plan 0":           {[]string{"plan", "--buyers", "10000", "--rate", "100", "--calibrate", "1000"}, bench.ExitOK},
 		"plan 2":           {[]string{"plan", "--buyers", "10000"}, bench.ExitUsage},
