@@ -3,8 +3,8 @@ package perf
 import (
 	"cmp"
 	"context"
-	"errors"
 	"encoding/csv"
+	"errors"
 	"fmt"
 	"io"
 	"math"
