@@ -122,9 +122,10 @@ LIBS ?= $(basename $(notdir $(wildcard docs/analyses/claims/*.json)))
 analyses: build adapters
 	@$(REDIS_ENV) && for lib in $(LIBS); do ./$(BIN) analyse docs/analyses/claims/$$lib.json --pages docs/analyses $(ARGS) || exit $$?; done
 
-## perf: the driver's sales/s beside redis-benchmark running the same script, each shipped
-## lock adapter beside its Go counterpart (their runtimes installed as make test does), and
-## the peak RSS of 200,000 and of 1,000,000 buyers waiting on a lock, measured in one run
+## perf: the driver's sales/s beside redis-benchmark running the same script, a purchase of
+## none, lua and token at 200 buyers a second beside its own commands' round trips (by
+## redis-benchmark, and at the sale's pace), each shipped lock adapter beside its Go
+## counterpart (their runtimes installed as make test does), and the peak RSS of 200,000 and of 1,000,000 buyers waiting on a lock, measured in one run
 perf: build redis-server adapters
 	@$(REDIS_ENV) && ./$(BIN) perf $(ARGS)
 
