@@ -13,7 +13,7 @@ export TESTCONTAINERS_RYUK_DISABLED ?= true
 # when no engine answers (the harness then runs redis-server as a process).
 REDIS_ENV = img=$$(scripts/redis-image.sh) && export STOCKBENCH_REDIS_IMAGE=$${img:-$${STOCKBENCH_REDIS_IMAGE:-redis:7}}
 
-.PHONY: analyses docs test-long build bench bench-infra bench-distributed bench-swarm image runtimes-image run test test-race vet fmt-check redis-image redis-server chromium prometheus ci-tools adapters go-adapters gate baseline guarantees perf report fuzz chaos clean clean-containers
+.PHONY: analyses docs test-long build bench bench-explore bench-infra bench-distributed bench-swarm image runtimes-image run test test-race vet fmt-check redis-image redis-server chromium prometheus ci-tools adapters go-adapters gate baseline guarantees perf report fuzz chaos clean clean-containers
 
 # How long make fuzz runs each fuzz target.
 FUZZTIME ?= 30s
@@ -37,6 +37,18 @@ REPEAT ?= 5
 ## headline sale; pass more flags with ARGS="..."
 bench: build
 	@$(REDIS_ENV) && ./$(BIN) matrix --headline $(HEADLINE) --repeat $(REPEAT) $(ARGS)
+
+## bench-explore: one exploration timed on two builds in one job: BASE (a git ref, required)
+## built from git and this checkout as it is, each of SEEDS explored by both for BUDGET,
+## back to back in an order that alternates seed by seed; prints both builds' draws,
+## regions, regions measured and sales a minute with the machine's idle CPU, and the
+## change's ratios to the base (EXPLORE: the exploration's own arguments)
+SEEDS ?= 1 2 3
+BUDGET ?= 3m
+EXPLORE ?= --lock set-nx-ex --lock token
+bench-explore: redis-server
+	@$(GO) build -o bin/bench-explore ./internal/benchexplore
+	@$(REDIS_ENV) && ./bin/bench-explore -base "$(BASE)" -seeds "$(SEEDS)" -budget "$(BUDGET)" -args "$(EXPLORE)"
 
 ## bench-infra: the real-infrastructure matrix: a Sentinel group of containers (master killed;
 ## master cut off from its peers, a split brain) and restarts in each persistence mode; a 5s

@@ -135,7 +135,7 @@ func withDefaults(c Config) Config {
 		c.Progress = func(string) {}
 	}
 	if c.Idle == nil {
-		c.Idle = machineIdle()
+		c.Idle = MachineIdle()
 	}
 	return c
 }

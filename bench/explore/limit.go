@@ -160,9 +160,10 @@ func (r *recent) add(share float64) float64 {
 	return sum / float64(k)
 }
 
-// machineIdle is an Idle of the whole machine's CPUs, the Redis servers' and the
-// adapters' processes counted with the explorer's own.
-func machineIdle() Idle {
+// MachineIdle is an Idle of the whole machine's CPUs, the Redis servers' and the
+// adapters' processes counted with the explorer's own: each call says the share of CPU
+// time idle since the call before (false on the first, or where the system says none).
+func MachineIdle() Idle {
 	var lastIdle, lastTotal float64
 	return func() (float64, bool) {
 		ts, err := cpu.Times(false)

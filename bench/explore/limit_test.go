@@ -118,7 +118,7 @@ func TestRecentIsTheMeanOfTheLastSteps(t *testing.T) {
 
 // TestMachineIdle: the machine's idle share reads between 0 and 1.
 func TestMachineIdle(t *testing.T) {
-	idle := machineIdle()
+	idle := MachineIdle()
 	idle()
 	time.Sleep(100 * time.Millisecond)
 	share, ok := idle()

@@ -189,21 +189,33 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 // buildBase writes cfg.Base's tree under dir/src and builds its command as
 // dir/stockbench; it returns the base's commit.
 func buildBase(ctx context.Context, cfg Config, dir string) (string, error) {
-	commit, err := revParse(ctx, cfg.Repo, cfg.Base)
-	if err != nil {
+	if _, err := revParse(ctx, "gate", cfg.Repo, cfg.Base); err != nil {
 		return "", err
 	}
 	if err := stale(ctx, cfg); err != nil {
 		return "", err
 	}
+	_, commit, err := BuildRef(ctx, "gate", cfg.Repo, cfg.Base, dir)
+	return commit, err
+}
+
+// BuildRef writes ref's tree (a git ref of the checkout repo) under dir/src and builds
+// its command as dir/stockbench; it returns the binary and ref's commit. A ref that is
+// not a commit here, or a tree that does not build, is a bench.UsageError whose line
+// begins with who (the command).
+func BuildRef(ctx context.Context, who, repo, ref, dir string) (bin, commit string, err error) {
+	if commit, err = revParse(ctx, who, repo, ref); err != nil {
+		return "", "", err
+	}
 	src := filepath.Join(dir, "src")
-	if err := extract(ctx, cfg.Repo, commit, src); err != nil {
-		return "", err
+	if err := extract(ctx, repo, commit, src); err != nil {
+		return "", "", err
 	}
-	if err := build(ctx, src, filepath.Join(dir, "stockbench")); err != nil {
-		return "", bench.UsageError(fmt.Errorf("gate: the base %s does not build: %w", cfg.Base, err))
+	bin = filepath.Join(dir, "stockbench")
+	if err := build(ctx, src, bin); err != nil {
+		return "", "", bench.UsageError(fmt.Errorf("%s: the base %s does not build: %w", who, ref, err))
 	}
-	return commit, nil
+	return bin, commit, nil
 }
 
 // stale refuses a change binary that would time another change than the checkout's: one
@@ -215,13 +227,13 @@ func stale(ctx context.Context, cfg Config) error {
 	if built == "" {
 		return nil
 	}
-	if _, err := revParse(ctx, cfg.Repo, built); err != nil {
+	if _, err := revParse(ctx, "gate", cfg.Repo, built); err != nil {
 		return nil
 	}
 	if f := newerChange(ctx, cfg.Repo, cfg.Change); f != "" {
 		return bench.UsageError(fmt.Errorf("gate: %s is older than the change not committed to %s: rebuild it (make gate does) to time this change", cfg.Change, f))
 	}
-	head, err := revParse(ctx, cfg.Repo, "HEAD")
+	head, err := revParse(ctx, "gate", cfg.Repo, "HEAD")
 	if err != nil || head == built || dirty {
 		return nil
 	}
@@ -313,10 +325,10 @@ func withDefaults(c Config) Config {
 }
 
 // revParse is ref's commit in repo.
-func revParse(ctx context.Context, repo, ref string) (string, error) {
+func revParse(ctx context.Context, who, repo, ref string) (string, error) {
 	out, err := exec.CommandContext(ctx, "git", "-C", repo, "rev-parse", "--verify", "--quiet", ref+"^{commit}").Output()
 	if err != nil {
-		return "", bench.UsageError(fmt.Errorf("gate: --base %s: not a commit of the checkout %s", ref, repo))
+		return "", bench.UsageError(fmt.Errorf("%s: --base %s: not a commit of the checkout %s", who, ref, repo))
 	}
 	return strings.TrimSpace(string(out)), nil
 }
