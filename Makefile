@@ -13,7 +13,7 @@ export TESTCONTAINERS_RYUK_DISABLED ?= true
 # when no engine answers (the harness then runs redis-server as a process).
 REDIS_ENV = img=$$(scripts/redis-image.sh) && export STOCKBENCH_REDIS_IMAGE=$${img:-$${STOCKBENCH_REDIS_IMAGE:-redis:7}}
 
-.PHONY: analyses docs test-long build bench bench-explore bench-infra bench-distributed bench-swarm image runtimes-image run test test-race vet fmt-check redis-image redis-server chromium prometheus ci-tools adapters go-adapters gate baseline guarantees perf report fuzz chaos clean clean-containers
+.PHONY: analyses docs test-long build bench bench-explore power bench-infra bench-distributed bench-swarm image runtimes-image run test test-race vet fmt-check redis-image redis-server chromium prometheus ci-tools adapters go-adapters gate baseline guarantees perf report fuzz chaos clean clean-containers
 
 # How long make fuzz runs each fuzz target.
 FUZZTIME ?= 30s
@@ -49,6 +49,17 @@ EXPLORE ?= --lock set-nx-ex --lock token
 bench-explore: redis-server
 	@$(GO) build -o bin/bench-explore ./internal/benchexplore
 	@$(REDIS_ENV) && ./bin/bench-explore -base "$(BASE)" -seeds "$(SEEDS)" -budget "$(BUDGET)" -args "$(EXPLORE)"
+
+## power: the explorer's power as rates on this machine: the redsync v4.12.0/v4.12.1 pair (10
+## minutes each), set-nx-ex against token (3) and set-nx-ex against itself (3), each explored
+## with POWER_SEEDS seeds, and the share told apart against its target (4 of 5, 5 of 5, 0 of
+## 5), with each run's draws, faults struck and regions measured: about 80 minutes, too long
+## for CI (POWER_PAIRS=set-nx-ex-token,aa: half an hour)
+POWER_SEEDS ?= 5
+POWER_PAIRS ?= redsync,set-nx-ex-token,aa
+power: build redis-server
+	@$(GO) build -o bin/power ./internal/power
+	@$(REDIS_ENV) && ./bin/power -seeds "$(POWER_SEEDS)" -pairs "$(POWER_PAIRS)"
 
 ## bench-infra: the real-infrastructure matrix: a Sentinel group of containers (master killed;
 ## master cut off from its peers, a split brain) and restarts in each persistence mode; a 5s

@@ -109,9 +109,39 @@ func Explore(ctx context.Context, cfg Config) (*Report, error) {
 	searched := x.clock.enter(Searching)
 	x.search(ctx, x.start.Add(time.Duration(float64(cfg.Budget)*searchShare)), x.start.Add(time.Duration(float64(cfg.Budget)*searchShareMax)))
 	searched()
+	x.rep.Searched = time.Since(x.start)
 	x.settle(ctx)
+	// Time left over once every region is settled goes back to the search: half of it
+	// to search again, the rest to settle what that found, while a round has time for a
+	// few sales.
+	for ctx.Err() == nil {
+		left := time.Until(x.deadline)
+		if left < x.roundLeast() {
+			break
+		}
+		began := time.Now()
+		x.cfg.Progress(fmt.Sprintf("explore: every region settled with %s left over: searching again for half of it", left.Round(time.Second)))
+		searched := x.clock.enter(Searching)
+		x.search(ctx, began.Add(left/2), began.Add(left/2))
+		searched()
+		x.rep.Searched += time.Since(began)
+		x.rep.Resumed++
+		x.settle(ctx)
+	}
 	x.rep.finish(x, ctx.Err() != nil)
 	return x.rep, nil
+}
+
+// roundLeast is the least time left over that the search resumes for: a tenth of the
+// budget, and four of the exploration's sales at their mean so far (a round shorter
+// than its sales would only cut them short).
+func (x *explorer) roundLeast() time.Duration {
+	sales, took := x.clock.total()
+	least := x.cfg.Budget / 10
+	if sales > 0 {
+		least = max(least, 4*took/time.Duration(sales))
+	}
+	return least
 }
 
 // newExplorer is an exploration of cfg (its defaults set) starting now; cancel ends
@@ -119,7 +149,8 @@ func Explore(ctx context.Context, cfg Config) (*Report, error) {
 func newExplorer(ctx context.Context, cfg Config) (x *explorer, cancel func()) {
 	x = &explorer{cfg: cfg, start: time.Now(), rep: newReport(cfg), seen: map[string]bool{}, found: map[region]*Finding{}, clock: newClock(),
 		lim:    newLimiter(startLimit(), len(cfg.Designs), cfg.Parallel),
-		struck: map[faults.Kind]int{}, tried: map[faults.Kind]int{}, inFlight: map[faults.Kind]int{}, refused: map[faults.Kind]bool{}}
+		struck: map[faults.Kind]int{}, tried: map[faults.Kind]int{}, inFlight: map[faults.Kind]int{}, refused: map[faults.Kind]bool{},
+		draws: rand.New(rand.NewPCG(cfg.Seed, 0x5eed))}
 	x.deadline = x.start.Add(cfg.Budget)
 	x.sctx, cancel = context.WithDeadline(ctx, x.deadline.Add(grace))
 	return x, cancel
@@ -168,6 +199,10 @@ type explorer struct {
 	// a design refused alone. Coverage draws steer by them.
 	struck, tried, inFlight map[faults.Kind]int
 	refused                 map[faults.Kind]bool
+	// draws is the seed's stream of draws, which a resumed search goes on with.
+	draws *rand.Rand
+	// learnt is what reruns took against their estimates.
+	learnt learnt
 }
 
 // region is where in the space a finding showed: its faults and its timing.
@@ -182,7 +217,7 @@ type region struct{ faults, timing string }
 // same outcomes whatever order the sales end in and however many ran at once (window is
 // set by Parallel, the limit's ceiling, not by the limit).
 func (x *explorer) search(ctx context.Context, until, most time.Time) {
-	r := rand.New(rand.NewPCG(x.cfg.Seed, 0x5eed))
+	r := x.draws
 	width := len(x.cfg.Designs)
 	atOnce := max(1, x.cfg.Parallel/width) // draws running at once, at most
 	window := 2 * atOnce
@@ -239,9 +274,10 @@ func (x *explorer) search(ctx context.Context, until, most time.Time) {
 	for len(drawn) > 0 {
 		absorbOldest()
 	}
-	x.rep.Searched = time.Since(x.start)
 	end := "the search's share of the budget is spent"
 	switch k := x.leastStruck(); {
+	case x.rep.Searched > 0: // a resumed search
+		end = "its half of the time left over is spent"
 	case k != "":
 		end = fmt.Sprintf("the search stops at its most, %s struck in %d draws of the %d wanted", k, x.struck[k], MinStrikes)
 	case extended:
@@ -283,26 +319,72 @@ func (x *explorer) leastStruck() faults.Kind {
 }
 
 // settling is how long settling the regions regs is expected to take: each region's
-// reruns (Confirm per design) of its first sale, each as long as that sale took (the
-// sales that find something run longer than most: their faults and their work outlast
-// a TTL), at as many at once as ran on average since the exploration started (the limit
-// is what may run, not what did), and as long again for its shrink.
+// reruns (Confirm per design), each as long as rerunEstimate says, at as many at once as
+// ran on average since the exploration started (the limit is what may run, not what
+// did), and as long again for its shrink.
 func (x *explorer) settling(regs ...*Finding) time.Duration {
-	sales, took := 0, time.Duration(0)
-	for _, t := range x.clock.times() {
-		sales += t.Sales
-		took += t.Took
-	}
+	sales, took := x.clock.total()
 	if sales == 0 || len(regs) == 0 {
 		return 0
 	}
-	mean := took / time.Duration(sales)
 	var reruns time.Duration
 	for _, fd := range regs {
-		reruns += max(fd.FirstRun.Spent.Total(), mean)
+		reruns += x.rerunEstimate(fd)
 	}
 	atOnce := max(1, float64(took)/float64(time.Since(x.start)))
 	return time.Duration(2 * float64(x.cfg.Confirm*len(x.cfg.Designs)) * float64(reruns) / atOnce)
+}
+
+// rerunEstimate is how long a rerun of fd's sale is expected to take: as long as its
+// first sale took (the sales that find something run longer than most: their faults and
+// their work outlast a TTL), or the exploration's mean sale if longer, times what the
+// reruns measured so far took against their own estimates (learnt).
+func (x *explorer) rerunEstimate(fd *Finding) time.Duration {
+	return time.Duration(float64(x.firstEstimate(fd)) * x.learnt.factor())
+}
+
+// firstEstimate is rerunEstimate before the learning.
+func (x *explorer) firstEstimate(fd *Finding) time.Duration {
+	sales, took := x.clock.total()
+	est := fd.FirstRun.Spent.Total()
+	if sales > 0 {
+		est = max(est, took/time.Duration(sales))
+	}
+	return est
+}
+
+// learnt is what the reruns measured so far took against the estimates made of them
+// before the learning: settling scales its estimates by their ratio once a few reruns
+// have ended, so that the stop rule follows what measuring costs on this machine, not
+// only what each region's first sale took.
+type learnt struct {
+	mu              sync.Mutex
+	took, estimated time.Duration
+	n               int
+}
+
+// learnFrom is how many reruns the ratio waits for; factorLow and factorHigh bound it.
+const (
+	learnFrom             = 4
+	factorLow, factorHigh = 0.2, 5.0
+)
+
+func (l *learnt) add(took, estimated time.Duration) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.took += took
+	l.estimated += estimated
+	l.n++
+}
+
+// factor is the ratio, 1 until learnFrom reruns have ended.
+func (l *learnt) factor() float64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.n < learnFrom || l.estimated <= 0 {
+		return 1
+	}
+	return min(max(float64(l.took)/float64(l.estimated), factorLow), factorHigh)
 }
 
 // regions are the findings of every region found so far.
@@ -453,7 +535,7 @@ func (x *explorer) progress(phase string) string {
 // hold the slots its shorter ones freed, and the limiter, not the order, sets how many
 // sales run at once.
 func (x *explorer) settle(ctx context.Context) {
-	order := slices.Clone(x.order)
+	order := slices.DeleteFunc(slices.Clone(x.order), func(reg region) bool { return x.found[reg].Rates != nil }) // settled in a round before
 	slices.SortStableFunc(order, func(a, b region) int {
 		return cmp.Compare(x.found[b].promise(), x.found[a].promise())
 	})
@@ -535,10 +617,12 @@ func (x *explorer) settleOne(ctx context.Context, fd *Finding, left int, launche
 		s.Set("seed", strconv.FormatUint(results.DrawSeed(small.Seed(), jb.k), 10))
 		wg.Go(func() {
 			defer x.lim.release(1)
+			began := time.Now()
 			run, err := x.run(x.sctx, Measuring, s, 0)
 			if err != nil {
 				return
 			}
+			x.learnt.add(time.Since(began), x.firstEstimate(fd))
 			mu.Lock()
 			fd.Rates[jb.d].add(&run)
 			mu.Unlock()

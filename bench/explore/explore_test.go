@@ -401,3 +401,86 @@ func TestPaceIsNoRegion(t *testing.T) {
 		t.Errorf("stock left while buyers still waited is a finding: regions %d, paced %q", len(kept.Findings), kept.Paced())
 	}
 }
+
+// TestLeftOverGoesBackToTheSearch: where the regions settle quickly, the exploration does
+// not end early: the time left over goes back to the search, half of it, and what that
+// finds is settled in the rest, the regions settled before kept as they were.
+func TestLeftOverGoesBackToTheSearch(t *testing.T) {
+	// One region breaks (redis-pause alone, whatever the timing): its shrink and reruns
+	// are soon done.
+	quick := func(ctx context.Context, s results.Sale, slot int) (results.Run, error) {
+		time.Sleep(5 * time.Millisecond)
+		run := results.Run{Complete: true, Verdict: oracle.Verdict{Class: oracle.ClassSafe}, Params: results.Params{Seed: s.Seed()}}
+		if s.Faults == "redis-pause" && s.Design == "bare" {
+			run.Verdict = oracle.Verdict{Class: oracle.ClassBroken, Count: 1, Findings: []string{"LOCK-BROKEN 1"}}
+		}
+		return run, ctx.Err()
+	}
+	const budget = 3 * time.Second
+	var lines []string
+	var mu sync.Mutex
+	rep, err := Explore(context.Background(), Config{Designs: designs("checked", "bare"), Space: NewSpace(results.LockSale, false, nil),
+		Budget: budget, Parallel: 4, Confirm: 2, Tries: 1, Run: quick, Idle: func() (float64, bool) { return 0.5, true },
+		Progress: func(l string) { mu.Lock(); lines = append(lines, l); mu.Unlock() }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Resumed == 0 || rep.Searched <= budget/2 {
+		for _, f := range rep.Findings {
+			t.Logf("%s %s shrink sales %d shrunk %v", f.Faults, f.Timing, f.ShrinkSales, f.Shrunk)
+		}
+		for _, tm := range rep.Time {
+			t.Logf("%+v", tm)
+		}
+		t.Fatalf("searched %s in %d resumed rounds: want the time left over searched", rep.Searched, rep.Resumed)
+	}
+	if rep.Elapsed < budget*3/4 {
+		t.Errorf("the exploration ended after %s of its %s", rep.Elapsed, budget)
+	}
+	said := strings.Join(lines, "\n")
+	if !strings.Contains(said, "left over: searching again for half of it") || !strings.Contains(said, "its half of the time left over is spent") {
+		t.Errorf("the resumed search unsaid:\n%s", said)
+	}
+	var b strings.Builder
+	rep.writeTime(&b)
+	if !strings.Contains(b.String(), "the search resumed") {
+		t.Errorf("explore.md's time section does not say the search resumed:\n%s", b.String())
+	}
+	for _, f := range rep.Findings {
+		if f.Rates == nil {
+			t.Errorf("%s, %s: not settled", f.Faults, f.Timing)
+		}
+	}
+}
+
+// The stop rule learns what reruns cost: a region's rerun is estimated at its first
+// sale's time (or the mean sale's, if longer) until learnFrom reruns have ended, then at
+// that times what they took against their estimates, within bounds.
+func TestSettlingLearnsTheRerunsCost(t *testing.T) {
+	x, cancel := newExplorer(context.Background(), withDefaults(Config{Designs: designs("checked", "bare"), Run: fake, Confirm: 10}))
+	defer cancel()
+	x.clock.sale(Searching, time.Second, results.Spent{Selling: time.Second})
+	fd := &Finding{FirstRun: results.Run{Spent: results.Spent{Selling: 2 * time.Second}}}
+	if got := x.rerunEstimate(fd); got != 2*time.Second {
+		t.Fatalf("before any rerun: %s, want the first sale's 2s", got)
+	}
+	if quick := (&Finding{FirstRun: results.Run{Spent: results.Spent{Selling: time.Millisecond}}}); x.rerunEstimate(quick) != time.Second {
+		t.Errorf("a first sale shorter than the mean: %s, want the mean's 1s", x.rerunEstimate(quick))
+	}
+	for range learnFrom - 1 {
+		x.learnt.add(6*time.Second, 2*time.Second)
+	}
+	if got := x.rerunEstimate(fd); got != 2*time.Second {
+		t.Errorf("after %d reruns: %s, want 2s still: the ratio waits for %d", learnFrom-1, got, learnFrom)
+	}
+	x.learnt.add(6*time.Second, 2*time.Second)
+	if got := x.rerunEstimate(fd); got != 6*time.Second {
+		t.Errorf("reruns took 3 times their estimate: %s, want 6s", got)
+	}
+	for range 100 {
+		x.learnt.add(time.Hour, time.Second)
+	}
+	if f := x.learnt.factor(); f != factorHigh {
+		t.Errorf("factor %.2f, want it bounded at %.0f", f, factorHigh)
+	}
+}

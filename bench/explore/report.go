@@ -164,8 +164,15 @@ type Report struct {
 	Started time.Time     `json:"started_at"`
 	Elapsed time.Duration `json:"elapsed_ns"`
 	// Searched is how long the search took: half the budget at least, more while a
-	// fault had struck in fewer than MinStrikes draws, three quarters at most.
+	// fault had struck in fewer than MinStrikes draws, three quarters at most, and then
+	// half of any time left over once the regions were settled.
 	Searched time.Duration `json:"searched_ns"`
+	// RerunCost is what the reruns took against their estimates from their regions'
+	// first sales, which the stop rule learnt as measuring went (1 until a few ended).
+	RerunCost float64 `json:"rerun_cost,omitempty"`
+	// Resumed is how many times the search resumed with the time left over once every
+	// region it had found was settled.
+	Resumed int `json:"resumed,omitempty"`
 	// Redis is the shared server the sales ran beside, as a run's record names it.
 	Redis    results.Target `json:"redis"`
 	Complete bool           `json:"complete"`
@@ -265,6 +272,7 @@ func (r *Report) finish(x *explorer, interrupted bool) {
 	r.Sales = x.clock.sales()
 	r.Time = x.clock.times()
 	r.Limit = x.lim.report()
+	r.RerunCost = x.learnt.factor()
 	if m := r.Elapsed.Minutes(); m > 0 {
 		r.SalesPerMinute = float64(r.Sales) / m
 	}

@@ -67,6 +67,16 @@ func newClock() *clock {
 	return c
 }
 
+// total is every phase's sales and their wall time, each sale's from its call to its
+// return, summed.
+func (c *clock) total() (sales int, took time.Duration) {
+	for _, t := range c.times() {
+		sales += t.Sales
+		took += t.Took
+	}
+	return sales, took
+}
+
 // enter begins a span of phase p and returns its end. A phase's wall time is the union
 // of its spans: regions settled side by side count their shrinking (measuring) once.
 func (c *clock) enter(p Phase) (leave func()) {
@@ -132,8 +142,15 @@ func (r *Report) writeTime(w io.Writer) {
 	}
 	fmt.Fprintf(w, "\nEvery sale's own time, summed: %s. Sales at once: the mean over the phase. The machine's idle CPU set how many could run at once: from %d, between %d and %d, at most %d (`--parallel`).\n",
 		all, r.Limit.Start, r.Limit.Low, r.Limit.High, r.Limit.Ceiling)
-	fmt.Fprintf(w, "\nThe search took %s of the %s budget: half at least, and up to three quarters while a fault of the space had struck in fewer than %d draws. Shrinking and measuring the regions, the most promising first, took the rest.\n",
+	fmt.Fprintf(w, "\nThe search took %s of the %s budget: half at least, and up to three quarters while a fault of the space had struck in fewer than %d draws. Shrinking and measuring the regions, the most promising first, took the rest",
 		r.Searched.Round(time.Second), r.Budget, MinStrikes)
+	if r.Resumed > 0 {
+		fmt.Fprintf(w, ", but for what was left over once every region was settled: the search resumed %d time(s) for half of it, and its new regions were settled in the other half", r.Resumed)
+	}
+	fmt.Fprintln(w, ".")
+	if r.RerunCost > 0 && r.RerunCost != 1 {
+		fmt.Fprintf(w, "\nThe reruns took %.2f times what their regions' first sales had said; how much settling each region was given followed that from the first few reruns on.\n", r.RerunCost)
+	}
 }
 
 // spentCells is s's parts as table cells, each with its share of the sales' time.

@@ -250,9 +250,14 @@ func TestExplore(t *testing.T) {
 	t.Parallel()
 	out := t.TempDir()
 	xml := filepath.Join(t.TempDir(), "explore.xml")
+	profile := filepath.Join(t.TempDir(), "cpu.prof")
 	// 40 s of budget, 20 s of grace for the sales under way, and the report: a command
 	// still going after five minutes hangs.
-	code, stdout, stderr := stockbenchWithin(t, 5*time.Minute, "explore", "--lock", "none", "--lock", "lua", "--faults", "none", "--budget", "40s", "--out", out, "--junit", xml)
+	code, stdout, stderr := stockbenchWithin(t, 5*time.Minute, "explore", "--lock", "none", "--lock", "lua", "--faults", "none", "--budget", "40s", "--out", out, "--junit", xml,
+		"--cpuprofile", profile)
+	if fi, err := os.Stat(profile); err != nil || fi.Size() == 0 {
+		t.Errorf("--cpuprofile wrote no profile: %v", err)
+	}
 	if code != bench.ExitFailed || !strings.Contains(stdout, "DIFFERENCE none is worse than lua here: OVERSOLD") {
 		t.Fatalf("exit %d, want 1 with none worse than lua:\n%s\n%s", code, stdout, stderr)
 	}

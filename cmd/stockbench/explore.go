@@ -3,7 +3,10 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
+	"os"
+	"runtime/pprof"
 
 	"github.com/stockbench/stockbench/bench"
 	"github.com/stockbench/stockbench/bench/explore"
@@ -31,6 +34,7 @@ func exploreCommand(ctx context.Context, args []string, stdout, stderr io.Writer
 	confirm := fs.Int("confirm", explore.DefaultConfirm, "reruns of each finding's smallest sale per design, for its rate and the exact test")
 	infra := fs.Bool("infra", false, "draw the faults on a Sentinel group or a Cluster too (slower: each sale starts a topology of containers)")
 	verbose := fs.Bool("verbose", false, "print a line per sale, where its time went (servers, set-up, selling, judging), and how long writing the record took")
+	profile := fs.String("cpuprofile", "", "write a CPU profile of the whole exploration, this process's (not the servers' nor the adapters'), to `file`")
 	only := fs.String("faults", "", "draw only these faults, comma-separated, or none for timings and loads alone (default: every fault the table has for the designs' sales: "+explore.AllFaults()+")")
 	if help, err := parse(fs, args, stdout); help || err != nil {
 		return bench.Complain(stderr, err)
@@ -53,7 +57,31 @@ func exploreCommand(ctx context.Context, args []string, stdout, stderr io.Writer
 	}
 	cfg.Budget, cfg.Seed, cfg.Confirm, cfg.Parallel = *budget, *seed, *confirm, c.parallel
 	c.verbose = *verbose
+	if *profile != "" {
+		stop, err := cpuProfile(*profile)
+		if err != nil {
+			return bench.Complain(stderr, bench.UsageError(err))
+		}
+		defer stop()
+	}
 	return c.explore(ctx, cfg, append([]string{"explore"}, args...), nil, stdout, stderr).Tell(stdout)
+}
+
+// cpuProfile starts a CPU profile into path and returns what ends it.
+func cpuProfile(path string) (stop func(), err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("--cpuprofile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		os.Remove(path)
+		return nil, fmt.Errorf("--cpuprofile: %w", err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}, nil
 }
 
 // exploreConfig is findings.Designs of the designs named or, naming none, of the files

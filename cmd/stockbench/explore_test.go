@@ -22,6 +22,7 @@ func TestExploreBadInput(t *testing.T) {
 		{"explore", "--lock", "lua", "--faults", "worker-crash"},
 		{"explore", "--lock", "lua", "--parallel", "0"},
 		{"explore", "--lock", "lua", "stray"},
+		{"explore", "--lock", "lua", "--cpuprofile", "/no/such/dir/cpu.prof"},
 	} {
 		out := t.TempDir()
 		code, _, stderr := stockbench(t, append(args, "--out", out)...)

@@ -8,7 +8,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -18,6 +17,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -25,8 +25,8 @@ import (
 
 	"github.com/stockbench/stockbench/bench"
 	"github.com/stockbench/stockbench/bench/catalog"
-	"github.com/stockbench/stockbench/bench/explore"
 	"github.com/stockbench/stockbench/bench/pairgate"
+	"github.com/stockbench/stockbench/internal/exploreproc"
 )
 
 // config is what a run compares; defaults are flags' defaults.
@@ -94,19 +94,7 @@ func parse(args []string) (config, error) {
 type trial struct {
 	build string // base or change
 	seed  uint64
-	rep   explore.Report
-	idle  float64 // the machine's idle CPU share meanwhile; -1 unread
-}
-
-// measured is how many of the exploration's regions were shrunk and measured.
-func (t trial) measured() int {
-	n := 0
-	for _, f := range t.rep.Findings {
-		if f.Smallest.Design != "" {
-			n++
-		}
-	}
-	return n
+	exploreproc.Run
 }
 
 func compare(ctx context.Context, c config, stdout, stderr io.Writer) error {
@@ -143,44 +131,16 @@ func compare(ctx context.Context, c config, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// explorePair runs build b's exploration of seed into out and reads its explore.json.
-// An exploration that found a design worse exits 1: a finding, not a failure.
+// explorePair runs build b's exploration of seed into out.
 func explorePair(ctx context.Context, c config, b, bin string, seed uint64, out string, stderr io.Writer) (trial, error) {
-	args := append([]string{"explore"}, c.args...)
-	args = append(args, "--budget", c.budget.String(), "--seed", strconv.FormatUint(seed, 10), "--redis", c.redis, "--out", out)
-	idle := explore.MachineIdle()
-	idle()
-	began := time.Now()
-	cmd := exec.CommandContext(ctx, bin, args...)
-	var log strings.Builder
-	cmd.Stdout, cmd.Stderr = &log, &log
-	err := cmd.Run()
-	if ctx.Err() != nil {
-		return trial{}, ctx.Err()
-	}
-	if code := cmd.ProcessState.ExitCode(); err != nil && code != bench.ExitFailed {
-		if code == bench.ExitUsage {
-			return trial{}, bench.UsageError(fmt.Errorf("bench-explore: the %s refused the exploration: %s", b, lastLine(log.String())))
-		}
-		return trial{}, fmt.Errorf("bench-explore: the %s's exploration of seed %d: %w: %s", b, seed, err, lastLine(log.String()))
-	}
-	t := trial{build: b, seed: seed, idle: -1}
-	if share, ok := idle(); ok {
-		t.idle = share
-	}
-	found, _ := filepath.Glob(filepath.Join(out, "*", "explore.json"))
-	if len(found) != 1 {
-		return t, fmt.Errorf("bench-explore: the %s's exploration of seed %d wrote no explore.json in %s", b, seed, out)
-	}
-	js, err := os.ReadFile(found[0])
-	if err == nil {
-		err = json.Unmarshal(js, &t.rep)
-	}
+	args := append(slices.Clone(c.args), "--budget", c.budget.String(), "--seed", strconv.FormatUint(seed, 10), "--redis", c.redis)
+	r, err := exploreproc.Explore(ctx, "bench-explore: the "+b, bin, args, out)
 	if err != nil {
-		return t, fmt.Errorf("bench-explore: %s: %w", found[0], err)
+		return trial{}, err
 	}
+	t := trial{build: b, seed: seed, Run: r}
 	fmt.Fprintf(stderr, "bench-explore: seed %d, %s: %d draws, %d regions, %d measured, %.1f sales a minute, in %s\n",
-		seed, b, t.rep.Draws, len(t.rep.Findings), t.measured(), t.rep.SalesPerMinute, time.Since(began).Round(time.Second))
+		seed, b, t.Report.Draws, len(t.Report.Findings), t.Measured(), t.Report.SalesPerMinute, t.Took.Round(time.Second))
 	return t, nil
 }
 
@@ -191,11 +151,11 @@ func write(w io.Writer, c config, commit string, trials []trial) {
 	fmt.Fprintf(w, "| seed | build | draws | regions | measured | not measured | sales | sales a minute | idle CPU |\n|---|---|---|---|---|---|---|---|---|\n")
 	for _, t := range trials {
 		idle := "-"
-		if t.idle >= 0 {
-			idle = fmt.Sprintf("%.0f%%", 100*t.idle)
+		if t.Idle >= 0 {
+			idle = fmt.Sprintf("%.0f%%", 100*t.Idle)
 		}
-		fmt.Fprintf(w, "| %d | %s | %d | %d | %d | %d | %d | %.1f | %s |\n", t.seed, t.build, t.rep.Draws, len(t.rep.Findings),
-			t.measured(), len(t.rep.Findings)-t.measured(), t.rep.Sales, t.rep.SalesPerMinute, idle)
+		fmt.Fprintf(w, "| %d | %s | %d | %d | %d | %d | %d | %.1f | %s |\n", t.seed, t.build, t.Report.Draws, len(t.Report.Findings),
+			t.Measured(), len(t.Report.Findings)-t.Measured(), t.Report.Sales, t.Report.SalesPerMinute, idle)
 	}
 	var measured, rate []float64
 	fmt.Fprintf(w, "\n| seed | regions measured, change / base | sales a minute, change / base |\n|---|---|---|\n")
@@ -204,8 +164,8 @@ func write(w io.Writer, c config, commit string, trials []trial) {
 		if base.build != "base" {
 			base, change = change, base
 		}
-		m := ratio(float64(change.measured()), float64(base.measured()))
-		r := ratio(change.rep.SalesPerMinute, base.rep.SalesPerMinute)
+		m := ratio(float64(change.Measured()), float64(base.Measured()))
+		r := ratio(change.Report.SalesPerMinute, base.Report.SalesPerMinute)
 		fmt.Fprintf(w, "| %d | %s | %s |\n", base.seed, show(m), show(r))
 		measured, rate = append(measured, m), append(rate, r)
 	}
@@ -244,9 +204,4 @@ func show(x float64) string {
 		return "- (the base: none)"
 	}
 	return fmt.Sprintf("%.2f", x)
-}
-
-func lastLine(s string) string {
-	s = strings.TrimRight(s, "\n")
-	return s[strings.LastIndexByte(s, '\n')+1:]
 }

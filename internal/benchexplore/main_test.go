@@ -9,6 +9,7 @@ import (
 
 	"github.com/stockbench/stockbench/bench"
 	"github.com/stockbench/stockbench/bench/explore"
+	"github.com/stockbench/stockbench/internal/exploreproc"
 	"github.com/stockbench/stockbench/results"
 )
 
@@ -57,10 +58,10 @@ func TestWrite(t *testing.T) {
 		return fs
 	}
 	trials := []trial{
-		{build: "base", seed: 1, idle: 0.25, rep: explore.Report{Draws: 20, Sales: 190, SalesPerMinute: 60, Findings: regions(4, 6)}},
-		{build: "change", seed: 1, idle: 0.5, rep: explore.Report{Draws: 40, Sales: 300, SalesPerMinute: 90, Findings: regions(8, 0)}},
-		{build: "change", seed: 2, idle: -1, rep: explore.Report{Draws: 30, Sales: 200, SalesPerMinute: 120, Findings: regions(0, 2)}},
-		{build: "base", seed: 2, idle: 0.2, rep: explore.Report{Draws: 20, Sales: 180, SalesPerMinute: 60, Findings: regions(2, 0)}},
+		{build: "base", seed: 1, Run: exploreproc.Run{Idle: 0.25, Report: explore.Report{Draws: 20, Sales: 190, SalesPerMinute: 60, Findings: regions(4, 6)}}},
+		{build: "change", seed: 1, Run: exploreproc.Run{Idle: 0.5, Report: explore.Report{Draws: 40, Sales: 300, SalesPerMinute: 90, Findings: regions(8, 0)}}},
+		{build: "change", seed: 2, Run: exploreproc.Run{Idle: -1, Report: explore.Report{Draws: 30, Sales: 200, SalesPerMinute: 120, Findings: regions(0, 2)}}},
+		{build: "base", seed: 2, Run: exploreproc.Run{Idle: 0.2, Report: explore.Report{Draws: 20, Sales: 180, SalesPerMinute: 60, Findings: regions(2, 0)}}},
 	}
 	var b bytes.Buffer
 	write(&b, config{base: "c8dd377", budget: 3 * time.Minute, args: []string{"--lock", "a"}}, "0123456789abcdef", trials)
