@@ -47,7 +47,7 @@ SEEDS ?= 1 2 3
 BUDGET ?= 3m
 EXPLORE ?= --lock set-nx-ex --lock token
 bench-explore: redis-server
-	@$(GO) build -o bin/bench-explore ./internal/benchexplore
+	@$(GO) build -o bin/bench-explore ./internal/tools/benchexplore
 	@$(REDIS_ENV) && ./bin/bench-explore -base "$(BASE)" -seeds "$(SEEDS)" -budget "$(BUDGET)" -args "$(EXPLORE)"
 
 ## power: the explorer's power as rates on this machine: the redsync v4.12.0/v4.12.1 pair (10
@@ -58,7 +58,7 @@ bench-explore: redis-server
 POWER_SEEDS ?= 5
 POWER_PAIRS ?= redsync,set-nx-ex-token,aa
 power: build redis-server
-	@$(GO) build -o bin/power ./internal/power
+	@$(GO) build -o bin/power ./internal/tools/power
 	@$(REDIS_ENV) && ./bin/power -seeds "$(POWER_SEEDS)" -pairs "$(POWER_PAIRS)"
 
 ## bench-infra: the real-infrastructure matrix: a Sentinel group of containers (master killed;

@@ -63,13 +63,23 @@ func TestAppsHaveTheirOwnPools(t *testing.T) {
 func TestLostLocksSayWhy(t *testing.T) {
 	t.Run("pool", func(t *testing.T) {
 		// Two connections for 1,000 pollers: a holder's read and write queue behind their
-		// tries for longer than the 50ms TTL.
-		s := FlashSale{Sale: Sale{Buyers: 1000, Stock: 20, Conns: 2}, TTL: 50 * time.Millisecond,
-			Retry: lockimpl.Retry{Interval: 2 * time.Millisecond, Timeout: 1500 * time.Millisecond}}
-		r := run(t, s, "token")
-		if l := r.LostLocks; l == nil || l.PoolWait == 0 || l.PoolWait < l.Lost/2 {
-			t.Fatalf("lost locks %v: want most put down to the pool", l)
+		// tries for longer than the 50ms TTL. Whether a holder's wait outlasts the TTL is
+		// a race (one make test in seven here had its sale lose none): up to three seeds,
+		// until one loses locks, and those it lost must be put down to the pool.
+		for seed := range uint64(3) {
+			s := FlashSale{Sale: Sale{Buyers: 1000, Stock: 20, Conns: 2, Seed: seed + 1}, TTL: 50 * time.Millisecond,
+				Retry: lockimpl.Retry{Interval: 2 * time.Millisecond, Timeout: 1500 * time.Millisecond}}
+			r := run(t, s, "token")
+			l := r.LostLocks
+			if l == nil || l.Lost == 0 {
+				continue
+			}
+			if l.PoolWait == 0 || l.PoolWait < l.Lost/2 {
+				t.Fatalf("lost locks %v: want most put down to the pool", l)
+			}
+			return
 		}
+		t.Fatal("no lock lost in three sales of 1,000 pollers on two connections: want holders' waits for the pool past the TTL")
 	})
 	t.Run("work", func(t *testing.T) {
 		r := run(t, slowWork, "set-nx-ex")

@@ -15,7 +15,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
-	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -296,15 +295,11 @@ func perfSale(ctx context.Context, e *bench.Env, n, conns int, profile string) (
 		return 0, err
 	}
 	if profile != "" {
-		f, err := os.Create(profile)
+		stop, err := bench.CPUProfile(profile)
 		if err != nil {
 			return 0, fmt.Errorf("perf: %w", err)
 		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return 0, fmt.Errorf("perf: cpu profile: %w", err)
-		}
-		defer pprof.StopCPUProfile()
+		defer stop()
 	}
 	s := scenarios.FlashSale{Sale: scenarios.Sale{Name: "perf", Buyers: n, Stock: int64(n), Conns: conns, Prefix: "{stockbench-perf}"}}
 	client := e.Shared.Client(conns)

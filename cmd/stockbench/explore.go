@@ -3,10 +3,7 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
-	"os"
-	"runtime/pprof"
 
 	"github.com/stockbench/stockbench/bench"
 	"github.com/stockbench/stockbench/bench/explore"
@@ -58,30 +55,13 @@ func exploreCommand(ctx context.Context, args []string, stdout, stderr io.Writer
 	cfg.Budget, cfg.Seed, cfg.Confirm, cfg.Parallel = *budget, *seed, *confirm, c.parallel
 	c.verbose = *verbose
 	if *profile != "" {
-		stop, err := cpuProfile(*profile)
+		stop, err := bench.CPUProfile(*profile)
 		if err != nil {
 			return bench.Complain(stderr, bench.UsageError(err))
 		}
 		defer stop()
 	}
 	return c.explore(ctx, cfg, append([]string{"explore"}, args...), nil, stdout, stderr).Tell(stdout)
-}
-
-// cpuProfile starts a CPU profile into path and returns what ends it.
-func cpuProfile(path string) (stop func(), err error) {
-	f, err := os.Create(path)
-	if err != nil {
-		return nil, fmt.Errorf("--cpuprofile: %w", err)
-	}
-	if err := pprof.StartCPUProfile(f); err != nil {
-		f.Close()
-		os.Remove(path)
-		return nil, fmt.Errorf("--cpuprofile: %w", err)
-	}
-	return func() {
-		pprof.StopCPUProfile()
-		f.Close()
-	}, nil
 }
 
 // exploreConfig is findings.Designs of the designs named or, naming none, of the files

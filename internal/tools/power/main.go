@@ -21,7 +21,7 @@ import (
 
 	"github.com/stockbench/stockbench/bench"
 	"github.com/stockbench/stockbench/bench/catalog"
-	"github.com/stockbench/stockbench/internal/exploreproc"
+	"github.com/stockbench/stockbench/internal/tools/exploreproc"
 )
 
 // pair is an exploration whose outcome is known: Differ pairs must be told apart in at

@@ -9,7 +9,7 @@ import (
 
 	"github.com/stockbench/stockbench/bench"
 	"github.com/stockbench/stockbench/bench/explore"
-	"github.com/stockbench/stockbench/internal/exploreproc"
+	"github.com/stockbench/stockbench/internal/tools/exploreproc"
 	"github.com/stockbench/stockbench/results"
 )
 

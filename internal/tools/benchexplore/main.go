@@ -26,7 +26,7 @@ import (
 	"github.com/stockbench/stockbench/bench"
 	"github.com/stockbench/stockbench/bench/catalog"
 	"github.com/stockbench/stockbench/bench/pairgate"
-	"github.com/stockbench/stockbench/internal/exploreproc"
+	"github.com/stockbench/stockbench/internal/tools/exploreproc"
 )
 
 // config is what a run compares; defaults are flags' defaults.

@@ -10,7 +10,7 @@ import (
 
 	"github.com/stockbench/stockbench/bench"
 	"github.com/stockbench/stockbench/bench/explore"
-	"github.com/stockbench/stockbench/internal/exploreproc"
+	"github.com/stockbench/stockbench/internal/tools/exploreproc"
 )
 
 func TestBadInput(t *testing.T) {
