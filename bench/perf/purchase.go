@@ -198,7 +198,7 @@ func replay(ctx context.Context, e *bench.Env, bin string, trips []trip) (time.D
 	defer c.Close()
 	defer deletePrefix(context.WithoutCancel(ctx), c, "{stockbench-perf}")
 	var sum time.Duration
-	for i, t := range trips {
+	for _, t := range trips {
 		argv := append([]string{"-h", host, "-p", port, "-c", "1", "-n", "5000", "--precision", "3", "--csv"}, t.args...)
 		out, err := exec.CommandContext(ctx, bin, argv...).Output()
 		if err != nil {
@@ -208,7 +208,6 @@ func replay(ctx context.Context, e *bench.Env, bin string, trips []trip) (time.D
 		if err != nil {
 			return 0, fmt.Errorf("perf: redis-benchmark %s: %w", t.name, err)
 		}
-		trips[i].args = nil // printed by name from here
 		sum += time.Duration(float64(p50) * t.perUnit)
 	}
 	return sum, nil
