@@ -164,8 +164,7 @@ func (sr *saleUnderWay) end(after context.Context, shardErr error) saleEnd {
 	}
 	e.cleanErr = sr.k.cleanUp(after)
 	if s := sr.s; s.Shard.Sharded() && s.Shard.lead() {
-		arrived, start, finished, alive := shardKeys(s.Prefix)
-		e.cleanErr = errors.Join(e.cleanErr, sr.r.StockAdmin.Del(after, arrived, start, finished, alive).Err())
+		e.cleanErr = errors.Join(e.cleanErr, sr.r.StockAdmin.Del(after, shardKeys(s.Prefix).all()...).Err())
 	}
 	return e
 }
@@ -206,9 +205,10 @@ func startTogether(ctx context.Context, s Sale, r Redis) (at time.Time, late tim
 		// its shards rather than counting this one.
 		bg, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
 		defer cancel()
-		arrived, _, _, _ := shardKeys(s.Prefix)
-		if !errors.Is(err, ErrSaleUnderWay) { // it is counted there for the sale under way
-			r.StockAdmin.ZRem(bg, arrived, s.Shard.Index)
+		// Neither a sale under way nor another process with this index is this one's to
+		// leave: it is counted there for them.
+		if !errors.Is(err, ErrSaleUnderWay) && !errors.Is(err, ErrShardTaken) {
+			r.StockAdmin.ZRem(bg, shardKeys(s.Prefix).arrived, s.Shard.Index)
 		}
 		return time.Time{}, 0, 0, err
 	}

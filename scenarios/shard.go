@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -118,6 +120,12 @@ func (s Sale) pacer() Pacer {
 // (Redis's clock, in microseconds) and how long ago it was set (0 when this call set
 // it), or false while shards are missing. Once the start is set it stamps nothing: a
 // shard that comes then is not of this sale.
+//
+// A shard's index is claimed by the process that stamps it (ARGV[6], in the hash
+// KEYS[3]): a second process with the same index while the first's stamp is fresh gets
+// {'taken', owner}. Without the claim both would count as one shard and both would buy,
+// which the merge could only see as duplicated orders (CI saw an orchestrator's retried
+// task of a lost attempt meet the rerun's shards that way).
 var meetScript = redis.NewScript(`
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
@@ -126,8 +134,14 @@ if start then
   return {start, string.format('%.0f', now + tonumber(ARGV[3]) - tonumber(start))}
 end
 local ms = math.floor(now / 1000)
-redis.call('ZADD', KEYS[1], ms, ARGV[1])
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ms - tonumber(ARGV[5]))
+local owner = redis.call('HGET', KEYS[3], ARGV[1])
+if owner and owner ~= ARGV[6] and redis.call('ZSCORE', KEYS[1], ARGV[1]) then
+  return {'taken', owner}
+end
+redis.call('HSET', KEYS[3], ARGV[1], ARGV[6])
+redis.call('PEXPIRE', KEYS[3], ARGV[4])
+redis.call('ZADD', KEYS[1], ms, ARGV[1])
 redis.call('PEXPIRE', KEYS[1], ARGV[4])
 if redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[2]) then return false end
 start = string.format('%.0f', now + tonumber(ARGV[3]))
@@ -142,10 +156,18 @@ const (
 	stale   = 2 * time.Second
 )
 
-// shardKeys are the barrier's keys under a sale's prefix: the shards arrived, the start,
-// the shards finished, and each shard's last heartbeat.
-func shardKeys(prefix string) (arrived, start, finished, alive string) {
-	return prefix + ":shards:arrived", prefix + ":shards:start", prefix + ":shards:finished", prefix + ":shards:alive"
+// barrierKeys are the shards' keys under a sale's prefix: the shards arrived, which
+// process claimed each index, the start, the shards finished, and each shard's last
+// heartbeat.
+type barrierKeys struct{ arrived, owners, start, finished, alive string }
+
+func shardKeys(prefix string) barrierKeys {
+	k := prefix + ":shards:"
+	return barrierKeys{k + "arrived", k + "owners", k + "start", k + "finished", k + "alive"}
+}
+
+func (k barrierKeys) all() []string {
+	return []string{k.arrived, k.owners, k.start, k.finished, k.alive}
 }
 
 // ErrSaleUnderWay is a shard arriving at a barrier that closed without it: a shard
@@ -154,20 +176,38 @@ func shardKeys(prefix string) (arrived, start, finished, alive string) {
 // already count it lost.
 var ErrSaleUnderWay = errors.New("the sale began without this shard")
 
+// ErrShardTaken is a shard arriving at the barrier while another process, still there,
+// has its index: two processes were given one index (an orchestrator's retried task of
+// an earlier attempt, or one --shard given twice). The one that came second leaves.
+var ErrShardTaken = errors.New("another process has this shard's index")
+
+// claimant names this process in the barrier, so that a second process given the same
+// index is told which one holds it.
+var claimant = func() string {
+	host, _ := os.Hostname()
+	return fmt.Sprintf("%s pid %d", host, os.Getpid())
+}()
+
 // meet waits until every shard has arrived and returns the sale's start on this host's
 // clock, and on Redis's (microseconds), which names the attempt. Redis's clock is read with the shortest round trip of a few, and its reading
 // taken to be halfway through it.
 func (s Shard) meet(ctx context.Context, c redis.UniversalClient, prefix string) (time.Time, int64, error) {
-	arrived, start, _, _ := shardKeys(prefix)
+	k := shardKeys(prefix)
 	keep := (s.join() + time.Minute).Milliseconds()
 	deadline := time.Now().Add(s.join())
+	// One process may meet more than once (a sale's runs): the claim is this meeting's.
+	me := fmt.Sprintf("%s (meeting %x)", claimant, rand.Uint64())
 	var at int64
 	for first := true; ; first = false {
-		v, err := meetScript.Run(ctx, c, []string{arrived, start}, s.Index, s.Count, startMargin.Microseconds(), keep, stale.Milliseconds()).StringSlice()
+		v, err := meetScript.Run(ctx, c, []string{k.arrived, k.start, k.owners}, s.Index, s.Count, startMargin.Microseconds(), keep, stale.Milliseconds(), me).StringSlice()
+		if err == nil && len(v) == 2 && v[0] == "taken" {
+			return time.Time{}, 0, fmt.Errorf("shard %s: %w: %s came first and waits at this run id's barrier (two processes were given index %d: an earlier attempt's task retried by the orchestrator, or one --shard given twice; stop the other, or rerun under a new --run-id)",
+				s, ErrShardTaken, v[1], s.Index)
+		}
 		if err == nil && len(v) == 2 {
 			since, _ := strconv.ParseInt(v[1], 10, 64)
 			if first && since > 0 {
-				ttl, _ := c.PTTL(ctx, start).Result()
+				ttl, _ := c.PTTL(ctx, k.start).Result()
 				return time.Time{}, 0, fmt.Errorf("shard %s: %w %s ago under this run id (a lost shard cannot rejoin; its keys go in %s: rerun the whole sale then, or under a new --run-id)",
 					s, ErrSaleUnderWay, (time.Duration(since) * time.Microsecond).Round(time.Millisecond), ttl.Round(time.Second))
 			}
@@ -180,7 +220,7 @@ func (s Shard) meet(ctx context.Context, c redis.UniversalClient, prefix string)
 			return time.Time{}, 0, fmt.Errorf("shard %s: barrier: %w", s, err)
 		}
 		if time.Now().After(deadline) {
-			n, _ := c.ZCard(ctx, arrived).Result()
+			n, _ := c.ZCard(ctx, k.arrived).Result()
 			return time.Time{}, 0, fmt.Errorf("shard %s: only %d of %d shards arrived within %s (--shard-wait)", s, n, s.Count, s.join())
 		}
 		select {
@@ -233,7 +273,7 @@ return lost
 
 // beat stamps the shard alive every Heartbeat until the returned stop is called.
 func (s Shard) beat(ctx context.Context, c redis.UniversalClient, prefix string) (stop func()) {
-	_, _, _, alive := shardKeys(prefix)
+	alive := shardKeys(prefix).alive
 	keep := (s.join() + time.Minute).Milliseconds()
 	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	done := make(chan struct{})
@@ -292,7 +332,8 @@ func redisClock(ctx context.Context, c redis.UniversalClient) (time.Time, int64,
 // The mark and the counts are read even once ctx has ended (a stopped sale still says
 // how far it got); ctx's end only ends the wait.
 func (s Shard) finish(ctx context.Context, c redis.UniversalClient, prefix string) error {
-	_, start, finished, alive := shardKeys(prefix)
+	k := shardKeys(prefix)
+	start, finished, alive := k.start, k.finished, k.alive
 	bg := context.WithoutCancel(ctx)
 	pipe := c.Pipeline()
 	pipe.SAdd(bg, finished, s.Index)

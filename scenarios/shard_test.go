@@ -245,19 +245,19 @@ func TestShardBarrier(t *testing.T) {
 	defer c.Close()
 	ctx := context.Background()
 	prefix := "{test:" + t.Name() + "}"
-	arrived, start, finished, alive := shardKeys(prefix)
-	defer c.Del(ctx, arrived, start, finished, alive)
+	k := shardKeys(prefix)
+	defer c.Del(ctx, k.all()...)
 
 	// A shard that stamped its arrival once and died (SIGKILL while it waited) stops
 	// counting once its stamp is stale: it cannot complete a later barrier.
-	meetScript.Run(ctx, c, []string{arrived, start}, 1, 2, startMargin.Microseconds(), 60_000, stale.Milliseconds())
+	meetScript.Run(ctx, c, []string{k.arrived, k.start, k.owners}, 1, 2, startMargin.Microseconds(), 60_000, stale.Milliseconds(), "gone")
 	time.Sleep(stale + 100*time.Millisecond)
 	began := time.Now()
 	_, _, err := Shard{Index: 0, Count: 2, Join: 300 * time.Millisecond}.meet(ctx, c, prefix)
 	if err == nil || !strings.Contains(err.Error(), "only 1 of 2 shards arrived within 300ms") || time.Since(began) > 2*time.Second {
 		t.Fatalf("alone at the barrier: %v after %s", err, time.Since(began))
 	}
-	c.ZRem(ctx, arrived, 0) // as startTogether leaves the barrier it gave up on
+	c.ZRem(ctx, k.arrived, 0) // as startTogether leaves the barrier it gave up on
 	var wg sync.WaitGroup
 	for i := range 2 {
 		wg.Go(func() {
@@ -273,6 +273,55 @@ func TestShardBarrier(t *testing.T) {
 		t.Fatalf("a shard arriving after the start: %v, want ErrSaleUnderWay", err)
 	}
 	t.Log(err)
+}
+
+// TestShardIndexIsClaimed: a second process given an index another process is waiting
+// with (an earlier attempt's task retried by the orchestrator, as CI once saw meet the
+// rerun's shards) is refused at once, naming the first, and leaves the first's place
+// as it was: the first meets the others. One whose holder died while it waited (its
+// stamp stale) takes the index over.
+func TestShardIndexIsClaimed(t *testing.T) {
+	t.Parallel() // its own keys; it mostly waits
+	c := redistest.Shared(t).Client(2)
+	defer c.Close()
+	ctx := context.Background()
+	prefix := "{test:" + t.Name() + "}"
+	k := shardKeys(prefix)
+	defer c.Del(ctx, k.all()...)
+
+	first := make(chan error, 1)
+	go func() {
+		_, _, err := (Shard{Index: 1, Count: 2, Join: 10 * time.Second}).meet(ctx, c, prefix)
+		first <- err
+	}()
+	for n := int64(0); n == 0; n, _ = c.ZCard(ctx, k.arrived).Result() {
+		time.Sleep(5 * time.Millisecond)
+	}
+	_, _, err := (Shard{Index: 1, Count: 2, Join: 5 * time.Second}).meet(ctx, c, prefix)
+	if !errors.Is(err, ErrShardTaken) || !strings.Contains(err.Error(), claimant) {
+		t.Fatalf("a second process as shard 1: %v, want ErrShardTaken naming %q", err, claimant)
+	}
+	t.Log(err)
+	if _, _, err := (Shard{Index: 0, Count: 2, Join: 5 * time.Second}).meet(ctx, c, prefix); err != nil {
+		t.Fatalf("shard 0 beside the first shard 1: %v", err)
+	}
+	if err := <-first; err != nil {
+		t.Fatalf("the first shard 1, after a second was refused: %v", err)
+	}
+
+	// A holder that died while it waited no longer holds its index once its stamp is stale.
+	c.Del(ctx, k.all()...)
+	meetScript.Run(ctx, c, []string{k.arrived, k.start, k.owners}, 1, 2, startMargin.Microseconds(), 60_000, stale.Milliseconds(), "gone")
+	time.Sleep(stale + 100*time.Millisecond)
+	var wg sync.WaitGroup
+	for i := range 2 {
+		wg.Go(func() {
+			if _, _, err := (Shard{Index: i, Count: 2, Join: 5 * time.Second}).meet(ctx, c, prefix); err != nil {
+				t.Errorf("shard %d after shard 1's holder died: %v", i, err)
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // TestShardSharesTheSchedule checks that a shard takes every n-th buyer of the one
@@ -480,8 +529,8 @@ func TestShardNotYetBeatingIsNotLost(t *testing.T) {
 	defer c.Close()
 	ctx := context.Background()
 	prefix := "{test:" + t.Name() + "}"
-	arrived, start, finished, alive := shardKeys(prefix)
-	defer c.Del(ctx, arrived, start, finished, alive)
+	k := shardKeys(prefix)
+	defer c.Del(ctx, k.all()...)
 	var wg sync.WaitGroup
 	for i := range 2 {
 		wg.Go(func() {
@@ -508,7 +557,7 @@ func TestShardNotYetBeatingIsNotLost(t *testing.T) {
 		t.Errorf("a shard slow to its first heartbeat: %v, want it waited for", err)
 	}
 	// One that never beats is lost once Silence has passed since the start, not before.
-	c.Del(ctx, arrived, start, finished, alive)
+	c.Del(ctx, k.all()...)
 	for i := range 2 {
 		wg.Go(func() { (Shard{Index: i, Count: 2, Join: 5 * time.Second}).meet(ctx, c, prefix) })
 	}

@@ -116,12 +116,25 @@ await() {
 # end_job SERVICE: remove the job SERVICE and its tasks. This engine leaves a removed job's
 # running tasks running (and retries its failed ones while it exists): they are stopped
 # here (SIGTERM, then SIGKILL 10 s later), so that none is left to meet the next sale.
+# A retry it had already scheduled may start just after the removal (CI saw a lost
+# shard's retried task meet the rerun's shards), so containers are removed until the
+# service is gone and none has appeared for 2 s.
 end_job() {
   docker service rm "$1" >/dev/null
-  local ids
-  ids=$(docker ps -aq --filter "label=com.docker.swarm.service.name=$1")
-  [ -z "$ids" ] || docker stop -t 10 $ids >/dev/null 2>&1 || true
-  [ -z "$ids" ] || docker rm -f $ids >/dev/null 2>&1 || true
+  local ids quiet=0 pass=0 until=$((SECONDS + 60))
+  while [ $quiet -lt 4 ] && [ $SECONDS -lt $until ]; do
+    ids=$(docker ps -aq --filter "label=com.docker.swarm.service.name=$1")
+    pass=$((pass + 1))
+    if [ -n "$ids" ] || docker service inspect "$1" >/dev/null 2>&1; then
+      quiet=0
+      [ -z "$ids" ] || [ $pass = 1 ] || say "$1: removed task container(s) started after the job's removal: $(echo $ids)"
+      [ -z "$ids" ] || docker stop -t 10 $ids >/dev/null 2>&1 || true
+      [ -z "$ids" ] || docker rm -f $ids >/dev/null 2>&1 || true
+    else
+      quiet=$((quiet + 1))
+    fi
+    sleep 0.5
+  done
 }
 
 # shard_container SERVICE I: the running container of shard I (slot I; slot 0 shows as the
