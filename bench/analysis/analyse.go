@@ -53,7 +53,18 @@ type Record struct {
 	// shrunk and rerun, and the exploration's.
 	Findings    []Finding    `json:"findings"`
 	Exploration *Exploration `json:"exploration,omitempty"`
+	// Time is where the wall time went: the cells, the findings' shrinks and reruns,
+	// and the exploration's own phases, each with its sales' own time by part.
+	Time []explore.PhaseTime `json:"time,omitempty"`
 }
+
+// The phases of an analysis, in the order they run, for where its time went; the
+// exploration's own follow, named "explore: " and its phase.
+const (
+	Cells     explore.Phase = "cells"
+	Shrinking explore.Phase = "shrinking"
+	Rerunning explore.Phase = "rerunning"
+)
 
 // Finding is a class shown under a fault plan, its smallest sale and its reruns.
 type Finding struct {
@@ -93,13 +104,19 @@ func Analyse(ctx context.Context, cfg Config) *Record {
 	rec := &Record{Library: cfg.Claims.Library, Release: cfg.Claims.Release, Design: cfg.Sale.Design, Kind: cfg.Sale.Kind,
 		Sale: cfg.Sale.Clone(), Date: began.UTC().Format(time.DateOnly), Machine: cfg.Machine}
 	rec.Sale.Faults = "none"
-	a := &analysis{cfg: cfg, rec: rec, firsts: map[[2]string]results.Run{}, slots: make(chan struct{}, max(1, cfg.Parallel))}
+	a := &analysis{cfg: cfg, rec: rec, firsts: map[[2]string]results.Run{}, slots: make(chan struct{}, max(1, cfg.Parallel)),
+		time: map[explore.Phase]*explore.PhaseTime{}}
 	a.cells(ctx)
 	for _, f := range a.toSettle() {
 		if ctx.Err() != nil {
 			break
 		}
 		a.settle(ctx, f.cell, f.class)
+	}
+	for _, ph := range []explore.Phase{Cells, Shrinking, Rerunning} {
+		if t := a.time[ph]; t != nil {
+			rec.Time = append(rec.Time, *t)
+		}
 	}
 	if cfg.Explore.Budget > 0 && ctx.Err() == nil {
 		a.explore(ctx)
@@ -115,21 +132,46 @@ type analysis struct {
 	mu     sync.Mutex
 	firsts map[[2]string]results.Run // the first run of each cell to show each class
 	slots  chan struct{}
+	time   map[explore.Phase]*explore.PhaseTime
 }
 
-// run runs s in a free slot, counting it.
-func (a *analysis) run(ctx context.Context, s results.Sale) (results.Run, error) {
+// run runs s in a free slot for phase ph, counting it and its time.
+func (a *analysis) run(ctx context.Context, ph explore.Phase, s results.Sale) (results.Run, error) {
 	select {
 	case a.slots <- struct{}{}:
 	case <-ctx.Done():
 		return results.Run{}, ctx.Err()
 	}
 	defer func() { <-a.slots }()
+	began := time.Now()
 	run, err := a.cfg.Run(ctx, s)
 	a.mu.Lock()
+	defer a.mu.Unlock()
 	a.rec.Sales++
-	a.mu.Unlock()
+	t := a.phase(ph)
+	t.Sales++
+	t.Took += time.Since(began)
+	t.Spent.Add(run.Spent)
 	return run, err
+}
+
+// phase is ph's time so far, made at its first use; a.mu is held.
+func (a *analysis) phase(ph explore.Phase) *explore.PhaseTime {
+	if a.time[ph] == nil {
+		a.time[ph] = &explore.PhaseTime{Phase: ph}
+	}
+	return a.time[ph]
+}
+
+// timed adds the wall time from now to the returned call's to phase ph; the phases run
+// one after the other, so their walls add up to the analysis's.
+func (a *analysis) timed(ph explore.Phase) (done func()) {
+	began := time.Now()
+	return func() {
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		a.phase(ph).Wall += time.Since(began)
+	}
 }
 
 func (a *analysis) progress(format string, args ...any) {
@@ -140,6 +182,7 @@ func (a *analysis) progress(format string, args ...any) {
 
 // cells runs every cell's draws side by side, as slots allow.
 func (a *analysis) cells(ctx context.Context) {
+	defer a.timed(Cells)()
 	a.rec.Cells = make([]Cell, len(a.cfg.Cells))
 	var wg sync.WaitGroup
 	for i, fault := range a.cfg.Cells {
@@ -152,7 +195,7 @@ func (a *analysis) cells(ctx context.Context) {
 			s.Faults = fault
 			s.Set("seed", strconv.FormatUint(results.DrawSeed(a.cfg.Sale.Seed(), k), 10))
 			cw.Go(func() {
-				run, err := a.run(ctx, s)
+				run, err := a.run(ctx, Cells, s)
 				if err != nil || !run.Complete {
 					return
 				}
@@ -228,7 +271,7 @@ func (a *analysis) settle(ctx context.Context, cell string, class oracle.Class) 
 	earns := func(ctx context.Context, s results.Sale) (results.Run, bool) {
 		var last results.Run
 		for range 2 { // twice, as the explorer's shrink: a race shown once is not kept
-			run, err := a.run(ctx, s)
+			run, err := a.run(ctx, Shrinking, s)
 			if err != nil || !shows(&run, class) {
 				return results.Run{}, false
 			}
@@ -236,10 +279,12 @@ func (a *analysis) settle(ctx context.Context, cell string, class oracle.Class) 
 		}
 		return last, true
 	}
+	shrunk := a.timed(Shrinking)
 	deadline := time.Now().Add(a.cfg.Shrink)
 	sctx, cancel := context.WithDeadline(ctx, deadline)
 	small, last, tried := explore.Shrink(sctx, *first.Sale, first, earns, deadline, cap(a.slots))
 	cancel()
+	shrunk()
 	f := Finding{Faults: cell, Class: class, Smallest: small, ShrinkSales: tried, Shrunk: ctx.Err() == nil && time.Now().Before(deadline)}
 	example := last
 	f.Shown, f.Reruns, example = a.rerun(ctx, small, class, example)
@@ -251,13 +296,14 @@ func (a *analysis) settle(ctx context.Context, cell string, class oracle.Class) 
 // rerun runs s Reruns times with seeds drawn from its own, as `run --runs` does, and
 // counts those that showed class; example becomes one of them that did.
 func (a *analysis) rerun(ctx context.Context, s results.Sale, class oracle.Class, example results.Run) (shown, runs int, _ results.Run) {
+	defer a.timed(Rerunning)()
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	for k := range Reruns {
 		r := s.Clone()
 		r.Set("seed", strconv.FormatUint(results.DrawSeed(s.Seed(), k), 10))
 		wg.Go(func() {
-			run, err := a.run(ctx, r)
+			run, err := a.run(ctx, Rerunning, r)
 			if err != nil || !run.Complete {
 				return
 			}
@@ -285,6 +331,10 @@ func (a *analysis) explore(ctx context.Context) {
 		return
 	}
 	a.rec.Sales += rep.Sales
+	for _, t := range rep.Time {
+		t.Phase = "explore: " + t.Phase
+		a.rec.Time = append(a.rec.Time, t)
+	}
 	a.rec.Exploration = &Exploration{Budget: rep.Budget, Seed: rep.Seed, Draws: rep.Draws, Sales: rep.Sales, Regions: len(rep.Findings),
 		Faults: rep.Faults, NeverStruck: rep.NeverStruck(), Complete: rep.Complete}
 	for _, fd := range rep.Findings {

@@ -1,11 +1,13 @@
 package analysis
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stockbench/stockbench/oracle"
 	"github.com/stockbench/stockbench/results"
@@ -145,6 +147,21 @@ func TestPage(t *testing.T) {
 	if !strings.Contains(page, "known: [owner/lib#42](https://github.com/owner/lib/issues/42)") || strings.Contains(page, "Draft report") {
 		t.Errorf("a known finding links its issue and drafts no report:\n%s", page)
 	}
+	// A claim that forbids nothing cannot fail: it is listed as admitting only and not
+	// counted among the claims held.
+	admits := fixed()
+	c2 := *lockClaims
+	c2.Claims = append(slices.Clone(lockClaims.Claims), Claim{ID: "canceled", Quote: "the context is canceled", Source: "lock.go", Faults: []string{"evict"}, Admits: []string{"LOCK-BROKEN"}})
+	admits.Claims = &c2
+	if got := admits.ClaimStatus(c2.Claims[3]); got != AdmitsOnly {
+		t.Errorf("a claim that forbids nothing: %s, want %s", got, AdmitsOnly)
+	}
+	if h := admits.Headline(); !strings.HasPrefix(h, "1 of 3 claims held, 2 broken (1 more admits only, forbidding nothing); ") {
+		t.Errorf("headline with a claim that only admits: %q", h)
+	}
+	if row := Summary([]Analysis{admits}); !strings.Contains(row, "| 1 / 2 of 3 (+1 admit only) |") {
+		t.Errorf("summary row with a claim that only admits:\n%s", row)
+	}
 	row := Summary([]Analysis{an})
 	if !strings.Contains(row, "| [lib](lib.md) | Go | v1.2.3, from the proxy | 1 / 2 of 3 | 3 (1) | LOCK-BROKEN 15/20 (53%-89%) under evict | 2026-11-29 |") {
 		t.Errorf("summary row:\n%s", row)
@@ -173,5 +190,40 @@ func TestCommittedPages(t *testing.T) {
 		if err != nil || string(got) != want {
 			t.Errorf("docs/analyses/%s is not what its record and claims render: make docs renders it again (%v)", file, err)
 		}
+	}
+}
+
+// TestAnalyseSaysWhereTheTimeWent: every sale an analysis runs is counted in its phase
+// (the cells', the finding's shrink and reruns), with the sales' own time by part, and
+// the page gets the table.
+func TestAnalyseSaysWhereTheTimeWent(t *testing.T) {
+	sale := results.Sale{Kind: results.LockSale, Scenario: "fault-sale", Design: "token", Faults: "none",
+		Settings: []results.Setting{{Name: "buyers", Value: "4"}, {Name: "stock", Value: "2"}, {Name: "seed", Value: "7"}}}
+	run := func(_ context.Context, s results.Sale) (results.Run, error) {
+		r := results.Run{Sale: &s, Complete: true, Verdict: oracle.Verdict{Class: oracle.ClassSafe},
+			Spent: results.Spent{Servers: time.Millisecond, SetUp: 2 * time.Millisecond, Selling: 3 * time.Millisecond, Judging: 4 * time.Millisecond}}
+		if s.Faults == "none" { // the exclusion claim forbids it: shrunk and rerun
+			r.Verdict = oracle.Verdict{Class: oracle.ClassOversold, Count: 1, Findings: []string{"OVERSOLD 1"}}
+		}
+		return r, nil
+	}
+	rec := Analyse(context.Background(), Config{Claims: lockClaims, Sale: sale, Cells: []string{"none", "evict"}, Runs: 3, Parallel: 2,
+		Shrink: time.Second, Run: run})
+	byPhase := map[string]int{}
+	for _, tm := range rec.Time {
+		byPhase[string(tm.Phase)] = tm.Sales
+		if tm.Wall <= 0 || tm.Spent.Judging != time.Duration(tm.Sales)*4*time.Millisecond {
+			t.Errorf("phase %s: wall %s, %d sales, spent %s", tm.Phase, tm.Wall, tm.Sales, tm.Spent)
+		}
+	}
+	if byPhase[string(Cells)] != 6 || byPhase[string(Shrinking)] == 0 || byPhase[string(Rerunning)] != Reruns {
+		t.Errorf("sales by phase: %v, want 6 cells', a shrink's and %d reruns", byPhase, Reruns)
+	}
+	if total := byPhase[string(Cells)] + byPhase[string(Shrinking)] + byPhase[string(Rerunning)]; total != rec.Sales {
+		t.Errorf("the phases count %d sales, the record %d", total, rec.Sales)
+	}
+	page := Analysis{Claims: lockClaims, Record: rec}.Page()
+	if !strings.Contains(page, "## Where the time went") || !strings.Contains(page, "| cells | ") {
+		t.Errorf("the page lacks the time table:\n%s", page)
 	}
 }

@@ -157,6 +157,9 @@ func (p *Plan) Run(ctx context.Context, e *bench.Env, ms func([]string) bool, ou
 	cfg.Progress = func(line string) { fmt.Fprintln(stderr, "stockbench: analyse:", line) }
 	fmt.Fprintf(stderr, "stockbench: analyse %s %s: %d faults, %d draws each, up to %d sales at once\n", cfg.Claims.Title, cfg.Claims.Release, len(cfg.Cells), cfg.Runs, cfg.Parallel)
 	rec := Analyse(ctx, cfg)
+	for _, t := range rec.Time {
+		cfg.Progress(fmt.Sprintf("time: %s %s, %d sales, %.1f at once; %s", t.Phase, t.Wall.Round(time.Second), t.Sales, t.AtOnce(), t.Spent))
+	}
 	dir := p.pages
 	if dir == "" {
 		dir = filepath.Join(out, "analyse-"+results.NewID())
