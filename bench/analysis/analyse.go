@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/stockbench/stockbench/bench/explore"
+	"github.com/stockbench/stockbench/faults"
 	"github.com/stockbench/stockbench/oracle"
 	"github.com/stockbench/stockbench/results"
 )
@@ -79,6 +80,11 @@ type Finding struct {
 	// Shown of Reruns reruns of Smallest (seeds drawn from its own) showed Class.
 	Shown  int `json:"shown"`
 	Reruns int `json:"reruns"`
+	// ControlShown of ControlRuns reruns of Smallest without its fault, with the same
+	// seeds, showed Class: the finding's control (none for a finding under no fault,
+	// nor for the exploration's).
+	ControlShown int `json:"control_shown,omitempty"`
+	ControlRuns  int `json:"control_runs,omitempty"`
 	// Verdict and Timeline are a rerun that showed it (else the sale that first did).
 	Verdict  string   `json:"verdict"`
 	Timeline []string `json:"timeline"`
@@ -288,9 +294,14 @@ func (a *analysis) settle(ctx context.Context, cell string, class oracle.Class) 
 	f := Finding{Faults: cell, Class: class, Smallest: small, ShrinkSales: tried, Shrunk: ctx.Err() == nil && time.Now().Before(deadline)}
 	example := last
 	f.Shown, f.Reruns, example = a.rerun(ctx, small, class, example)
+	if cell != faults.None {
+		control := small.Clone()
+		control.Faults = faults.None
+		f.ControlShown, f.ControlRuns, _ = a.rerun(ctx, control, class, results.Run{})
+	}
 	f.Verdict, f.Timeline = example.Verdict.String(), Timeline(&example)
 	a.rec.Findings = append(a.rec.Findings, f)
-	a.progress("%s under %s: shrunk to %s buyers and a stock of %s in %d sales; shown in %d of %d reruns", class, cell, small.Get("buyers"), small.Get("stock"), tried, f.Shown, f.Reruns)
+	a.progress("%s under %s: shrunk to %s buyers and a stock of %s in %d sales; shown in %d of %d reruns, %d of %d without the fault", class, cell, small.Get("buyers"), small.Get("stock"), tried, f.Shown, f.Reruns, f.ControlShown, f.ControlRuns)
 }
 
 // rerun runs s Reruns times with seeds drawn from its own, as `run --runs` does, and

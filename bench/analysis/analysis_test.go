@@ -89,7 +89,7 @@ func fixed() Analysis {
 			{Fault: "crash-holder", Draws: draws(20, 20, oracle.ClassNotExercised)},
 		},
 		Findings: []Finding{
-			{Faults: "none", Class: oracle.ClassOversold, Smallest: at("none"), Shrunk: true, ShrinkSales: 12, Shown: 9, Reruns: 10, Verdict: "OVERSOLD 1", Timeline: []string{"  12ms  ended: OVERSOLD 1"}},
+			{Faults: "none", Class: oracle.ClassOversold, Smallest: at("none"), Shrunk: true, ShrinkSales: 12, Shown: 18, Reruns: 20, Verdict: "OVERSOLD 1", Timeline: []string{"  12ms  ended: OVERSOLD 1"}},
 			{Faults: "evict", Class: oracle.ClassBroken, Smallest: at("evict"), Shrunk: true, ShrinkSales: 3, Shown: 10, Reruns: 10, Timeline: []string{"   5ms  evict: the lock's key evicted"}},
 			{Faults: "client-pause", Class: oracle.ClassOversold, Smallest: at("client-pause"), Shown: 10, Reruns: 10},
 			{Faults: "none", Timing: "work < TTL", Class: oracle.ClassDuplicated, Smallest: at("none"), Shown: 7, Reruns: 10},
@@ -112,27 +112,27 @@ func TestPage(t *testing.T) {
 	if len(fs) != 3 { // the admitted oversells, under a pause and past the lease, are none
 		t.Fatalf("findings: want 3, got %d: %+v", len(fs), fs)
 	}
-	if !fs[0].Bug() || fs[1].Bug() || fs[2].Bug() {
-		t.Errorf("bugs: want only the first (a claim broken, 9 of 10 reruns), got %v %v %v", fs[0].Bug(), fs[1].Bug(), fs[2].Bug())
+	if c := []Confirmation{an.Confirmation(fs[0]), an.Confirmation(fs[1]), an.Confirmation(fs[2])}; !c[0].Statistics || c[1].Statistics || c[2].Statistics || c[0].Confirmed {
+		t.Errorf("confirmations: want only the first above its control (a claim broken under no fault, 18 of 20 reruns), none confirmed without a reproduction, got %+v", c)
 	}
 	if got, want := an.Worst(), "LOCK-BROKEN 15/20 (53%-89%) under evict"; got != want {
 		t.Errorf("worst: got %q, want %q", got, want)
 	}
 	page := an.Page()
 	for _, want := range []string{
-		"**1 of 3 claims held, 2 broken; 3 findings, 1 of them bugs; worst: LOCK-BROKEN 15/20 (53%-89%) under evict.**",
+		"**1 of 3 claims held, 2 broken; 3 findings, 0 of them confirmed; worst: LOCK-BROKEN 15/20 (53%-89%) under evict.**",
 		"| none | OVERSOLD 2/20 SAFE 18/20 | OVERSOLD 2/20 (3%-30%): breaks a claim (exclusion) |",
 		"| client-pause | OVERSOLD 20/20 | OVERSOLD 20/20 (84%-100%): admitted (expiry)",
 		"| crash-holder | NOT-EXERCISED 20/20 | the fault never struck in 20 |",
 		"### 1. OVERSOLD under none: breaks the claim exclusion",
-		"**A bug**: it breaks the library's own claim and reruns.",
+		"- Reruns: 18/20 (70%-97%) showed it again. **Above its control**: its rate, 20/40 (35%-65%), is above zero under no fault, but no standalone reproduction shows it yet.",
 		"- Tracker: not looked up yet",
 		"Draft report for owner/lib",
 		"### 2. LOCK-BROKEN under evict: the library says nothing of this under evict; it breaks the hold",
-		"Not called a bug: the library claims nothing here.",
+		"Not confirmed: the library claims nothing here.",
 		"### 3. DUPLICATED found exploring, under none, work < TTL: breaks the claim everywhere",
-		"Not called a bug: it showed again in fewer than 8 of 10 reruns.",
-		"- Rerun: `stockbench run --scenario fault-sale --lock token --fault evict --buyers 3 --stock 1 --seed 7 --runs 10`",
+		"Not confirmed: found exploring: no control of its own sale was measured.",
+		"- Rerun: `stockbench run --scenario fault-sale --lock token --fault evict --buyers 3 --stock 1 --seed 7 --runs 20`",
 	} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the page lacks %q:\n%s", want, page)
@@ -163,8 +163,44 @@ func TestPage(t *testing.T) {
 		t.Errorf("summary row with a claim that only admits:\n%s", row)
 	}
 	row := Summary([]Analysis{an})
-	if !strings.Contains(row, "| [lib](lib.md) | Go | v1.2.3, from the proxy | 1 / 2 of 3 | 3 (1) | LOCK-BROKEN 15/20 (53%-89%) under evict | 2026-11-29 |") {
+	if !strings.Contains(row, "| [lib](lib.md) | Go | v1.2.3, from the proxy | 1 / 2 of 3 | 3 (0) | LOCK-BROKEN 15/20 (53%-89%) under evict | 2026-11-29 |") {
 		t.Errorf("summary row:\n%s", row)
+	}
+}
+
+// TestConfirmation: the rule confirms a finding only when it breaks the library's own
+// claim, its rate over its cell's draws and at least Reruns reruns lies above its
+// control's (the no-fault cell and as many reruns without the fault; zero under no
+// fault), and a standalone reproduction shows it, which none does yet.
+func TestConfirmation(t *testing.T) {
+	an := fixed()
+	// expiry forbids LOCK-BROKEN under client-pause, whose cell showed none of it.
+	broke := func(shown, reruns, cshown, cruns int) Judged {
+		return Judged{Finding: Finding{Faults: "client-pause", Class: oracle.ClassBroken, Shown: shown, Reruns: reruns, ControlShown: cshown, ControlRuns: cruns},
+			Judgement: lockClaims.Judge([]string{"client-pause"}, oracle.ClassBroken)}
+	}
+	tests := []struct {
+		name  string
+		f     Judged
+		stats bool
+		why   string
+	}{
+		{"above a clean control", broke(15, 20, 0, 20), true, "its rate, 15/40 (24%-53%), is above its control's, 0/40 (0%-9%), but no standalone reproduction shows it yet"},
+		{"within its control's reach", broke(15, 20, 8, 20), false, "its rate, 15/40 (24%-53%), is not above its control's, 8/40 (10%-35%)"},
+		{"too few reruns", broke(10, 10, 0, 10), false, "10 reruns of its smallest sale finished; the rule takes 20"},
+		{"no control", broke(15, 20, 0, 0), false, "its control was not measured (a no-fault cell, and 20 reruns of its smallest sale without the fault)"},
+		{"found exploring", Judged{Finding: Finding{Faults: "none", Timing: "work < TTL", Class: oracle.ClassDuplicated, Shown: 20, Reruns: 20},
+			Judgement: Judgement{Standing: Breaks}}, false, "found exploring: no control of its own sale was measured"},
+		{"breaks only the hold", Judged{Finding: Finding{Faults: "evict", Class: oracle.ClassBroken, Shown: 20, Reruns: 20, ControlRuns: 20},
+			Judgement: lockClaims.Judge([]string{"evict"}, oracle.ClassBroken)}, false, "the library claims nothing here"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := an.Confirmation(tt.f)
+			if c.Statistics != tt.stats || c.Confirmed || c.Why != tt.why {
+				t.Errorf("got %+v, want statistics %v, not confirmed, why %q", c, tt.stats, tt.why)
+			}
+		})
 	}
 }
 

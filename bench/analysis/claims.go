@@ -27,10 +27,14 @@ const (
 	// MinRuns is the fewest draws a cell may take: fewer and a rate's 95% interval
 	// spans most of 0 to 1.
 	MinRuns = 5
-	// Reruns is how often a finding's smallest sale is rerun; Steady how many of them
-	// must show it again for the finding to be called a bug.
-	Reruns = 10
-	Steady = 8
+	// Reruns is how often a finding's smallest sale is rerun, and then rerun again
+	// without its fault (its control): the rule that confirms a finding takes at least
+	// as many (Analysis.Confirmation).
+	Reruns = 20
+	// ExploreReruns is how often the exploration reruns each region's smallest sale, on
+	// its own budget; its findings have no control of their own sale, so none of them
+	// is confirmed by the rule.
+	ExploreReruns = 10
 )
 
 // Claims is one library at one release as its claims file describes it: where the

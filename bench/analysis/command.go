@@ -129,7 +129,7 @@ func (p *Plan) explore(budget string) error {
 	if err != nil || d < 10*time.Second {
 		return fmt.Errorf("analyse: --budget: want 0 or a duration of at least 10s, got %q", budget)
 	}
-	p.Explore.Budget, p.Explore.Confirm, p.Explore.Parallel = d, Reruns, explore.DefaultParallel
+	p.Explore.Budget, p.Explore.Confirm, p.Explore.Parallel = d, ExploreReruns, explore.DefaultParallel
 	return nil
 }
 

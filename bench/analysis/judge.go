@@ -139,17 +139,22 @@ func (cell Cell) Seen(c *Claims) []Seen {
 		if class == oracle.ClassSafe {
 			continue
 		}
-		k := 0
-		for _, d := range cell.Draws {
-			if d.Has(string(class)) {
-				k++
-			}
-		}
-		if k > 0 {
+		if k := cell.count(class); k > 0 {
 			out = append(out, Seen{class, k, c.Judge([]string{cell.Fault}, class)})
 		}
 	}
 	return out
+}
+
+// count is how many of the cell's draws showed class.
+func (cell Cell) count(class oracle.Class) int {
+	k := 0
+	for _, d := range cell.Draws {
+		if d.Has(string(class)) {
+			k++
+		}
+	}
+	return k
 }
 
 // Target is the class of the cell to shrink and rerun, if any: its most severe that

@@ -70,10 +70,76 @@ type Judged struct {
 	Lookup *Lookup
 }
 
-// Bug reports whether the finding is called a bug: it breaks the library's own claim
-// and showed again in at least Steady of Reruns reruns.
-func (j Judged) Bug() bool {
-	return j.Standing == Breaks && j.Reruns >= Reruns && j.Shown >= Steady
+// Confirmation is how a finding stands against the rule that confirms one. It must
+// break the library's own claim, and (a) the 95% interval of its rate, over its cell's
+// draws and at least Reruns reruns of its smallest sale, must lie above its control's:
+// the same sales without the fault (the library's no-fault cell's draws and as many
+// reruns of the smallest sale without its fault); under no fault the rate must be
+// above zero. And (b) a standalone reproduction, a program with no stockbench code,
+// must show it. Shown counts the draws and reruns that showed it, Control the control's.
+type Confirmation struct {
+	Statistics bool // (a) holds
+	Confirmed  bool // (a) and (b) hold
+	Shown      string
+	Control    string
+	Why        string // why not, or what it rests on
+}
+
+// Confirmation judges f by the rule. Until a finding's standalone reproduction is in
+// the project (none is yet), (b) fails and no finding is confirmed; the page says
+// which meet (a).
+func (an Analysis) Confirmation(f Judged) Confirmation {
+	var c Confirmation
+	switch {
+	case f.Standing != Breaks:
+		c.Why = "the library claims nothing here"
+		return c
+	case f.Timing != "":
+		c.Why = "found exploring: no control of its own sale was measured"
+		return c
+	case f.Reruns < Reruns:
+		c.Why = fmt.Sprintf("%d reruns of its smallest sale finished; the rule takes %d", f.Reruns, Reruns)
+		return c
+	}
+	k, n := f.Shown, f.Reruns
+	if cell, ok := an.cell(f.Faults); ok {
+		k, n = k+cell.count(f.Class), n+len(cell.Draws)
+	}
+	c.Shown = results.Proportion(k, n)
+	low, _ := results.Wilson(k, n)
+	if f.Faults == faults.None {
+		c.Statistics = low > 0 // the claim forbids it outright: its control is zero
+	} else {
+		none, ok := an.cell(faults.None)
+		if !ok || f.ControlRuns < f.Reruns {
+			c.Why = fmt.Sprintf("its control was not measured (a no-fault cell, and %d reruns of its smallest sale without the fault)", f.Reruns)
+			return c
+		}
+		k0, n0 := f.ControlShown+none.count(f.Class), f.ControlRuns+len(none.Draws)
+		c.Control = results.Proportion(k0, n0)
+		_, high := results.Wilson(k0, n0)
+		c.Statistics = low > high
+	}
+	switch {
+	case !c.Statistics && f.Faults == faults.None:
+		c.Why = fmt.Sprintf("its rate, %s, is not above zero", c.Shown)
+	case !c.Statistics:
+		c.Why = fmt.Sprintf("its rate, %s, is not above its control's, %s", c.Shown, c.Control)
+	case f.Faults == faults.None:
+		c.Why = fmt.Sprintf("its rate, %s, is above zero under no fault, but no standalone reproduction shows it yet", c.Shown)
+	default:
+		c.Why = fmt.Sprintf("its rate, %s, is above its control's, %s, but no standalone reproduction shows it yet", c.Shown, c.Control)
+	}
+	return c
+}
+
+// cell is the record's cell of fault.
+func (an Analysis) cell(fault string) (Cell, bool) {
+	i := slices.IndexFunc(an.Record.Cells, func(c Cell) bool { return c.Fault == fault })
+	if i < 0 {
+		return Cell{}, false
+	}
+	return an.Record.Cells[i], true
 }
 
 // Findings are the record's findings that break a claim or the hold, judged by the
@@ -124,17 +190,12 @@ func (an Analysis) Worst() string {
 	return worst
 }
 
-// Headline is the page's first line: claims held and broken, findings and bugs, the
+// Headline is the page's first line: claims held and broken, findings and those confirmed, the
 // worst rate.
 func (an Analysis) Headline() string {
 	t := an.tally()
 	fs := an.Findings()
-	bugs := 0
-	for _, f := range fs {
-		if f.Bug() {
-			bugs++
-		}
-	}
+	confirmed := an.confirmed(fs)
 	s := fmt.Sprintf("%d of %d claims held, %d broken", t.held, t.couldFail(), t.broken)
 	if t.unexercised > 0 {
 		s += fmt.Sprintf(", %d not exercised", t.unexercised)
@@ -142,7 +203,7 @@ func (an Analysis) Headline() string {
 	if t.admitsOnly > 0 {
 		s += fmt.Sprintf(" (%d more admit%s only, forbidding nothing)", t.admitsOnly, map[bool]string{true: "s"}[t.admitsOnly == 1])
 	}
-	s += fmt.Sprintf("; %s, %d of them bugs", plural(len(fs), "finding"), bugs)
+	s += fmt.Sprintf("; %s, %d of them confirmed", plural(len(fs), "finding"), confirmed)
 	if w := an.Worst(); w != "" {
 		return s + "; worst: " + w
 	}
@@ -154,6 +215,17 @@ type tally struct{ held, broken, unexercised, admitsOnly int }
 
 // couldFail counts the claims a sale could have broken: those that forbid a class.
 func (t tally) couldFail() int { return t.held + t.broken + t.unexercised }
+
+// confirmed counts the findings of fs the rule confirms.
+func (an Analysis) confirmed(fs []Judged) int {
+	n := 0
+	for _, f := range fs {
+		if an.Confirmation(f).Confirmed {
+			n++
+		}
+	}
+	return n
+}
 
 func (an Analysis) tally() (t tally) {
 	for _, cl := range an.Claims.Claims {
@@ -310,7 +382,7 @@ func (an Analysis) findings(b *md) {
 		}
 		if len(hold) > 0 {
 			p("")
-			p("What it found that no claim speaks to, held to no %s (none called a bug):", joinClasses(HeldTo))
+			p("What it found that no claim speaks to, held to no %s (none confirmed):", joinClasses(HeldTo))
 			p("")
 			p("| Faults | Timing | Class | Reruns | Rerun |\n|---|---|---|---|---|")
 			for _, f := range hold {
@@ -347,7 +419,7 @@ func (an Analysis) finding(b *md, n int, f Judged) {
 		shrunk = "the shrink's time ran out here"
 	}
 	p("- Smallest sale: %s buyers, a stock of %s (%s, %d sales).", f.Smallest.Get("buyers"), f.Smallest.Get("stock"), shrunk, f.ShrinkSales)
-	p("- Reruns: %s showed it again. %s", results.Proportion(f.Shown, f.Reruns), an.bugWords(f))
+	p("- Reruns: %s showed it again%s. %s", results.Proportion(f.Shown, f.Reruns), controlWords(f.Finding), an.bugWords(f))
 	p("- Rerun: `stockbench %s --runs %d`", bench.ShellLine(f.Smallest.Args()), Reruns)
 	if f.Standing == Breaks {
 		p("- Tracker: %s", lookupWords(an.Claims.Tracker, f.Lookup))
@@ -355,7 +427,7 @@ func (an Analysis) finding(b *md, n int, f Judged) {
 	p("")
 	p("```\n%s\n```", strings.Join(f.Timeline, "\n"))
 	p("")
-	if f.Bug() && (f.Lookup == nil || f.Lookup.Known == "") {
+	if an.Confirmation(f).Statistics && (f.Lookup == nil || f.Lookup.Known == "") {
 		p("<details><summary>Draft report for %s</summary>\n", an.Claims.Tracker)
 		p("**%s %s: %s under %s**\n", an.Claims.Title, an.Claims.Release, f.Class, f.Faults)
 		for _, id := range f.Claims {
@@ -393,17 +465,24 @@ func (an Analysis) standingWords(j Judgement, plan string) string {
 	return fmt.Sprintf("the library says nothing of this under %s; it breaks the hold (no %s)", plan, joinClasses(HeldTo))
 }
 
-// bugWords say whether the finding is called a bug, and why not when it is not.
+// bugWords say whether the rule confirms the finding, and why not when it does not.
 func (an Analysis) bugWords(f Judged) string {
-	switch {
-	case f.Bug():
-		return "**A bug**: it breaks the library's own claim and reruns."
-	case f.Standing != Breaks:
-		return "Not called a bug: the library claims nothing here."
-	case f.Reruns < Reruns:
-		return fmt.Sprintf("Not called a bug: only %d of %d reruns finished.", f.Reruns, Reruns)
+	c := an.Confirmation(f)
+	if c.Confirmed {
+		return fmt.Sprintf("**Confirmed**: it breaks the library's own claim; %s.", c.Why)
 	}
-	return fmt.Sprintf("Not called a bug: it showed again in fewer than %d of %d reruns.", Steady, Reruns)
+	if c.Statistics {
+		return fmt.Sprintf("**Above its control**: %s.", c.Why)
+	}
+	return fmt.Sprintf("Not confirmed: %s.", c.Why)
+}
+
+// controlWords say what the reruns without the fault showed, when they ran.
+func controlWords(f Finding) string {
+	if f.ControlRuns == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", %s without the fault", results.Proportion(f.ControlShown, f.ControlRuns))
 }
 
 func lookupWords(tracker string, l *Lookup) string {
@@ -437,9 +516,9 @@ func standings(c *Claims, cell Cell) string {
 func Summary(all []Analysis) string {
 	var b strings.Builder
 	b.WriteString("# Libraries analysed\n\n<!-- Generated by stockbench analyse; make analyses regenerates it. -->\n\n")
-	b.WriteString("Each library at the release people run, measured against what its own docs claim: every fault alone over many draws, each finding shrunk, rerun and looked up in the library's tracker. A finding is called a bug only when it breaks the library's own claim and reruns at least 8 of 10 times.\n\n")
+	b.WriteString("Each library at the release people run, measured against what its own docs claim: every fault alone over many draws, each finding shrunk, rerun and looked up in the library's tracker. A finding is confirmed only when it breaks the library's own claim, the 95% interval of its rate (its cell's draws and at least 20 reruns of its smallest sale) lies above its control's (the same without the fault), and a standalone reproduction shows it.\n\n")
 	b.WriteString("Claims held / broken counts the claims that forbid something, which a sale could break; a claim that only admits classes is counted apart (+n admit only).\n\n")
-	b.WriteString("| Library | Language | Release, from | Claims held / broken | Findings (bugs) | Worst rate | Measured |\n|---|---|---|---|---|---|---|\n")
+	b.WriteString("| Library | Language | Release, from | Claims held / broken | Findings (confirmed) | Worst rate | Measured |\n|---|---|---|---|---|---|---|\n")
 	slices.SortFunc(all, func(a, b Analysis) int {
 		return cmp.Or(cmp.Compare(a.Claims.Language, b.Claims.Language), cmp.Compare(a.Claims.Library, b.Claims.Library))
 	})
@@ -450,14 +529,9 @@ func Summary(all []Analysis) string {
 			claims += fmt.Sprintf(" (+%d admit only)", t.admitsOnly)
 		}
 		fs := an.Findings()
-		bugs := 0
-		for _, f := range fs {
-			if f.Bug() {
-				bugs++
-			}
-		}
+		confirmed := an.confirmed(fs)
 		fmt.Fprintf(&b, "| [%s](%s.md) | %s | %s, from %s | %s | %d (%d) | %s | %s |\n", an.Claims.Title, an.Claims.Library, an.Claims.Language,
-			an.Claims.Release, an.Claims.From, claims, len(fs), bugs, cmp.Or(an.Worst(), "none"), an.Record.Date)
+			an.Claims.Release, an.Claims.From, claims, len(fs), confirmed, cmp.Or(an.Worst(), "none"), an.Record.Date)
 	}
 	return b.String()
 }
