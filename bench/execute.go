@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/stockbench/stockbench/internal/designs/adapter"
 	"io"
 	"os"
 	"path/filepath"
@@ -284,8 +285,10 @@ func (e *Env) prepare(ctx context.Context, fn func(context.Context, redis.Univer
 	return fn(ctx, c)
 }
 
-// Stop stops every server the run started, saying on stderr what would not stop.
+// Stop stops every server the run started, and the adapter processes kept between its
+// sales, saying on stderr what would not stop.
 func (e *Env) Stop(stderr io.Writer) {
+	adapter.Drain()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if err := e.Close(ctx); err != nil {

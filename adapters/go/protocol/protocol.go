@@ -1,6 +1,6 @@
-// Package protocol speaks stockbench's adapter protocol (adapters/PROTOCOL.md, version 2)
+// Package protocol speaks stockbench's adapter protocol (adapters/PROTOCOL.md, version 3)
 // for a Go adapter: it reads hello, connects as hello says, and answers each request
-// with what a handler returns.
+// with what a handler returns, sale after sale in one process.
 package protocol
 
 import (
@@ -28,6 +28,28 @@ type Hello struct {
 	VisibilityMs int64           `json:"visibility_ms"`
 	TermGraceMs  int64           `json:"term_grace_ms"`
 	Raw          json.RawMessage `json:"-"`
+
+	sale *sale // what ends with the sale (Defer)
+}
+
+// sale is what one sale's set-up left to undo once it ends.
+type sale struct{ deferred []func() }
+
+// Defer runs f when the sale this hello began ends: at bye (protocol 3: the process
+// then serves the next sale) or once stdin closes. An adapter closes there the clients
+// its set-up made, so that a process serving sale after sale keeps none of an earlier
+// sale's connections. Last deferred, first run.
+func (h Hello) Defer(f func()) {
+	if h.sale != nil {
+		h.sale.deferred = append(h.sale.deferred, f)
+	}
+}
+
+func (s *sale) end() {
+	for i := len(s.deferred) - 1; i >= 0; i-- {
+		s.deferred[i]()
+	}
+	s.deferred = nil
 }
 
 // Where is where the adapter connects.
@@ -90,30 +112,55 @@ func Client(w Where) redis.UniversalClient {
 
 // Serve reads hello from in, builds the adapter with setUp, answers hello with what it
 // supports and documents, and then each request with handle's reply, until in closes.
+// Under protocol 3 a bye ends the sale (what setUp deferred runs) and the next hello
+// begins another, so that one process serves sale after sale.
 func Serve(in io.Reader, out io.Writer, setUp func(Hello) (Handler, []string, map[string][]string, error)) error {
 	lines := bufio.NewScanner(in)
 	lines.Buffer(make([]byte, 1<<16), 1<<20)
 	enc := json.NewEncoder(out)
-	if !lines.Scan() {
-		return errors.New("no hello")
+	for first := true; ; first = false {
+		if !lines.Scan() {
+			if first {
+				return errors.New("no hello")
+			}
+			return lines.Err()
+		}
+		again, err := serveSale(lines, enc, setUp)
+		if err != nil || !again {
+			return err
+		}
 	}
-	var h Hello
+}
+
+// serveSale serves one sale from its hello, already scanned, to its bye (again) or to
+// the end of in.
+func serveSale(lines *bufio.Scanner, enc *json.Encoder, setUp func(Hello) (Handler, []string, map[string][]string, error)) (again bool, err error) {
+	h := Hello{sale: &sale{}}
 	if err := json.Unmarshal(lines.Bytes(), &h); err != nil || h.Op != "hello" || !contains(h.Versions, 2) {
-		enc.Encode(Reply{"ok": false, "error": "want hello, protocol 2"})
-		return fmt.Errorf("bad hello: %s", lines.Bytes())
+		enc.Encode(Reply{"ok": false, "error": "want hello, protocol 2 or 3"})
+		return false, fmt.Errorf("bad hello: %s", lines.Bytes())
 	}
+	defer h.sale.end()
 	handle, supports, documented, err := setUp(h)
 	if err != nil {
 		enc.Encode(Reply{"ok": false, "error": err.Error()})
-		return err
+		return false, err
 	}
-	if err := enc.Encode(Reply{"ok": true, "protocol": 2, "supports": supports, "documented": documented}); err != nil {
-		return err
+	version := 2
+	if contains(h.Versions, 3) {
+		version = 3
+	}
+	if err := enc.Encode(Reply{"ok": true, "protocol": version, "supports": supports, "documented": documented}); err != nil {
+		return false, err
 	}
 	for lines.Scan() {
 		var req Request
 		if err := json.Unmarshal(lines.Bytes(), &req); err != nil {
-			return fmt.Errorf("read request: %w", err)
+			return false, fmt.Errorf("read request: %w", err)
+		}
+		if req.Op == "bye" && version == 3 {
+			h.sale.end()
+			return true, enc.Encode(Reply{"id": req.ID, "ok": true})
 		}
 		r, err := handle(context.Background(), req)
 		if err != nil {
@@ -121,10 +168,10 @@ func Serve(in io.Reader, out io.Writer, setUp func(Hello) (Handler, []string, ma
 		}
 		r["id"] = req.ID
 		if err := enc.Encode(r); err != nil {
-			return err
+			return false, err
 		}
 	}
-	return lines.Err()
+	return false, lines.Err()
 }
 
 // Main runs Serve on stdin and stdout and exits: 0 once stdin closes.

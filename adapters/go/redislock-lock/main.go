@@ -37,6 +37,7 @@ func main() {
 	}
 	protocol.Main(func(h protocol.Hello) (protocol.Handler, []string, map[string][]string, error) {
 		c := protocol.Client(h.Redis)
+		h.Defer(func() { c.Close() })
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		err := c.Ping(ctx).Err()
 		cancel()

@@ -55,6 +55,7 @@ func main() {
 		pools := make([]redsyncredis.Pool, len(servers))
 		for i, w := range servers {
 			c := protocol.Client(w)
+			h.Defer(func() { c.Close() })
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 			err := c.Ping(ctx).Err()
 			cancel()

@@ -64,6 +64,14 @@ func main() {
 			cancel context.CancelFunc
 		}
 		leases := map[string]held{}
+		h.Defer(func() {
+			for _, l := range leases {
+				l.cancel()
+			}
+			for _, l := range lockers {
+				l.Close()
+			}
+		})
 		serial := 0
 		handle := func(ctx context.Context, req protocol.Request) (protocol.Reply, error) {
 			switch req.Op {

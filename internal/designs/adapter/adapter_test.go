@@ -184,7 +184,7 @@ func TestMisbehavingAdapters(t *testing.T) {
 		{"garbage.sh", `adapter garbage: wrote "Warning: Undefined array key \"ttl\"", which is not a JSON reply`, ""},
 		{"strayid.sh", `adapter strayid: answered id 999999, which nobody asked`, ""},
 		{"hangs.sh", `adapter hangs: did not answer try within 2s`, ""},
-		{"badversion.sh", `adapter badversion: answered hello in protocol 3; the harness speaks [1 2]`, ""},
+		{"badversion.sh", `adapter badversion: answered hello in protocol 4; the harness speaks [1 2 3]`, ""},
 		{"crashes.sh", `adapter crashes: exited (exit status 139); stderr: Segmentation fault (core dumped)`, "Segmentation fault"},
 	} {
 		t.Run(tc.script, func(t *testing.T) {

@@ -29,6 +29,7 @@ func (e brokenError) Is(target error) bool { return target == ErrBroken }
 // and given back after it, or after the release of the lease it granted.
 type pool struct {
 	name     string
+	key      string // its processes' in the warm cache
 	argv     []string
 	patience time.Duration // how long a call waits for its reply (Config.Patience)
 	hello    request
@@ -54,7 +55,7 @@ type pool struct {
 // into each one's hello deadline (node-redis's, under make test, past 10 s).
 func newPool(ctx context.Context, name string, argv []string, patience time.Duration, size int, hello request,
 	stepped func(step, where string) (time.Duration, bool)) (*pool, error) {
-	p := &pool{name: name, argv: argv, patience: patience, hello: hello, stderr: &tail{}, idle: make(chan *proc, size),
+	p := &pool{name: name, key: warmKey(name, argv, patience), argv: argv, patience: patience, hello: hello, stderr: &tail{}, idle: make(chan *proc, size),
 		stepped: stepped, quit: make(chan struct{})}
 	errs := make([]error, size)
 	starting := make(chan struct{}, 2*runtime.NumCPU())
@@ -76,7 +77,8 @@ func newPool(ctx context.Context, name string, argv []string, patience time.Dura
 	return p, nil
 }
 
-// add starts one more process and puts it in the pool; a stopped pool starts none.
+// add puts one more process in the pool: one kept from an earlier sale when there is
+// one that takes this sale's hello, else a fresh one; a stopped pool adds none.
 func (p *pool) add(ctx context.Context) error {
 	var heard func(*proc, string, string)
 	if p.stepped != nil {
@@ -99,7 +101,15 @@ func (p *pool) add(ctx context.Context) error {
 		case <-ctx.Done():
 		}
 	}()
-	pr, said, err := start(ctx, p.name, p.argv, p.patience, p.hello, p.stderr, heard)
+	var pr *proc
+	var said reply
+	err := errDead
+	if pr = warm.take(p.key); pr != nil {
+		said, err = pr.greet(ctx, p.hello, p.stderr, heard) // it kills one that will not
+	}
+	if err != nil {
+		pr, said, err = start(ctx, p.name, p.argv, p.patience, p.hello, p.stderr, heard)
+	}
 	select {
 	case <-p.quit:
 		if err == nil {
@@ -254,10 +264,11 @@ func (p *pool) broken(err error) error {
 	return brokenError{fmt.Sprintf("adapter %s", firstLine(err))}
 }
 
-// stop ends every process of the pool: it closes their stdin, which tells them the sale
-// is over (an adapter may clean up after itself), gives them a moment to exit, and
-// kills what is left, with their groups. When it returns, no process of the pool is
-// left, a struck one's successor included.
+// stop ends every process of the pool: one that speaks protocol 3 and no fault touched
+// is sent bye and kept for the next sale (warm); the others' stdin closes, which tells
+// them the sale is over (an adapter may clean up after itself), they get a moment to
+// exit, and what is left is killed, with its group. When it returns, no process of the
+// pool serves it, a struck one's successor included.
 func (p *pool) stop() {
 	p.mu.Lock()
 	if !p.stopped {
@@ -272,6 +283,9 @@ func (p *pool) stop() {
 	var wg sync.WaitGroup
 	for _, pr := range all {
 		wg.Go(func() {
+			if warm.keep(p.key, pr) {
+				return
+			}
 			pr.resume() // a process stopped by a fault cannot read its EOF
 			pr.stdin.Close()
 			select {

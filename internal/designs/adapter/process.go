@@ -39,7 +39,9 @@ type proc struct {
 	// answered an id nobody asked; set once.
 	broken atomic.Pointer[error]
 	done   chan struct{} // closed when the process has exited and its output is read
-	stderr *tail
+	// stderr is the tail of the sale the process serves: a process kept between sales
+	// (warm) writes to the next one's.
+	stderr atomic.Pointer[tail]
 	// paused is set while the process is stopped by a fault: its calls wait past the
 	// deadline.
 	paused atomic.Bool
@@ -47,31 +49,67 @@ type proc struct {
 	// struck is set once a fault sent the process a deploy's SIGTERM: its exit, and the
 	// calls it leaves unanswered, are the fault's doing.
 	struck atomic.Bool
+	// signaled is set once the process was sent any signal (a fault's pause, crash or
+	// deploy): it is not kept for another sale.
+	signaled atomic.Bool
+	// protocol is the version its last hello was answered in: from 3 on, it may serve
+	// another sale after bye.
+	protocol int
 	// stepped, when set, hears the process's reports of the steps it reached.
-	stepped func(step, order string)
+	stepped atomic.Pointer[func(step, order string)]
 }
 
 // start starts argv in a process group of its own and says hello.
 func start(ctx context.Context, name string, argv []string, patience time.Duration, hello request, stderr *tail, stepped func(*proc, string, string)) (*proc, reply, error) {
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Stderr = stderr
-	stdin, err := cmd.StdinPipe()
+	p, err := spawn(name, argv, patience)
 	if err != nil {
 		return nil, reply{}, err
+	}
+	r, err := p.greet(ctx, hello, stderr, stepped)
+	if err != nil {
+		return nil, reply{}, err
+	}
+	return p, r, nil
+}
+
+// spawn starts argv in a process group of its own.
+func spawn(name string, argv []string, patience time.Duration) (*proc, error) {
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	p := &proc{name: name, patience: patience, cmd: cmd, wait: map[int64]chan reply{}, done: make(chan struct{})}
+	p.stderr.Store(&tail{})
+	cmd.Stderr = stderrOf{p}
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
 	}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
-		return nil, reply{}, err
+		return nil, err
 	}
+	p.stdin = stdin
 	if err := cmd.Start(); err != nil {
-		return nil, reply{}, fmt.Errorf("%s: start: %w", name, err)
-	}
-	p := &proc{name: name, patience: patience, cmd: cmd, stdin: stdin, wait: map[int64]chan reply{}, done: make(chan struct{}), stderr: stderr}
-	if stepped != nil {
-		p.stepped = func(step, order string) { stepped(p, step, order) }
+		return nil, fmt.Errorf("%s: start: %w", name, err)
 	}
 	go p.read(stdout)
+	return p, nil
+}
+
+// stderrOf writes a process's stderr to the tail of the sale it serves.
+type stderrOf struct{ p *proc }
+
+func (w stderrOf) Write(b []byte) (int, error) { return w.p.stderr.Load().Write(b) }
+
+// greet says hello for a sale, whose stderr tail and step reports the process takes
+// from now on; a process that refuses, or cannot be understood, is killed.
+func (p *proc) greet(ctx context.Context, hello request, stderr *tail, stepped func(*proc, string, string)) (reply, error) {
+	p.stderr.Store(stderr)
+	var heard *func(step, order string)
+	if stepped != nil {
+		f := func(step, order string) { stepped(p, step, order) }
+		heard = &f
+	}
+	p.stepped.Store(heard)
 	hctx, cancel := context.WithTimeout(ctx, helloDeadline)
 	defer cancel()
 	r, err := p.send(hctx, hello, false)
@@ -80,17 +118,18 @@ func start(ctx context.Context, name string, argv []string, patience time.Durati
 		if why == "" {
 			why = "no reason given"
 		}
-		err = fmt.Errorf("%s: refused hello: %s%s", name, why, stderr.last())
+		err = fmt.Errorf("%s: refused hello: %s%s", p.name, why, stderr.last())
 	}
 	if err == nil && r.Protocol != 0 && !slices.Contains(versions, r.Protocol) {
-		err = fmt.Errorf("%s: answered hello in protocol %d; the harness speaks %v", name, r.Protocol, versions)
+		err = fmt.Errorf("%s: answered hello in protocol %d; the harness speaks %v", p.name, r.Protocol, versions)
 	}
 	if err != nil {
 		p.kill()
-		return nil, reply{}, err
+		return reply{}, err
 	}
 	r.Protocol = max(r.Protocol, 1)
-	return p, r, nil
+	p.protocol = r.Protocol
+	return r, nil
 }
 
 // read dispatches the replies to their callers until the process's stdout ends.
@@ -106,11 +145,12 @@ func (p *proc) read(stdout io.Reader) {
 			return
 		}
 		if r.ID == 0 && r.Step != "" {
-			if p.stepped == nil {
+			heard := p.stepped.Load()
+			if heard == nil {
 				p.fail(fmt.Errorf("reported step %q, which hello did not ask for", r.Step))
 				return
 			}
-			p.stepped(r.Step, r.Order)
+			(*heard)(r.Step, r.Order)
 			continue
 		}
 		p.mu.Lock()
@@ -128,7 +168,7 @@ func (p *proc) read(stdout io.Reader) {
 		p.fail(errDead)
 		return
 	}
-	p.fail(fmt.Errorf("exited (%v)%s", exitOf(err), p.stderr.last()))
+	p.fail(fmt.Errorf("exited (%v)%s", exitOf(err), p.stderr.Load().last()))
 }
 
 // fail marks the process broken with err, once, and wakes every caller. The error
@@ -208,7 +248,7 @@ func (p *proc) send(ctx context.Context, req request, withID bool) (reply, error
 		case <-ctx.Done():
 			p.forget(req.ID)
 			if req.Op == "hello" && errors.Is(ctx.Err(), context.DeadlineExceeded) {
-				p.fail(fmt.Errorf("did not answer hello within %s%s", helloDeadline, p.stderr.last()))
+				p.fail(fmt.Errorf("did not answer hello within %s%s", helloDeadline, p.stderr.Load().last()))
 				return reply{}, p.err()
 			}
 			return reply{}, ctx.Err()
@@ -269,7 +309,10 @@ func (p *proc) starve(until time.Time, run, period time.Duration) {
 }
 
 // signal sends sig to the process's whole group: whatever it started goes with it.
-func (p *proc) signal(sig syscall.Signal) { syscall.Kill(-p.cmd.Process.Pid, sig) }
+func (p *proc) signal(sig syscall.Signal) {
+	p.signaled.Store(true)
+	syscall.Kill(-p.cmd.Process.Pid, sig)
+}
 
 // kill kills the process's whole group and waits for its output to end.
 func (p *proc) kill() {

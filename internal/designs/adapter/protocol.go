@@ -7,10 +7,10 @@ package adapter
 // Version is the newest protocol version this harness speaks; it speaks every one
 // before it too. Hello's protocol field stays 1, which version 1 adapters check for;
 // its versions field lists them all, and an adapter answers with the one it speaks.
-const Version = 2
+const Version = 3
 
 // versions are the versions hello offers.
-var versions = []int{1, 2}
+var versions = []int{1, 2, 3}
 
 // What an adapter may say it supports, in hello's reply.
 const (

@@ -1,0 +1,94 @@
+package adapter
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/stockbench/stockbench/faults"
+	"github.com/stockbench/stockbench/internal/servers/rig"
+	"github.com/stockbench/stockbench/internal/servers/rig/rigtest"
+	"github.com/stockbench/stockbench/results"
+	"github.com/stockbench/stockbench/scenarios"
+)
+
+// keptPids are the pids of the processes kept warm under key, sorted.
+func keptPids(key string) []int {
+	warm.mu.Lock()
+	defer warm.mu.Unlock()
+	var pids []int
+	for _, wp := range warm.idle[key] {
+		pids = append(pids, wp.pr.cmd.Process.Pid)
+	}
+	slices.Sort(pids)
+	return pids
+}
+
+// TestWarmProcessesServeTheNextSale: an adapter of protocol 3 is kept between sales.
+// The next sale's pool says hello again to the same processes rather than starting
+// its own; a process a fault struck (crash-holder's SIGKILL) is not kept, its successor
+// is; the same
+// seeds earn the same classes from kept processes as from fresh ones (none and
+// crash-holder, whose classes no race decides for a token lock: SAFE); and once
+// drained, no process is left.
+func TestWarmProcessesServeTheNextSale(t *testing.T) {
+	need(t, "python3-redis", python...)
+	script, _ := filepath.Abs("testdata/warmlock.py")
+	cfg := Config{Name: "warmlock", Command: "/usr/bin/python3 " + script, Procs: 4}
+	impl := Lock(cfg, false)
+	key := warmKey(cfg.Name, []string{"/usr/bin/python3", script}, DefaultPatience)
+	h := rigtest.Harness(t)
+	sale, err := scenarios.Lookup("fault-sale")
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(k faults.Kind, seed uint64) results.Run {
+		t.Helper()
+		s := sale
+		s.Seed = seed
+		if k != "" {
+			s.Faults = faults.Plan{{Kind: k}}
+		}
+		s.Prefix = fmt.Sprintf("{adapter:warm:%s:%d}", k, seed)
+		return rigtest.On(t, h, rig.Need{Nodes: 1, Faults: s.Faults, Conns: s.WithDefaults().Conns}, func(ctx context.Context, red scenarios.Redis) (results.Run, error) {
+			return s.Run(ctx, red, impl)
+		})
+	}
+	t.Cleanup(Drain)
+
+	Drain()
+	first := run("", 1)
+	kept := keptPids(key)
+	if len(kept) != cfg.Procs || !first.Complete {
+		t.Fatalf("after a sale of %d processes: %d kept (%v), sale complete %v", cfg.Procs, len(kept), kept, first.Complete)
+	}
+	if again := run("", 2); !again.Complete || !slices.Equal(keptPids(key), kept) {
+		t.Errorf("the next sale: want the same %d processes served it and kept, got %v (complete %v)", cfg.Procs, keptPids(key), again.Complete)
+	}
+	// The holder crash-holder kills is replaced by a fresh process: that one is kept,
+	// the killed one is not.
+	crashed := run(faults.CrashHolder, 3)
+	after := keptPids(key)
+	gone := slices.DeleteFunc(slices.Clone(kept), func(pid int) bool { return slices.Contains(after, pid) })
+	if len(after) != cfg.Procs || len(gone) == 0 || crashed.Verdict.Class != "SAFE" {
+		t.Errorf("under crash-holder: kept %v, before it %v: want one gone and its successor kept; class %s", after, kept, crashed.Verdict.Class)
+	}
+
+	// The same seeds, from kept processes and from fresh ones.
+	for _, k := range []faults.Kind{"", faults.CrashHolder} {
+		for seed := uint64(10); seed < 12; seed++ {
+			warmRun := run(k, seed)
+			Drain()
+			fresh := run(k, seed)
+			if warmRun.Verdict.Class != fresh.Verdict.Class {
+				t.Errorf("%q seed %d: kept processes earned %s, fresh ones %s", k, seed, warmRun.Verdict.Class, fresh.Verdict.Class)
+			}
+		}
+	}
+	Drain()
+	if left := leftBehind(reaped, script); len(left) > 0 {
+		t.Errorf("processes left behind once drained: %v", left)
+	}
+}
