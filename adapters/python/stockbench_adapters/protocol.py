@@ -1,5 +1,6 @@
 """What the Python adapters share: the protocol's lines, and the hello with its
-connection (adapters/PROTOCOL.md, version 2)."""
+connection (adapters/PROTOCOL.md, version 3 for an adapter that serves sale after sale,
+else 2)."""
 import json
 import queue
 import sys
@@ -49,11 +50,20 @@ def connect(where):
     return redis.Redis(host=host, port=port, db=where.get("db", 0), **auth, **TIMEOUTS)
 
 
+# SALE is what the hello of the sale being served asked: whether it may be followed by
+# another (protocol 3), and whether bye ended it.
+SALE = {"versions": [], "again": False, "bye": False}
+
+
 def hello():
-    """Reads the first line and connects as it says; returns the hello and a client, or
-    (None, None) after refusing a hello it cannot take. The caller answers with what it
-    supports (ready)."""
-    first = json.loads(sys.stdin.readline() or "null")
+    """Reads the sale's first line and connects as it says; returns the hello and a
+    client, or (None, None) after refusing a hello it cannot take, or once stdin ended
+    (no next sale). The caller answers with what it supports (ready)."""
+    line = sys.stdin.readline()
+    if not line and SALE["bye"]:
+        return None, None  # the harness ended the process rather than send a next sale
+    first = json.loads(line or "null")
+    SALE.update(versions=first.get("versions", []) if isinstance(first, dict) else [], again=False, bye=False)
     if not isinstance(first, dict) or first.get("op") != "hello" or 2 not in first.get("versions", []):
         say({"ok": False, "error": "want hello, protocol 2"})
         return None, None
@@ -66,13 +76,15 @@ def hello():
     return first, client
 
 
-def ready(supports, documented, idempotent=None, steps=None, lease_keys=None, job_keys=None):
+def ready(supports, documented, idempotent=None, steps=None, lease_keys=None, job_keys=None, again=False):
     """Answers hello: what the adapter supports, and the verdict classes it documents by
     fault, which the harness judges its sales by (a queue's, for an idempotent fulfil
     too when those differ), the steps of its library's worker loop it can report, and
     its library's keys that record who holds a task until when and the tasks
-    themselves (which evict-lease and evict-job evict)."""
-    said = {"ok": True, "protocol": 2, "supports": supports, "documented": documented}
+    themselves (which evict-lease and evict-job evict). again: the adapter serves
+    another sale after bye (protocol 3), when the harness speaks it."""
+    SALE["again"] = again and 3 in SALE["versions"]
+    said = {"ok": True, "protocol": 3 if SALE["again"] else 2, "supports": supports, "documented": documented}
     if idempotent is not None:
         said["documented_idempotent"] = idempotent
     if steps is not None:
@@ -85,9 +97,23 @@ def ready(supports, documented, idempotent=None, steps=None, lease_keys=None, jo
 
 
 def requests():
-    """Yields each request until stdin closes."""
-    for line in sys.stdin:
-        yield json.loads(line)
+    """Yields each request until stdin closes or, under protocol 3, until bye, which it
+    answers: the caller then undoes its set-up and reads the next hello."""
+    while True:
+        line = sys.stdin.readline()
+        if not line:
+            return
+        req = json.loads(line)
+        if SALE["again"] and req.get("op") == "bye":
+            SALE["bye"] = True
+            say({"id": req.get("id", 0), "ok": True})
+            return
+        yield req
+
+
+def another():
+    """Whether bye ended the sale just served, so that the next hello follows."""
+    return SALE["bye"]
 
 
 class Handoff:

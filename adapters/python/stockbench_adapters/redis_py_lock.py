@@ -12,7 +12,7 @@ import sys
 
 from redis.exceptions import LockError, RedisError
 
-from .protocol import hello, ready, requests, say
+from .protocol import another, hello, ready, requests, say
 
 LATE_WRITE = ["OVERSOLD", "LOST"]
 
@@ -32,11 +32,22 @@ DOCUMENTED.update({fault: ["SAFE"] for fault in ("none", "crash-acquire", "crash
 
 
 def main():
-    first, client = hello()
-    if client is None:
-        return 1
-    ready(["lock", "ms"], DOCUMENTED)  # ms: redis-py sends its timeout as PX milliseconds
+    """Serves sale after sale (protocol 3): each from its hello to its bye."""
+    while True:
+        first, client = hello()
+        if client is None:
+            return 0 if another() else 1
+        try:
+            serve(client)
+        finally:
+            client.close()
+        if not another():
+            return 0
 
+
+def serve(client):
+    """One sale: its requests until bye or stdin's end."""
+    ready(["lock", "ms"], DOCUMENTED, again=True)  # ms: redis-py sends its timeout as PX milliseconds
     leases, serial = {}, 0
     for req in requests():
         rid, op = req.get("id", 0), req.get("op")
@@ -60,4 +71,3 @@ def main():
                 say({"id": rid, "error": "unknown op %s" % op})
         except RedisError as e:
             say({"id": rid, "error": str(e)})
-    return 0
