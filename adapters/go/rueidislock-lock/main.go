@@ -59,19 +59,8 @@ func main() {
 		if _, err := locker(h.TTLms); err != nil {
 			return nil, nil, nil, err
 		}
-		type held struct {
-			ctx    context.Context
-			cancel context.CancelFunc
-		}
 		leases := map[string]held{}
-		h.Defer(func() {
-			for _, l := range leases {
-				l.cancel()
-			}
-			for _, l := range lockers {
-				l.Close()
-			}
-		})
+		h.Defer(func() { closeAll(lockers, leases) })
 		serial := 0
 		handle := func(ctx context.Context, req protocol.Request) (protocol.Reply, error) {
 			switch req.Op {
@@ -125,4 +114,21 @@ func clientOption(w protocol.Where) rueidis.ClientOption {
 		o.InitAddress = w.Cluster
 	}
 	return o
+}
+
+// held is a lock granted: its context, which the library cancels once the lock is not
+// held, and the cancel that releases it.
+type held struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+}
+
+// closeAll ends a sale: every lock still held released, every locker closed.
+func closeAll(lockers map[int64]rueidislock.Locker, leases map[string]held) {
+	for _, l := range leases {
+		l.cancel()
+	}
+	for _, l := range lockers {
+		l.Close()
+	}
 }
