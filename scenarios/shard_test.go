@@ -1,6 +1,8 @@
 package scenarios
 
 import (
+	"github.com/redis/go-redis/v9"
+
 	"context"
 	"errors"
 	"slices"
@@ -258,15 +260,7 @@ func TestShardBarrier(t *testing.T) {
 		t.Fatalf("alone at the barrier: %v after %s", err, time.Since(began))
 	}
 	c.ZRem(ctx, k.arrived, 0) // as startTogether leaves the barrier it gave up on
-	var wg sync.WaitGroup
-	for i := range 2 {
-		wg.Go(func() {
-			if _, _, err := (Shard{Index: i, Count: 2, Join: 5 * time.Second}).meet(ctx, c, prefix); err != nil {
-				t.Errorf("shard %d: %v", i, err)
-			}
-		})
-	}
-	wg.Wait()
+	meetBoth(t, c, prefix)
 	time.Sleep(10 * time.Millisecond)
 	_, _, err = Shard{Index: 1, Count: 2, Join: 5 * time.Second}.meet(ctx, c, prefix)
 	if !errors.Is(err, ErrSaleUnderWay) {
@@ -313,11 +307,18 @@ func TestShardIndexIsClaimed(t *testing.T) {
 	c.Del(ctx, k.all()...)
 	meetScript.Run(ctx, c, []string{k.arrived, k.start, k.owners}, 1, 2, startMargin.Microseconds(), 60_000, stale.Milliseconds(), "gone")
 	time.Sleep(stale + 100*time.Millisecond)
+	meetBoth(t, c, prefix)
+}
+
+// meetBoth meets shards 0 and 1 of two at prefix's barrier, side by side, each waiting
+// up to 5 s, and fails t for either that does not pass it.
+func meetBoth(t *testing.T, c redis.UniversalClient, prefix string) {
+	t.Helper()
 	var wg sync.WaitGroup
 	for i := range 2 {
 		wg.Go(func() {
-			if _, _, err := (Shard{Index: i, Count: 2, Join: 5 * time.Second}).meet(ctx, c, prefix); err != nil {
-				t.Errorf("shard %d after shard 1's holder died: %v", i, err)
+			if _, _, err := (Shard{Index: i, Count: 2, Join: 5 * time.Second}).meet(context.Background(), c, prefix); err != nil {
+				t.Errorf("shard %d: %v", i, err)
 			}
 		})
 	}
@@ -531,15 +532,7 @@ func TestShardNotYetBeatingIsNotLost(t *testing.T) {
 	prefix := "{test:" + t.Name() + "}"
 	k := shardKeys(prefix)
 	defer c.Del(ctx, k.all()...)
-	var wg sync.WaitGroup
-	for i := range 2 {
-		wg.Go(func() {
-			if _, _, err := (Shard{Index: i, Count: 2, Join: 5 * time.Second}).meet(ctx, c, prefix); err != nil {
-				t.Errorf("shard %d: %v", i, err)
-			}
-		})
-	}
-	wg.Wait()
+	meetBoth(t, c, prefix)
 	lead := Shard{Index: 0, Count: 2, Join: 10 * time.Second}
 	stop := lead.beat(ctx, c, prefix)
 	// Shard 1 beats only after a while, as a process slower off the barrier does, and
@@ -558,10 +551,7 @@ func TestShardNotYetBeatingIsNotLost(t *testing.T) {
 	}
 	// One that never beats is lost once Silence has passed since the start, not before.
 	c.Del(ctx, k.all()...)
-	for i := range 2 {
-		wg.Go(func() { (Shard{Index: i, Count: 2, Join: 5 * time.Second}).meet(ctx, c, prefix) })
-	}
-	wg.Wait()
+	meetBoth(t, c, prefix)
 	began := time.Now()
 	var lost *LostShards
 	if err := lead.finish(ctx, c, prefix); !errors.As(err, &lost) || time.Since(began) < Silence-time.Second {

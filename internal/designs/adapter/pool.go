@@ -283,19 +283,25 @@ func (p *pool) stop() {
 	var wg sync.WaitGroup
 	for _, pr := range all {
 		wg.Go(func() {
-			if warm.keep(p.key, pr) {
-				return
+			if !warm.keep(p.key, pr) {
+				pr.end()
 			}
-			pr.resume() // a process stopped by a fault cannot read its EOF
-			pr.stdin.Close()
-			select {
-			case <-pr.done:
-			case <-time.After(goodbye):
-			}
-			pr.kill()
 		})
 	}
 	wg.Wait()
+}
+
+// end ends a process that serves no sale: its stdin closes, which tells it the sale is
+// over (an adapter may clean up after itself), and what is left after goodbye is killed
+// with its group.
+func (pr *proc) end() {
+	pr.resume() // a process stopped by a fault cannot read its EOF
+	pr.stdin.Close()
+	select {
+	case <-pr.done:
+	case <-time.After(goodbye):
+	}
+	pr.kill()
 }
 
 // goodbye is how long a process has to exit once its stdin is closed: long enough for

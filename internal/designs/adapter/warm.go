@@ -140,19 +140,11 @@ func (w *warmth) kept() int {
 	return n
 }
 
-// stopAll ends processes that serve no sale: their stdin closes, as at the end of a
-// sale before protocol 3, and what is left after goodbye is killed with its group.
+// stopAll ends kept processes, all at once.
 func stopAll(ps []*proc) {
 	var wg sync.WaitGroup
 	for _, pr := range ps {
-		wg.Go(func() {
-			pr.stdin.Close()
-			select {
-			case <-pr.done:
-			case <-time.After(goodbye):
-			}
-			pr.kill()
-		})
+		wg.Go(pr.end)
 	}
 	wg.Wait()
 }
