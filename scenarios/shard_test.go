@@ -1,8 +1,6 @@
 package scenarios
 
 import (
-	"github.com/redis/go-redis/v9"
-
 	"context"
 	"errors"
 	"slices"
@@ -11,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 
 	"github.com/stockbench/stockbench/faults"
 	"github.com/stockbench/stockbench/internal/servers/redistest"
