@@ -185,6 +185,9 @@ type Needs struct {
 	// Debug: the faulted server takes DEBUG commands (Redis 7 refuses them unless
 	// started to), which server-errors' loading mode reloads it with.
 	Debug bool
+	// LateReplicas: the cluster's replicas join only as ClusterKill strikes, after the
+	// buyers' clients mapped it (ReplicaLate).
+	LateReplicas bool
 }
 
 // ServerArgs are the redis-server arguments the faulted server starts with, after the
@@ -204,7 +207,7 @@ func (n Needs) Disrupts() bool { return n.Owned || n.Proxy || n.Sentinel || n.Cl
 func (n Needs) or(o Needs) Needs {
 	return Needs{n.SeparateStock || o.SeparateStock, n.Replica || o.Replica, n.Proxy || o.Proxy, n.Owned || o.Owned,
 		cmp.Or(n.Persist, o.Persist), n.Clock || o.Clock, n.Sentinel || o.Sentinel, n.Cluster || o.Cluster,
-		n.AllLocks || o.AllLocks, n.Debug || o.Debug}
+		n.AllLocks || o.AllLocks, n.Debug || o.Debug, n.LateReplicas || o.LateReplicas}
 }
 
 // Hook is the moment a fault strikes.
@@ -433,8 +436,11 @@ var specs = []Spec{
 	},
 	{
 		Kind: ClusterKill, Applies: Locks, Fires: OnVictim, Needs: Needs{Cluster: true},
-		start:    slotsSynced,
-		Summary:  fmt.Sprintf("on a Redis Cluster of containers, the master of the sale's slot is killed while the %s holder works; its replica takes over", nth),
+		start:  slotsSynced,
+		choice: "replica", choices: replicaTimes,
+		Summary: fmt.Sprintf("on a Redis Cluster of containers, the master of the sale's slot is killed while the %s holder works; its replica takes over. "+
+			"replica=listed (the default): every master lists its replica in the slot map before the buyers' clients connect; "+
+			"replica=late: the replicas join as the fault strikes, after the clients mapped the cluster, as a replica added to a running cluster", nth),
 		timeless: true,
 		server: func(ctx context.Context, in *Injector, _ time.Duration, who string) (string, error) {
 			detail, err := in.srv.Cluster.KillMaster(ctx, in.prefix)

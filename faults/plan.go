@@ -43,6 +43,9 @@ type Fault struct {
 	// Mode is the errors ServerErrors answers with: ModeOOM (the default), ModeReadonly
 	// or ModeLoading.
 	Mode string
+	// Replica is when ClusterKill's replicas join the cluster: ReplicaListed (the
+	// default) or ReplicaLate.
+	Replica string
 }
 
 // The errors ServerErrors answers with.
@@ -59,6 +62,19 @@ const (
 
 // modes lists the modes, the default first.
 var modes = []string{ModeOOM, ModeReadonly, ModeLoading}
+
+// When ClusterKill's replicas join the cluster.
+const (
+	// ReplicaListed: before the sale, every master listing every replica in the slot
+	// map (CLUSTER SLOTS) the buyers' clients build as they connect.
+	ReplicaListed = "listed"
+	// ReplicaLate: as the fault strikes, after the clients mapped the cluster without
+	// them: a client that maps once learns of the replica only from the failover.
+	ReplicaLate = "late"
+)
+
+// replicaTimes lists when the replicas may join, the default first.
+var replicaTimes = []string{ReplicaListed, ReplicaLate}
 
 // Dist is how a fault's length is drawn for each victim.
 type Dist string
@@ -124,7 +140,8 @@ func cmpOr[T int | time.Duration](v, def T) T {
 // an adapter may not even name.
 func (f Fault) AsDocumented() bool {
 	return f.For == 0 && f.By == 0 && f.Latency == 0 && f.Jitter == 0 && f.P == 0 && f.Dist == "" && f.Kind != LatencySpike &&
-		(f.Persist == "" || f.Persist == PersistNone) && (f.Step == "" || f.Step == DefaultStep) && f.Mode == ""
+		(f.Persist == "" || f.Persist == PersistNone) && (f.Step == "" || f.Step == DefaultStep) && f.Mode == "" &&
+		(f.Replica == "" || f.Replica == ReplicaListed)
 }
 
 // String is the written form Parse reads.
@@ -146,6 +163,7 @@ func (f Fault) String() string {
 		{"persist", f.Persist != "", string(f.Persist)},
 		{"step", f.Step != "", f.Step},
 		{"mode", f.Mode != "", f.Mode},
+		{"replica", f.Replica != "", f.Replica},
 	} {
 		if kv.set {
 			s += ":" + kv.key + "=" + kv.val
@@ -219,6 +237,9 @@ func (p Plan) Needs() Needs {
 		}
 		if f.Kind == ServerErrors && f.Mode == ModeLoading {
 			n.Debug = true
+		}
+		if f.Kind == ClusterKill && f.Replica == ReplicaLate {
+			n.LateReplicas = true
 		}
 	}
 	return n
@@ -307,8 +328,16 @@ func parseFault(s string) (Fault, error) {
 			case !slices.Contains(modes, v):
 				err = fmt.Errorf("unknown mode (modes: %s)", strings.Join(modes, ", "))
 			}
+		case "replica":
+			f.Replica = v
+			switch {
+			case f.Kind != ClusterKill:
+				err = fmt.Errorf("only %s has replicas that join late", ClusterKill)
+			case !slices.Contains(replicaTimes, v):
+				err = fmt.Errorf("unknown time (replica=%s)", strings.Join(replicaTimes, "|"))
+			}
 		default:
-			err = fmt.Errorf("unknown setting (settings: nth, for, by, latency, jitter, count, p, dist, persist, step, mode)")
+			err = fmt.Errorf("unknown setting (settings: nth, for, by, latency, jitter, count, p, dist, persist, step, mode, replica)")
 		}
 		if err != nil {
 			return f, fmt.Errorf("fault %s: %s=%s: %w", f.Kind, k, v, err)

@@ -625,8 +625,6 @@ func TestTrackRecord(t *testing.T) {
 // reproduce within their tries, and their fixed releases pass. Not parallel: the
 // package's parallel tests start only once it ends, so these sales have the machine to
 // themselves (the long suite runs one package at a time), as their rates were measured.
-// Beside the long suite's other sales, phpredis-2723 crashed in 0 of 12 sales where it
-// crashes in 8 of 10 alone.
 func TestTrackRecordRaces(t *testing.T) {
 	needRecordRuntimes(t)
 	raced, _ := recordByRace()
@@ -634,6 +632,25 @@ func TestTrackRecordRaces(t *testing.T) {
 		t.Fatal("want the record's race-decided bugs, got none: is Tries still set?")
 	}
 	checkRecord(t, raced)
+}
+
+// TestPHPRedisClusterControl is phpredis-2323's control: the same sale with the
+// replicas in the map the clients build as they connect (cluster-kill's default). The
+// client walks the old master's replicas, finds the promoted one, remaps, and its
+// process lives: the sale ends complete (the seed lock still oversells or sticks). Two
+// sales: the crash needs a map without the replica, which the cluster no longer gives
+// (0 of 5 crashed here, where 5 of 5 crashed with replica=late).
+func TestPHPRedisClusterControl(t *testing.T) {
+	needRecordRuntimes(t)
+	t.Parallel()
+	adapter, _ := filepath.Abs("../../adapters/php/seed-lock.php")
+	for i := range 2 {
+		code, stdout, stderr := stockbench(t, "run", "--scenario", "fault-sale", "--redis", "container",
+			"--lock-exec", "php "+adapter, "--fault", "cluster-kill", "--out", t.TempDir())
+		if strings.Contains(stdout+stderr, "segmentation fault") || code == 3 || code == 2 {
+			t.Errorf("sale %d: want the sale complete (phpredis remaps when its map lists the replica), exit %d:\n%s%s", i+1, code, stdout, stderr)
+		}
+	}
 }
 
 // recordByRace splits the record's names: the bugs a race decides, and the others.

@@ -91,8 +91,13 @@ func TestSentinelPartition(t *testing.T) {
 // A slot migrated under a client is followed (ASK, then MOVED), keys and TTLs intact;
 // a killed master's replica takes its slots over, with what it had replicated.
 func TestClusterMigrateAndKill(t *testing.T) {
-	c := topology(t, StartCluster)
+	c := topology(t, func(ctx context.Context, image string) (*Cluster, error) {
+		return StartCluster(ctx, image, ClusterOptions{})
+	})
 	ctx := context.Background()
+	if !c.listed(ctx) {
+		t.Error("StartCluster returned before every master listed every replica in CLUSTER SLOTS")
+	}
 	cc := c.Client(2)
 	defer cc.Close()
 	if err := cc.Set(ctx, "{sale}:lock", "me", time.Minute).Err(); err != nil {
@@ -123,5 +128,44 @@ func TestClusterMigrateAndKill(t *testing.T) {
 	defer admin.Close()
 	if got, err := admin.Get(ctx, "{sale}:lock").Result(); got != "me" {
 		t.Errorf("after the failover: want the lock, got %q (%v)", got, err)
+	}
+}
+
+// With late replicas, the clients map a cluster that lists none; KillMaster makes them
+// replicas first, and the one of the killed master takes its slots over with the data.
+func TestClusterLateReplicas(t *testing.T) {
+	c := topology(t, func(ctx context.Context, image string) (*Cluster, error) {
+		return StartCluster(ctx, image, ClusterOptions{LateReplicas: true})
+	})
+	ctx := context.Background()
+	cc := c.Client(2)
+	defer cc.Close()
+	slots, err := cc.ClusterSlots(ctx).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range slots {
+		if len(r.Nodes) != 1 {
+			t.Errorf("slots %d-%d: want the master alone in the map a client builds, got %v", r.Start, r.End, r.Nodes)
+		}
+	}
+	if err := cc.Set(ctx, "{sale}:stock", "30", time.Minute).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if detail, err := c.Synced(ctx, "{sale}"); err != nil || !strings.Contains(detail, "replica=late") {
+		t.Errorf("Synced: want it to say the replicas join at the strike, got %q, %v", detail, err)
+	}
+	detail, err := c.KillMaster(ctx, "{sale}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Log(detail)
+	if !strings.Contains(detail, "the replicas joined as the fault struck") {
+		t.Errorf("want the detail to say when the replicas joined, got %q", detail)
+	}
+	admin := c.Admin()
+	defer admin.Close()
+	if got, err := admin.Get(ctx, "{sale}:stock").Result(); got != "30" {
+		t.Errorf("after the failover: want the stock, got %q (%v)", got, err)
 	}
 }

@@ -96,12 +96,12 @@ func (p *Pool) sentinel(ctx context.Context) (*servers.Sentinel, error) {
 }
 
 // cluster starts a Redis Cluster of the pool's containers, for one sale.
-func (p *Pool) cluster(ctx context.Context) (*servers.Cluster, error) {
+func (p *Pool) cluster(ctx context.Context, o servers.ClusterOptions) (*servers.Cluster, error) {
 	c, ok := p.more.(servers.Container)
 	if !ok {
 		return nil, fmt.Errorf("a Redis Cluster here is containers on a network of their own: it needs a Docker engine (--redis container)")
 	}
-	return servers.StartCluster(ctx, cmp.Or(c.Image, servers.DefaultImage))
+	return servers.StartCluster(ctx, cmp.Or(c.Image, servers.DefaultImage), o)
 }
 
 // put keeps servers for later sales.

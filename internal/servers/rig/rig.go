@@ -70,7 +70,8 @@ func Start(ctx context.Context, shared *servers.Target, pool *Pool, nodes int, p
 	}
 	var err error
 	switch {
-	case (needs.Sentinel || needs.Cluster) && (nodes > 1 || (needs != faults.Needs{Sentinel: true} && needs != faults.Needs{Cluster: true})):
+	case (needs.Sentinel || needs.Cluster) && (nodes > 1 || (needs != faults.Needs{Sentinel: true} && needs != faults.Needs{Cluster: true} &&
+		needs != faults.Needs{Cluster: true, LateReplicas: true})):
 		err = fmt.Errorf("a Sentinel group or a cluster is the sale's whole Redis: it takes no other server fault, nor a design of %d servers", nodes)
 	case needs.Sentinel:
 		var s *servers.Sentinel
@@ -79,7 +80,7 @@ func Start(ctx context.Context, shared *servers.Target, pool *Pool, nodes int, p
 		}
 	case needs.Cluster:
 		var c *servers.Cluster
-		if c, err = pool.cluster(ctx); err == nil {
+		if c, err = pool.cluster(ctx, servers.ClusterOptions{LateReplicas: needs.LateReplicas}); err == nil {
 			r.topo, r.topoFaults = c, faults.Servers{Cluster: c}
 		}
 	default:
