@@ -50,6 +50,10 @@ var (
 	// ErrStale is returned by the fenced stock operations when a newer fencing token has
 	// already been seen: the caller's lock was lost.
 	ErrStale = errors.New("lockimpl: stale fencing token")
+
+	// ErrCannotTell is returned by a [Teller] whose library has no way to say whether
+	// the lock is still held: its holder writes as one without the question does.
+	ErrCannotTell = errors.New("lockimpl: the library cannot tell")
 )
 
 // Locker is a lock design. TryLock makes a single attempt to take the lock named key for
@@ -75,6 +79,16 @@ type Lease interface {
 type Fenced interface {
 	Lease
 	Token() int64
+}
+
+// Teller is a lease whose library says, by its own documented API, whether its holder
+// still holds the lock: a holder that uses the library as its docs say asks right
+// before it writes, and does not write on a "no" (docs/analyses/still-held.md lists
+// each library's API). StillHeld returns ErrCannotTell where the library has none; an
+// error is no "yes", and the holder does not write.
+type Teller interface {
+	Lease
+	StillHeld(ctx context.Context) (bool, error)
 }
 
 // Freezer is a lease that keeps itself alive in the background. Freeze stops that work

@@ -18,7 +18,10 @@ type Report struct {
 	Interrupted int `json:"interrupted"`
 	Crashed     int `json:"crashed"`
 	Rejected    int `json:"rejected"`
-	Pending     int `json:"pending"`
+	// Withdrew counts holders whose lock library said, asked right before the write,
+	// that they no longer held the lock: they did not write.
+	Withdrew int `json:"withdrew,omitempty"`
+	Pending  int `json:"pending"`
 
 	InitialStock int64 `json:"initial_stock"`
 	// FinalUnknown is set when Redis could not be read after the sale; the checks that
@@ -140,6 +143,8 @@ func Check(l *Ledger, f *Final) Report {
 			r.Crashed++
 		case Rejected:
 			r.Rejected++
+		case Withdrew:
+			r.Withdrew++
 		default:
 			r.Pending++
 		}

@@ -43,6 +43,15 @@ func TestCheck(t *testing.T) {
 			findings: []string{"OVERSOLD 2", "NEGATIVE -1", "LOST-UPDATE 1", "OVERLAP 1"},
 		},
 		{
+			// A holder told by its library that it no longer held the lock withdrew
+			// without writing: counted apart, and the stock it left is no lost update.
+			name: "withdrawn holder", stock: 2,
+			entries: []Entry{bought(0, 10, 1), {Outcome: Withdrew, Held: true, Enter: 10 * ms, Leave: 15 * ms, Done: 16 * ms}, bought(15, 20, 0)},
+			final:   Final{Stock: 0, Orders: 2},
+			want:    Report{Bought: 2, Withdrew: 1},
+			check:   []string{"Bought", "Withdrew", "Oversold", "LostUpdates", "Overlaps"},
+		},
+		{
 			// One long hold spans two short ones: both overlap it, and the longest
 			// overlap is the longer short hold.
 			name: "nested holds", stock: 10,
@@ -198,8 +207,10 @@ func field(r Report, name string) any {
 }
 
 func TestOutcomeString(t *testing.T) {
-	if exp, got := "gave-up", GaveUp.String(); exp != got {
-		t.Errorf("want %q, got %q", exp, got)
+	for o, want := range map[Outcome]string{GaveUp: "gave-up", Withdrew: "withdrew", Withdrew + 1: "unknown"} {
+		if got := o.String(); got != want {
+			t.Errorf("outcome %d: want %q, got %q", o, want, got)
+		}
 	}
 }
 

@@ -30,6 +30,11 @@ type Hold struct {
 	Expired bool `json:"expired,omitempty"`
 	// Died is set when a fault killed the holder holding the lock.
 	Died bool `json:"died,omitempty"`
+	// Told is when the holder's lock library answered "do I still hold it?", asked
+	// right before the write (lockimpl.Teller); zero when it was not asked. ToldNo is
+	// set when the answer was no (or an error): the holder then did not write.
+	Told   time.Duration `json:"told_ns,omitempty"`
+	ToldNo bool          `json:"told_no,omitempty"`
 }
 
 // Margin is how long before its lease's end a hold stops being surely inside it: a

@@ -22,9 +22,10 @@ const (
 	Interrupted         // the run was stopped while the buyer was busy
 	Crashed             // a fault stopped the buyer for good, holding what it held
 	Rejected            // the stock store refused the buyer's stale fencing token
+	Withdrew            // the buyer's lock library said it no longer held the lock: it did not write
 )
 
-var outcomeNames = [...]string{"pending", "bought", "sold-out", "gave-up", "failed", "interrupted", "crashed", "rejected"}
+var outcomeNames = [...]string{"pending", "bought", "sold-out", "gave-up", "failed", "interrupted", "crashed", "rejected", "withdrew"}
 
 func (o Outcome) String() string {
 	if int(o) < len(outcomeNames) {

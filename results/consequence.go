@@ -66,6 +66,9 @@ func (r *Run) Consequence() string {
 	if o.StaleRejected > 0 && (v.Class == oracle.ClassBroken || v.Class == oracle.ClassOverlap || v.Class == oracle.ClassStuck) {
 		s += fmt.Sprintf("; the fence refused %s", count(o.StaleRejected, "stale read or write"))
 	}
+	if o.Withdrew > 0 {
+		s += fmt.Sprintf("; %s did not write, told by the lock's library the lock was no longer theirs", count(int64(o.Withdrew), "holder"))
+	}
 	if !r.Complete {
 		s += "; the sale did not finish"
 	}

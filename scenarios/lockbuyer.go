@@ -250,7 +250,8 @@ func (ls *lockSale) holder(ctx context.Context, a *app, i int, start, sent time.
 	leave := time.Now()
 	e.Leave = leave.Sub(ls.t0)
 	rec := oracle.Hold{Buyer: ls.id(i), Sent: sent.Sub(ls.t0), Enter: e.Enter, Read: offset(h.read, ls.t0),
-		Wrote: offset(h.wrote, ls.t0), Leave: e.Leave, Lease: promised(sent, ls.TTL, lease).Sub(ls.t0)}
+		Wrote: offset(h.wrote, ls.t0), Leave: e.Leave, Lease: promised(sent, ls.TTL, lease).Sub(ls.t0),
+		Told: offset(h.told, ls.t0), ToldNo: h.toldNo}
 	if errors.Is(err, errCrashed) {
 		// Dead: the lock stays where it is, and the hold ended when the holder died, not
 		// when its process (an adapter's) had been replaced, which may take longer than a TTL.
@@ -363,6 +364,9 @@ func (ls *lockSale) critical(ctx context.Context, h *hold, i int, id string, lea
 				return 0, err
 			}
 		}
+		if err := ls.ask(ctx, h, lease); err != nil {
+			return 0, err
+		}
 		n, err := onHold(ctx, h, func() (int64, error) { return a.script.Purchase(ctx, ls.stock, id, 0) })
 		h.wrote = time.Now()
 		return n, err
@@ -392,6 +396,9 @@ func (ls *lockSale) critical(ctx context.Context, h *hold, i int, id string, lea
 	if err := wait.Sleep(ctx, think); err != nil {
 		return 0, err
 	}
+	if err := ls.ask(ctx, h, lease); err != nil {
+		return 0, err
+	}
 	if isFenced {
 		_, err = onHold(ctx, h, func() (struct{}, error) {
 			return struct{}{}, lockimpl.FencedWrite(ctx, a.r.Stock, ls.stock, fenced.Token(), n-1, id)
@@ -409,6 +416,28 @@ func (ls *lockSale) critical(ctx context.Context, h *hold, i int, id string, lea
 	}
 	h.wrote = time.Now()
 	return n - 1, nil
+}
+
+// errToldNotHeld ends a holder whose lock library said it no longer held the lock.
+var errToldNotHeld = errors.New("flash-sale: the lock library said the lock is no longer held")
+
+// ask is the holder's question to its lock library right before the write, as the
+// library's docs say to ask it: a "no", or an error in place of a "yes", and it does not
+// write. A library that cannot tell leaves the holder to write as it would.
+func (ls *lockSale) ask(ctx context.Context, h *hold, lease lockimpl.Lease) error {
+	t, ok := lease.(lockimpl.Teller)
+	if !ok {
+		return nil
+	}
+	held, err := t.StillHeld(ctx)
+	if errors.Is(err, lockimpl.ErrCannotTell) {
+		return nil
+	}
+	h.told, h.toldNo = time.Now(), !held || err != nil
+	if h.toldNo {
+		return errToldNotHeld
+	}
+	return nil
 }
 
 // suffer carries out what a fault makes of a holder.
@@ -462,6 +491,8 @@ func (ls *lockSale) settle(ctx context.Context, i int, start time.Time, left int
 		e.Outcome = oracle.GaveUp
 	case errors.Is(err, lockimpl.ErrStale):
 		e.Outcome = oracle.Rejected
+	case errors.Is(err, errToldNotHeld):
+		e.Outcome = oracle.Withdrew
 	case errors.Is(err, errCrashed):
 		e.Outcome = oracle.Crashed
 	case ended(ctx):

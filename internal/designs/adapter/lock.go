@@ -456,6 +456,18 @@ func (r renewing) Renewals() (int, int) { return r.Lease.(lockimpl.Renewer).Rene
 
 func (r renewing) PromisedUntil() time.Time { return r.Lease.(lockimpl.Extender).PromisedUntil() }
 
+// StillHeld implements lockimpl.Teller: the adapter asks its library (held), where its
+// hello said it can.
+func (ls *lease) StillHeld(ctx context.Context) (bool, error) {
+	if !ls.l.pool.can(SupportsHeld) {
+		return false, lockimpl.ErrCannotTell
+	}
+	r, err := ls.l.ask(ctx, ls.pr, request{Op: "held", Lease: ls.id})
+	return r.Held, err
+}
+
+func (r renewing) StillHeld(ctx context.Context) (bool, error) { return r.inner.StillHeld(ctx) }
+
 // fenced is a lease that came with a fencing token.
 type fenced struct{ *lease }
 

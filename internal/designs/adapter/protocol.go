@@ -16,6 +16,7 @@ var versions = []int{1, 2, 3}
 const (
 	SupportsLock  = "lock"  // try and release
 	SupportsRenew = "renew" // renew, sent every TTL/3 while a lease is held
+	SupportsHeld  = "held"  // held: the library's own "do I still hold it?", asked right before the write
 	SupportsHalf  = "half"  // try with half: only the first command of the acquire
 	SupportsNodes = "nodes" // a lock over several servers (Redlock's), hello's redis.nodes
 	SupportsMs    = "ms"    // ttl_ms kept to the millisecond (PX, PEXPIRE): sub-second TTLs are shorter leases
@@ -71,6 +72,7 @@ type reply struct {
 	Token                *int64              `json:"token"`
 	Released             bool                `json:"released"`
 	Renewed              bool                `json:"renewed"`
+	Held                 bool                `json:"held"`
 	Sold                 bool                `json:"sold"`
 	Left                 int64               `json:"left"`
 	Reason               string              `json:"reason"`

@@ -3,7 +3,9 @@ token; renew is a compare-and-PEXPIRE; release a compare-and-delete. The harness
 it every TTL/3 while it is held, as a watchdog would. With --fence it renews nothing and
 hands out a fencing token with each grant instead (INCR of the key beside the lock's),
 which the harness's stock store checks. With --graceful it handles SIGTERM as a service
-that drains does: it finishes what it holds, releases, and only then exits."""
+that drains does: it finishes what it holds, releases, and only then exits. With --held it
+supports held, answered as redis-py's owned() is (GET, against its token); with
+--held-never it answers held with false whatever Redis holds."""
 import json
 import signal
 import sys
@@ -25,7 +27,11 @@ host, port = hello["redis"]["addr"].rsplit(":", 1)
 r = redis.Redis(host=host, port=int(port), socket_timeout=2)
 renew, release = r.register_script(RENEW), r.register_script(RELEASE)
 fence = "--fence" in sys.argv
-say({"ok": True, "supports": ["lock"] if fence else ["lock", "renew"]})
+supports = ["lock"] if fence else ["lock", "renew"]
+held_never = "--held-never" in sys.argv
+if "--held" in sys.argv or held_never:
+    supports.append("held")
+say({"ok": True, "supports": supports})
 leases = {}
 stopping = False
 if "--graceful" in sys.argv:
@@ -50,6 +56,9 @@ for line in sys.stdin:
             say({"id": rid, "granted": False})
     elif op == "renew":
         say({"id": rid, "renewed": bool(renew(keys=[leases[req["lease"]]], args=[req["lease"], req["ttl_ms"]]))})
+    elif op == "held":
+        key = leases.get(req["lease"])
+        say({"id": rid, "held": not held_never and key is not None and r.get(key) == req["lease"].encode()})
     elif op == "release":
         say({"id": rid, "released": bool(release(keys=[leases.pop(req["lease"])], args=[req["lease"]]))})
         if stopping and not leases:
