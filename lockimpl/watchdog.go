@@ -74,7 +74,16 @@ var (
 	_ Freezer  = (*watchdogLease)(nil)
 	_ Renewer  = (*watchdogLease)(nil)
 	_ Extender = (*watchdogLease)(nil)
+	_ Teller   = (*watchdogLease)(nil)
 )
+
+// StillHeld implements Teller: the lease kept alive answers, where it can tell.
+func (l *watchdogLease) StillHeld(ctx context.Context) (bool, error) {
+	if t, ok := l.Lease.(Teller); ok {
+		return t.StillHeld(ctx)
+	}
+	return false, ErrCannotTell
+}
 
 // watch renews every ttl/3 until stopped or the lock is found lost.
 func (l *watchdogLease) watch(ctx context.Context) {

@@ -30,11 +30,20 @@ type Hold struct {
 	Expired bool `json:"expired,omitempty"`
 	// Died is set when a fault killed the holder holding the lock.
 	Died bool `json:"died,omitempty"`
-	// Told is when the holder's lock library answered "do I still hold it?", asked
-	// right before the write (lockimpl.Teller); zero when it was not asked. ToldNo is
-	// set when the answer was no (or an error): the holder then did not write.
+	// Asked is when the holder asked its lock library "do I still hold it?", right
+	// before the write (lockimpl.Teller), and Told when the library answered; zero when
+	// it was not asked. ToldNo is set when the answer was no (or an error): the holder
+	// then did not write.
+	Asked  time.Duration `json:"asked_ns,omitempty"`
 	Told   time.Duration `json:"told_ns,omitempty"`
 	ToldNo bool          `json:"told_no,omitempty"`
+}
+
+// toldHeldAfter reports whether h's library told it "you hold it" on a question asked
+// once next, the holder that took the lock after h, had it: the library's word was
+// wrong, and h wrote on it.
+func toldHeldAfter(h, next Hold) bool {
+	return h.Asked > 0 && !h.ToldNo && next.Enter <= h.Asked
 }
 
 // Margin is how long before its lease's end a hold stops being surely inside it: a
@@ -63,6 +72,9 @@ type Violation struct {
 	// At is when the two began to overlap (the second's Enter); For how long they did.
 	At  time.Duration `json:"at_ns"`
 	For time.Duration `json:"for_ns"`
+	// ToldAfter, for a lock broken on its library's word (toldHeldAfter), is how long
+	// after the second got in the first's library told it that it still held the lock.
+	ToldAfter time.Duration `json:"told_after_ns,omitempty"`
 }
 
 // maxViolations is how many violations a report keeps for its timelines, the worst first.
@@ -70,10 +82,13 @@ const maxViolations = 3
 
 // lockOverlaps sweeps the holds in order of entry: a hold that enters while an earlier
 // one is open overlaps it; when the earlier one was also surely inside its lease, and so
-// was the new one, the lock broke its promise. It returns the broken count, the worst
-// few violations (broken ones first, then the longest) and the first, where the trouble
-// began: what followed an outlived lease (a late release deleting the next holder's
-// lock) may be a broken lock, but not the cause.
+// was the new one, the lock broke its promise. A holder that asked its library "do I
+// still hold it?" is judged by the answer: told yes once the next holder had the lock,
+// it wrote on the library's wrong word, and the lock broke whatever the leases say;
+// told no, it did not write, and the two only overlapped in time. It returns the broken
+// count, the worst few violations (broken ones first, then the longest) and the first,
+// where the trouble began: what followed an outlived lease (a late release deleting the
+// next holder's lock) may be a broken lock, but not the cause.
 func lockOverlaps(holds []Hold) (broken int, worst []Violation, first *Violation) {
 	hs := slices.Clone(holds)
 	slices.SortFunc(hs, func(a, b Hold) int { return cmp.Compare(a.Enter, b.Enter) })
@@ -81,7 +96,10 @@ func lockOverlaps(holds []Hold) (broken int, worst []Violation, first *Violation
 	for i, h := range hs {
 		var v *Violation
 		switch {
-		case sure >= 0 && hs[sure].inLease(h.Enter) && h.inLease(h.Enter):
+		case i > 0 && toldHeldAfter(hs[i-1], h):
+			broken++
+			v = &Violation{Class: ClassBroken, First: hs[i-1], Second: h, ToldAfter: hs[i-1].Told - h.Enter}
+		case sure >= 0 && !hs[sure].ToldNo && hs[sure].inLease(h.Enter) && h.inLease(h.Enter):
 			broken++
 			v = &Violation{Class: ClassBroken, First: hs[sure], Second: h}
 		case open >= 0 && h.Enter < hs[open].Leave:
@@ -102,6 +120,23 @@ func lockOverlaps(holds []Hold) (broken int, worst []Violation, first *Violation
 		}
 	}
 	return broken, worst, first
+}
+
+// toldHeldWhileTaken counts the holders whose library told them they still held the
+// lock after the next holder had taken it (toldHeldAfter), and returns the first of
+// them as a violation.
+func toldHeldWhileTaken(holds []Hold) (n int, first *Violation) {
+	hs := slices.Clone(holds)
+	slices.SortFunc(hs, func(a, b Hold) int { return cmp.Compare(a.Enter, b.Enter) })
+	for i := 1; i < len(hs); i++ {
+		if h, next := hs[i-1], hs[i]; toldHeldAfter(h, next) {
+			if n++; first == nil || h.Told < first.First.Told {
+				first = &Violation{Class: ClassBroken, First: h, Second: next, At: next.Enter,
+					For: min(h.Leave, next.Leave) - next.Enter, ToldAfter: h.Told - next.Enter}
+			}
+		}
+	}
+	return n, first
 }
 
 // keepWorst adds v to the few kept, broken locks before overlaps and longer before

@@ -14,6 +14,11 @@ func hold(buyer, sent, leave int) Hold {
 func TestLockOverlaps(t *testing.T) {
 	renewed := hold(1, 0, 250)
 	renewed.Lease = 260 * ms // a renewal sent at 160ms
+	// asked: h asked its library at askedMs and was told no, or yes, 1ms later.
+	asked := func(h Hold, askedMs int, no bool) Hold {
+		h.Asked, h.Told, h.ToldNo = time.Duration(askedMs)*ms, time.Duration(askedMs+1)*ms, no
+		return h
+	}
 	tests := []struct {
 		name         string
 		holds        []Hold
@@ -37,6 +42,14 @@ func TestLockOverlaps(t *testing.T) {
 		{"broken first", []Hold{hold(1, 0, 300), hold(2, 150, 290), hold(3, 160, 170)}, 1, ClassBroken, 2, 3, ClassOverlap},
 		// The earlier hold surely inside is not always the one that leaves last.
 		{"the one still inside", []Hold{hold(1, 0, 400), hold(2, 200, 260), hold(3, 210, 230)}, 1, ClassBroken, 2, 3, ClassOverlap},
+		// Told no once the second had the key (a restart took it inside the first's
+		// lease): the first did not write; their times overlapped, nothing more.
+		{"told no inside the lease", []Hold{asked(hold(1, 0, 80), 70, true), hold(2, 30, 60)}, 0, ClassOverlap, 1, 2, ClassOverlap},
+		// Told yes once the second had the key, even past its own lease: it wrote on its
+		// library's wrong word.
+		{"told yes after the next got in", []Hold{asked(hold(1, 0, 150), 125, false), hold(2, 120, 160)}, 1, ClassBroken, 1, 2, ClassBroken},
+		// Told yes before the next got in: the library was right when it answered.
+		{"told yes before the next got in", []Hold{asked(hold(1, 0, 150), 110, false), hold(2, 120, 160)}, 0, ClassOverlap, 1, 2, ClassOverlap},
 		// An acquire answered after its own lease had run out was never surely inside.
 		{"answered too late", []Hold{hold(1, 0, 80), {Buyer: 2, Sent: 0, Enter: 50 * ms, Leave: 60 * ms, Lease: 40 * ms}}, 0, ClassOverlap, 1, 2, ClassOverlap},
 	}
@@ -161,5 +174,30 @@ func TestFirstOutlived(t *testing.T) {
 		if tt.want == 0 && got != nil || tt.want != 0 && (got == nil || got.Buyer != tt.want) {
 			t.Errorf("%s: want buyer %d, got %+v", tt.name, tt.want, got)
 		}
+	}
+}
+
+// The holders told "you hold it" once the next holder had taken the lock are counted,
+// the first of them with how long after the next got in it was told; a holder told no,
+// or asked before the next got in, is not.
+func TestToldHeldWhileTaken(t *testing.T) {
+	at := func(h Hold, askedMs int, no bool) Hold {
+		h.Asked, h.Told, h.ToldNo = time.Duration(askedMs)*ms, time.Duration(askedMs+2)*ms, no
+		return h
+	}
+	holds := []Hold{
+		at(hold(1, 0, 150), 125, false), // told yes 7ms after buyer 2 got in at 121ms
+		hold(2, 120, 160),
+		at(hold(3, 300, 450), 430, true), // told no after buyer 4 got in
+		hold(4, 420, 460),
+		at(hold(5, 600, 650), 610, false), // told yes before buyer 6
+		hold(6, 700, 760),
+	}
+	n, first := toldHeldWhileTaken(holds)
+	if n != 1 || first == nil || first.First.Buyer != 1 || first.Second.Buyer != 2 || first.ToldAfter != 6*ms {
+		t.Errorf("want buyer 1 told 6ms after buyer 2 got in, once; got %d, %+v", n, first)
+	}
+	if n, first := toldHeldWhileTaken([]Hold{hold(1, 0, 50), hold(2, 50, 90)}); n != 0 || first != nil {
+		t.Errorf("holders not asked: want none, got %d, %+v", n, first)
 	}
 }

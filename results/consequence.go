@@ -3,6 +3,7 @@ package results
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/stockbench/stockbench/oracle"
 )
@@ -65,6 +66,10 @@ func (r *Run) Consequence() string {
 	}
 	if o.StaleRejected > 0 && (v.Class == oracle.ClassBroken || v.Class == oracle.ClassOverlap || v.Class == oracle.ClassStuck) {
 		s += fmt.Sprintf("; the fence refused %s", count(o.StaleRejected, "stale read or write"))
+	}
+	if f := o.FirstToldHeld; f != nil {
+		s += fmt.Sprintf("; %s told by the lock's library to go on writing after another had taken the lock (the first %s after buyer %d got in)",
+			count(int64(o.ToldHeld), "holder"), f.ToldAfter.Round(time.Microsecond), f.Second.Buyer)
 	}
 	if o.Withdrew > 0 {
 		s += fmt.Sprintf("; %s did not write, told by the lock's library the lock was no longer theirs", count(int64(o.Withdrew), "holder"))

@@ -20,10 +20,10 @@ type hold struct {
 	died   time.Time     // when a fault killed it, if one did
 	// read and wrote are when its stock read and write were answered, if they were.
 	read, wrote time.Time
-	// told is when its lock library answered "still held?" right before the write, if
-	// it was asked; toldNo, that the answer was no.
-	told   time.Time
-	toldNo bool
+	// asked and told are when its lock library was asked "still held?" right before the
+	// write, and answered, if it was asked; toldNo, that the answer was no.
+	asked, told time.Time
+	toldNo      bool
 }
 
 // offset is t on the ledger's clock that starts at t0; zero for a moment that never came.

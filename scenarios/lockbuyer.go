@@ -251,7 +251,7 @@ func (ls *lockSale) holder(ctx context.Context, a *app, i int, start, sent time.
 	e.Leave = leave.Sub(ls.t0)
 	rec := oracle.Hold{Buyer: ls.id(i), Sent: sent.Sub(ls.t0), Enter: e.Enter, Read: offset(h.read, ls.t0),
 		Wrote: offset(h.wrote, ls.t0), Leave: e.Leave, Lease: promised(sent, ls.TTL, lease).Sub(ls.t0),
-		Told: offset(h.told, ls.t0), ToldNo: h.toldNo}
+		Asked: offset(h.asked, ls.t0), Told: offset(h.told, ls.t0), ToldNo: h.toldNo}
 	if errors.Is(err, errCrashed) {
 		// Dead: the lock stays where it is, and the hold ended when the holder died, not
 		// when its process (an adapter's) had been replaced, which may take longer than a TTL.
@@ -429,11 +429,12 @@ func (ls *lockSale) ask(ctx context.Context, h *hold, lease lockimpl.Lease) erro
 	if !ok {
 		return nil
 	}
+	asked := time.Now()
 	held, err := t.StillHeld(ctx)
 	if errors.Is(err, lockimpl.ErrCannotTell) {
 		return nil
 	}
-	h.told, h.toldNo = time.Now(), !held || err != nil
+	h.asked, h.told, h.toldNo = asked, time.Now(), !held || err != nil
 	if h.toldNo {
 		return errToldNotHeld
 	}
