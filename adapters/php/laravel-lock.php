@@ -5,7 +5,10 @@
 // PhpRedisConnection, behind the adapter protocol (adapters/PROTOCOL.md): a try is
 // get(), SET key owner EX seconds NX; with --block S, block(S), which polls every 250 ms
 // and gives up after S seconds; a release is release(), a Lua compare-and-delete of the
-// owner. The lease is whole seconds (EX), and Laravel 8's lock has no refresh.
+// owner. The lease is whole seconds (EX), and Laravel 8's lock has no refresh. Nor has
+// it a way for a holder to ask whether it still holds the lock (isOwnedByCurrentProcess()
+// is protected in 8.83, public from 10.36): the adapter does not support held, and its
+// holders write without asking.
 require __DIR__ . '/protocol.php';
 need('/usr/share/php/Illuminate/autoload.php', 'php-laravel-framework');
 

@@ -70,6 +70,22 @@ function token_documented(): array {
 // through the sentinels under a Sentinel group, whose master it asks for each time; as a
 // RedisCluster under a cluster; else to addr. A connect waits 1 s, a reply 2 s, a
 // sentinel 0.5 s: a request that meets a dead server fails inside the protocol's 5 s.
+// token_told_documented is what a token lock on one server earns when its holders ask
+// the library, by a round trip to Redis, whether they still hold it right before each
+// write: where the key goes from under a live holder the next one gets in, but the
+// first is told no and does not write (OVERLAP), or was told yes before the key went
+// inside its lease (LOCK-BROKEN); nothing is lost or oversold.
+function token_told_documented(): array {
+    $d = array_fill_keys(['none', 'crash-acquire', 'crash-holder', 'term-holder', 'net-latency'], ['SAFE']);
+    foreach (['slow-work', 'cpu-starve', 'client-pause', 'redis-pause', 'server-errors', 'net-timeout'] as $f) {
+        $d[$f] = ['OVERLAP'];
+    }
+    foreach (['redis-restart', 'rolling-restart', 'failover', 'clock-jump', 'evict'] as $f) {
+        $d[$f] = ['OVERLAP', 'LOCK-BROKEN'];
+    }
+    return $d;
+}
+
 function redis() {
     if (isset($GLOBALS['stockbench_redis'])) {
         return $GLOBALS['stockbench_redis'];

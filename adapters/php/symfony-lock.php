@@ -3,7 +3,8 @@
 // Symfony Lock's RedisStore over phpredis, as Debian 12 ships it (php-symfony-lock),
 // behind the adapter protocol (adapters/PROTOCOL.md): a try is a LockFactory lock's
 // acquire(false), a release its release(), a renew its refresh() for the sale's TTL
-// (with --refresh). A lock is the resource's key, a sorted set of tokens scored by
+// (with --refresh); asked whether a lease is still held (right before its holder writes),
+// its isAcquired(), as Symfony's docs check "before commit". A lock is the resource's key, a sorted set of tokens scored by
 // their expiry in Redis's own clock (TIME), kept to the millisecond.
 require __DIR__ . '/protocol.php';
 need('/usr/share/php/Symfony/Component/Lock/autoload.php', 'php-symfony-lock');
@@ -14,13 +15,14 @@ use Symfony\Component\Lock\Exception\LockExpiredException;
 use Symfony\Component\Lock\LockFactory;
 use Symfony\Component\Lock\Store\RedisStore;
 
-// What a token lock on one server earns (token_documented).
-$documented = token_documented();
+// What a token lock on one server earns, its holders asking isAcquired() before each
+// write (token_told_documented).
+$documented = token_told_documented();
 $refresh = in_array('--refresh', $argv, true);
 if ($refresh) {
     $documented['slow-work'] = ['SAFE'];                 // refreshed while it works
 }
-$hello = hello($refresh ? ['lock', 'renew', 'ms'] : ['lock', 'ms'], $documented);
+$hello = hello($refresh ? ['lock', 'renew', 'ms', 'held'] : ['lock', 'ms', 'held'], $documented);
 
 $leases = [];
 $next = 0;
@@ -53,6 +55,12 @@ serve(function (array $req) use (&$leases, &$next): array {
                 return ['renewed' => false];
             }
             return ['renewed' => true];
+        case 'held':
+            // "If you need to check whether the current Lock instance is (still) the
+            // owner of a lock, you can use the isAcquired() method" (components/lock.rst,
+            // Symfony 5.4): a script that drops expired tokens and looks for its own.
+            $lock = $leases[$req['lease']] ?? null;
+            return ['held' => $lock !== null && $lock->isAcquired()];
         case 'release':
             $lock = $leases[$req['lease']] ?? null;
             unset($leases[$req['lease']]);

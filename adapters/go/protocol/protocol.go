@@ -208,3 +208,26 @@ func TokenDocumented() map[string][]string {
 	}
 	return d
 }
+
+// TokenToldDocumented is what a token lock on one server earns when its holders ask
+// their library right before each write whether they still hold it, and the library
+// asks Redis (the key still holds the holder's token): safe while holders are alive
+// and quick; where the key goes from under a live holder (its lease outlived, the
+// server paused, restarted, failed over, its clock jumped, the key evicted, a network
+// that carries nothing past the TTL) the next holder gets in while the first still
+// holds in its own view, but the first is told no and does not write (OVERLAP), or was
+// told yes before the key went inside its lease (LOCK-BROKEN): nothing is lost or
+// oversold. Each call is a fresh map.
+func TokenToldDocumented() map[string][]string {
+	d := map[string][]string{}
+	for _, f := range []string{"none", "crash-acquire", "crash-holder", "term-holder", "net-latency"} {
+		d[f] = []string{"SAFE"}
+	}
+	for _, f := range []string{"slow-work", "cpu-starve", "client-pause", "redis-pause", "server-errors", "net-timeout"} {
+		d[f] = []string{"OVERLAP"}
+	}
+	for _, f := range []string{"redis-restart", "rolling-restart", "failover", "clock-jump", "evict"} {
+		d[f] = []string{"OVERLAP", "LOCK-BROKEN"}
+	}
+	return d
+}

@@ -2,8 +2,9 @@
 // whatever version this module's go.mod requires (--lock-go
 // github.com/bsm/redislock@VERSION builds it at another). Each try is one Obtain, with
 // NoRetry unless --retries, as the harness retries; release is Release; a renew is
-// Refresh for the sale's TTL. The key is SET NX with a PX lease, so leases below a
-// second are kept.
+// Refresh for the sale's TTL; asked whether a lease is still held (right before its
+// holder writes), it answers with the lock's TTL, as the README checks it. The key is SET
+// NX with a PX lease, so leases below a second are kept.
 //
 // Flags:
 //
@@ -73,6 +74,19 @@ func main() {
 					return nil, err
 				}
 				return protocol.Reply{"renewed": err == nil}, nil
+			case "held":
+				// The README's check before going on with the work: "if ttl, err :=
+				// lock.TTL(ctx) ... else if ttl > 0" (README.md, v0.9.4), a script that reads
+				// the key's PTTL where it still holds this lock's token.
+				l, ok := leases[req.Lease]
+				if !ok {
+					return protocol.Reply{"held": false}, nil
+				}
+				ttl, err := l.TTL(ctx)
+				if err != nil {
+					return nil, err
+				}
+				return protocol.Reply{"held": ttl > 0}, nil
 			case "release":
 				l, ok := leases[req.Lease]
 				delete(leases, req.Lease)
@@ -87,7 +101,7 @@ func main() {
 			}
 			return nil, fmt.Errorf("unknown op %s", req.Op)
 		}
-		supports := []string{"lock", "ms"}
+		supports := []string{"lock", "ms", "held"}
 		if *refresh {
 			supports = append(supports, "renew")
 		}

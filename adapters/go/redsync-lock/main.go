@@ -64,51 +64,59 @@ func main() {
 			}
 			pools[i] = goredis.NewPool(c)
 		}
-		rs := redsync.New(pools...)
-		leases := map[string]*redsync.Mutex{}
-		serial := 0
-		handle := func(ctx context.Context, req protocol.Request) (protocol.Reply, error) {
-			switch req.Op {
-			case "try":
-				m := rs.NewMutex(req.Key, append(opts, redsync.WithExpiry(time.Duration(req.TTLms)*time.Millisecond))...)
-				err := m.LockContext(ctx) // with one try: one attempt, as TryLock in later versions
-				if errors.Is(err, redsync.ErrFailed) || isTaken(err) {
-					return protocol.Reply{"granted": false}, nil
-				}
-				if err != nil {
-					return nil, err
-				}
-				serial++
-				lease := fmt.Sprintf("l%d", serial)
-				leases[lease] = m
-				return protocol.Reply{"granted": true, "lease": lease}, nil
-			case "renew":
-				m, ok := leases[req.Lease]
-				if !ok {
-					return protocol.Reply{"renewed": false}, nil
-				}
-				renewed, err := m.ExtendContext(ctx)
-				return protocol.Reply{"renewed": renewed && err == nil}, nil
-			case "release":
-				m, ok := leases[req.Lease]
-				delete(leases, req.Lease)
-				if !ok {
-					return protocol.Reply{"released": false}, nil
-				}
-				released, err := m.UnlockContext(ctx)
-				if err != nil && !released {
-					return protocol.Reply{"released": false}, nil // not held any more
-				}
-				return protocol.Reply{"released": released}, nil
-			}
-			return nil, fmt.Errorf("unknown op %s", req.Op)
-		}
-		supports := []string{"lock", "nodes", "ms"} // ms: go-redis sends a sub-second expiry as PX, redsync extends with PEXPIRE
+		l := &locks{rs: redsync.New(pools...), opts: opts, leases: map[string]*redsync.Mutex{}}
+		// ms: go-redis sends a sub-second expiry as PX, redsync extends with PEXPIRE
+		supports := []string{"lock", "nodes", "ms"}
 		if *extend {
 			supports = append(supports, "renew")
 		}
-		return handle, supports, documented(len(servers), *extend, *setNX), nil
+		return l.handle, supports, documented(len(servers), *extend, *setNX), nil
 	})
+}
+
+// locks is one sale's mutexes, by lease.
+type locks struct {
+	rs     *redsync.Redsync
+	opts   []redsync.Option
+	leases map[string]*redsync.Mutex
+	serial int
+}
+
+func (l *locks) handle(ctx context.Context, req protocol.Request) (protocol.Reply, error) {
+	switch req.Op {
+	case "try":
+		m := l.rs.NewMutex(req.Key, append(l.opts, redsync.WithExpiry(time.Duration(req.TTLms)*time.Millisecond))...)
+		err := m.LockContext(ctx) // with one try: one attempt, as TryLock in later versions
+		if errors.Is(err, redsync.ErrFailed) || isTaken(err) {
+			return protocol.Reply{"granted": false}, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		l.serial++
+		lease := fmt.Sprintf("l%d", l.serial)
+		l.leases[lease] = m
+		return protocol.Reply{"granted": true, "lease": lease}, nil
+	case "renew":
+		m, ok := l.leases[req.Lease]
+		if !ok {
+			return protocol.Reply{"renewed": false}, nil
+		}
+		renewed, err := m.ExtendContext(ctx)
+		return protocol.Reply{"renewed": renewed && err == nil}, nil
+	case "release":
+		m, ok := l.leases[req.Lease]
+		delete(l.leases, req.Lease)
+		if !ok {
+			return protocol.Reply{"released": false}, nil
+		}
+		released, err := m.UnlockContext(ctx)
+		if err != nil && !released {
+			return protocol.Reply{"released": false}, nil // not held any more
+		}
+		return protocol.Reply{"released": released}, nil
+	}
+	return nil, fmt.Errorf("unknown op %s", req.Op)
 }
 
 // isTaken reports whether err says the attempt failed rather than the server: the lock

@@ -3,8 +3,9 @@
 // requires (--lock-go github.com/redis/rueidis@VERSION builds it at another). A try is
 // TryWithContext on a Locker whose KeyValidity is the sale's TTL; release is the
 // returned cancel. The library extends a held lock itself every ExtendInterval and
-// cancels the returned context once the lock is not held any more: a renew answers
-// whether that context is still live, as a holder checking ctx.Err() before it writes.
+// cancels the returned context once the lock is not held any more: asked whether a
+// lease is still held (right before its holder writes), and at a renew, it answers
+// whether that context is still live, as a holder checks ctx.Err() before it writes.
 // Its keys are KeyPrefix:i:NAME, the prefix being the sale's lock key so that the run
 // deletes them.
 //
@@ -82,9 +83,16 @@ func main() {
 				lease := fmt.Sprintf("l%d", serial)
 				leases[lease] = held{lctx, cancel}
 				return protocol.Reply{"granted": true, "lease": lease}, nil
-			case "renew":
+			case "renew", "held":
+				// "The returned ctx will be canceled automatically and immediately once the
+				// KeyMajority is not held anymore" (rueidislock/README.md, v1.0.79): a
+				// holder checks ctx.Err() before it writes.
 				l, ok := leases[req.Lease]
-				return protocol.Reply{"renewed": ok && l.ctx.Err() == nil}, nil
+				live := ok && l.ctx.Err() == nil
+				if req.Op == "held" {
+					return protocol.Reply{"held": live}, nil
+				}
+				return protocol.Reply{"renewed": live}, nil
 			case "release":
 				l, ok := leases[req.Lease]
 				delete(leases, req.Lease)
@@ -97,7 +105,7 @@ func main() {
 			}
 			return nil, fmt.Errorf("unknown op %s", req.Op)
 		}
-		return handle, []string{"lock", "renew", "ms"}, documented(), nil
+		return handle, []string{"lock", "renew", "ms", "held"}, documented(), nil
 	})
 }
 

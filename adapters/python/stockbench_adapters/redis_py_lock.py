@@ -21,9 +21,10 @@ from .protocol import another, hello, ready, requests, say
 # each write. Safe while its holders live inside the TTL. Where the key goes from under
 # a live holder (a pause past the TTL, of the holder or of the server; the server's
 # restart, failover, clock jump or eviction; a network that carries nothing past the
-# TTL), the next holder gets in while the first still holds in its own view: OVERLAP,
-# or LOCK-BROKEN where the key went inside the first one's lease. But the first one's
-# owned() then says no, and it withdraws without writing: nothing is lost or oversold.
+# TTL), the next holder gets in while the first still holds in its own view. Asked
+# then, the first one's owned() says no, and it withdraws without writing: OVERLAP,
+# nothing lost or oversold; LOCK-BROKEN where the key went inside the first one's lease
+# after its owned() had said yes, the write already on its way.
 # (Without the question, the token design's late write: OVERSOLD or LOST.)
 OUTLIVED = ["OVERLAP"]
 KEY_LOST = ["OVERLAP", "LOCK-BROKEN"]

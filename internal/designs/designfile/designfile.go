@@ -133,7 +133,7 @@ func decode(path string, b []byte) (Design, error) {
 			return Design{}, err
 		}
 		d.Lock = &lockimpl.Impl{Name: f.Name, Summary: summary, Documented: documented, NewLocker: func(e lockimpl.Env) lockimpl.Locker {
-			return &locker{name: f.Name, c: e.Locks[0], acquire: s["acquire"], release: s["release"], renew: s["renew"]}
+			return &locker{name: f.Name, c: e.Locks[0], acquire: s["acquire"], release: s["release"], renew: s["renew"], held: s["held"]}
 		}}
 		for _, sc := range s {
 			d.Lock.Seconds = d.Lock.Seconds || slices.Contains(sc.Args, TTLs)

@@ -86,6 +86,45 @@ func tokenScriptsEarn(t *testing.T, plans []faults.Plan) {
 	}
 }
 
+// The token lock with a held script: its holders ask, right before each write, whether
+// the key still holds their token, and one told no does not write. Under every fault on
+// its clients it earns what its file documents; where a holder's lease ran out under it
+// (slow work, a pause, a starved CPU) the next holder got in (OVERLAP) but the first
+// withdrew: nothing lost or oversold, where the token lock without the question writes
+// late.
+func TestTokenHeldScriptsWithdraw(t *testing.T) {
+	d := read(t, "../../../examples/locks/token-held.json")
+	h := rigtest.Harness(t)
+	sale, err := scenarios.Lookup("fault-sale")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, plan := range plansOf(faults.Locks, false) {
+		want, ok := d.Lock.Documented.For(plan)
+		if !ok {
+			continue
+		}
+		t.Run(plan.String(), func(t *testing.T) {
+			t.Parallel()
+			s := sale
+			s.Faults, s.Prefix = plan, fmt.Sprintf("{designfile:token-held:%s}", plan)
+			s.Retry.Timeout = max(s.Retry.Timeout, 2*time.Minute)
+			run := rigtest.On(t, h, rig.Need{Nodes: 1, Faults: plan, Conns: s.WithDefaults().Conns}, func(ctx context.Context, red scenarios.Redis) (results.Run, error) {
+				return s.Run(ctx, red, *d.Lock)
+			})
+			if !slices.Contains(want, run.Verdict.Class) || run.AsExpected == nil || !*run.AsExpected {
+				t.Errorf("the file documents %v, the scripts earned %s (%s)", want, run.Verdict.Cell(), run.Verdict)
+			}
+			if run.Oracle.Oversold > 0 || run.Oracle.LostUpdates > 0 {
+				t.Errorf("a holder wrote after its key went: %s (%s)", run.Verdict.Cell(), run.Verdict)
+			}
+			if run.Verdict.Class == oracle.ClassOverlap && run.Oracle.Withdrew == 0 {
+				t.Errorf("holders overlapped, and none was told to withdraw: %s (%s)", run.Verdict.Cell(), run.Verdict)
+			}
+		})
+	}
+}
+
 // The deliberate flaw is caught with no fault at all: a 1s lock that lives 1ms lets a
 // second holder in while the first works, well inside the lease it was promised: the
 // lock broken, every time. Whether the second reads the stock before the first writes it

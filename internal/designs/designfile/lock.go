@@ -12,11 +12,13 @@ import (
 
 // locker is a lock design made of scripts. Acquire grants the lock when its reply is
 // yes (see truthy); release reports the lock lost when its reply is no; renew, when
-// there is one, runs every TTL/3 while the lease is held, and a no stops it.
+// there is one, runs every TTL/3 while the lease is held, and a no stops it; held, when
+// there is one, runs right before the holder's write, and on a no the holder does not
+// write (lockimpl.Teller).
 type locker struct {
-	name                    string
-	c                       redis.UniversalClient
-	acquire, release, renew *Script
+	name                          string
+	c                             redis.UniversalClient
+	acquire, release, renew, held *Script
 }
 
 // TryLock implements lockimpl.Locker.
@@ -37,6 +39,18 @@ func (l *locker) TryLock(ctx context.Context, key string, ttl time.Duration) (lo
 		v, err := l.renew.run(ctx, l.c, c)
 		return truthy(v), err
 	}), nil
+}
+
+// StillHeld implements lockimpl.Teller with the design's held script, where it has one.
+func (s *lease) StillHeld(ctx context.Context) (bool, error) {
+	if s.l.held == nil {
+		return false, lockimpl.ErrCannotTell
+	}
+	v, err := s.l.held.run(ctx, s.l.c, s.c)
+	if err != nil {
+		return false, fmt.Errorf("%s: held: %w", s.l.name, err)
+	}
+	return truthy(v), nil
 }
 
 type lease struct {

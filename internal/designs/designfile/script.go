@@ -72,6 +72,7 @@ var (
 		{"acquire", true, lockKeys, []Value{Token, TTLms, TTLs, NowMs}},
 		{"release", true, lockKeys, []Value{Token, NowMs}},
 		{"renew", false, lockKeys, []Value{Token, TTLms, TTLs, NowMs}},
+		{"held", false, lockKeys, []Value{Token, NowMs}},
 	}
 	queueRoles = []role{
 		{"enqueue", true, queueKeys, []Value{Entry, OrderID, Seq, NowMs}},
@@ -84,7 +85,7 @@ var (
 
 // Script is one Lua script of a design, with what fills its KEYS and ARGV.
 type Script struct {
-	// Role is the script's part: acquire, release, renew; enqueue, dequeue, ack, reap, len.
+	// Role is the script's part: acquire, release, renew, held; enqueue, dequeue, ack, reap, len.
 	Role string
 	// Origin names where the source came from, for errors: the design file's path and
 	// the field, or the script's own file.

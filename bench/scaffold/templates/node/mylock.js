@@ -4,8 +4,8 @@
 // (stockbench.json's lock_execs), answering its requests on stdin and stdout.
 //
 // The lock: SET key token NX PX ttl to take it, a compare-and-delete to give it back, so
-// that a holder whose lease ran out deletes nobody else's. Put your own lock's calls in
-// tryLock and release. With --broken it is the example's broken lock instead: no expiry,
+// that a holder whose lease ran out deletes nobody else's; a holder asks stillHeld right
+// before it writes. Put your own lock's calls in tryLock, release and stillHeld. With --broken it is the example's broken lock instead: no expiry,
 // so a holder that dies keeps it for ever (stockbench check stockbench-broken.json shows
 // the sale stuck).
 const crypto = require('crypto');
@@ -25,6 +25,12 @@ async function tryLock(redis, key, ttlMs) {
   return (await timed(redis.set(key, token, options))) === 'OK' ? token : null;
 }
 
+// stillHeld says whether the lock is still this holder's, asked right before the holder
+// writes, as your library's docs tell its users to ask: on false the holder does not write.
+async function stillHeld(redis, key, token) {
+  return (await timed(redis.get(key))) === token;
+}
+
 // release gives the lock up; false when it was no longer this holder's.
 async function release(redis, key, token) {
   return (await timed(redis.eval(RELEASE, { keys: [key], arguments: [token] }))) === 1;
@@ -33,7 +39,7 @@ async function release(redis, key, token) {
 const leases = new Map();
 let serial = 0;
 
-serve(['lock'], DOCUMENTED, async (req, redis) => {
+serve(['lock', 'held'], DOCUMENTED, async (req, redis) => {
   switch (req.op) {
     case 'try': {
       const token = await tryLock(redis, req.key, req.ttl_ms);
@@ -41,6 +47,10 @@ serve(['lock'], DOCUMENTED, async (req, redis) => {
       const lease = 'l' + ++serial;
       leases.set(lease, { key: req.key, token });
       return { granted: true, lease };
+    }
+    case 'held': {
+      const held = leases.get(req.lease);
+      return { held: held !== undefined && (await stillHeld(redis, held.key, held.token)) };
     }
     case 'release': {
       const held = leases.get(req.lease);

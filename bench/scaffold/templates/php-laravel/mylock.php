@@ -7,7 +7,9 @@
 // stdout, as one PHP-FPM worker serves one request at a time.
 //
 // A try is get(), SET key owner EX seconds NX, for the sale's TTL in whole seconds; a
-// release is release(), a compare-and-delete of the owner. Put your own use of the lock
+// release is release(), a compare-and-delete of the owner. Laravel 8.83 gives a holder no
+// way to ask whether it still holds the lock before it writes (isOwnedByCurrentProcess()
+// is public from 10.36: with it, answer the protocol's held). Put your own use of the lock
 // (block(), your own owner) in try_lock and release. With --broken it is the example's
 // broken lock instead: Cache::lock($name) with no seconds, Laravel's default, which
 // never expires, so a holder that dies keeps it for ever (stockbench check

@@ -6,7 +6,7 @@
 // PHP-FPM worker serves one request at a time.
 //
 // A try is a LockFactory lock's acquire(false) for the sale's TTL, a release its
-// release(). Put your own use of Symfony Lock (its options, a refresh while you work) in
+// release(); a holder asks isAcquired() right before it writes. Put your own use of Symfony Lock (its options, a refresh while you work) in
 // try_lock and release. With --broken it is the example's broken lock instead: the store
 // left at Symfony's default TTL of 300 s, not the sale's, so a holder that dies keeps
 // the lock for five minutes (stockbench check stockbench-broken.json shows the sale stuck).
@@ -22,7 +22,7 @@ $broken = in_array('--broken', $argv, true);
 
 // What you claim the lock earns, by fault (stockbench list names the faults); the run
 // file's thresholds are what check holds it to.
-hello(['lock', 'ms'], ['none' => ['SAFE'], 'crash-holder' => ['SAFE']]);
+hello(['lock', 'ms', 'held'], ['none' => ['SAFE'], 'crash-holder' => ['SAFE']]);
 
 // try_lock is one attempt: the lock when granted, else null.
 function try_lock($redis, string $key, int $ttlMs, bool $broken): ?LockInterface {
@@ -54,6 +54,11 @@ serve(function (array $req) use ($broken, &$leases, &$serial): array {
         $lease = 'l' . ++$serial;
         $leases[$lease] = $lock;
         return ['granted' => true, 'lease' => $lease];
+    case 'held':
+        // Right before the holder writes, as Symfony's docs check before a commit: on
+        // false the holder does not write.
+        $lock = $leases[$req['lease']] ?? null;
+        return ['held' => $lock !== null && $lock->isAcquired()];
     case 'release':
         $lock = $leases[$req['lease']] ?? null;
         unset($leases[$req['lease']]);

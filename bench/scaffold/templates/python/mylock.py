@@ -42,11 +42,18 @@ def release(client, key, token):
     return client.eval(RELEASE, 1, key, token) == 1
 
 
+def still_held(client, key, token):
+    """Whether the lock is still this holder's, asked right before the holder writes, as
+    your library's docs tell its users to ask (redis-py's owned(), say): on False the
+    holder does not write."""
+    return client.get(key) == token.encode()
+
+
 def main():
     first, client = hello()
     if client is None:
         return 1
-    ready(["lock"], DOCUMENTED)
+    ready(["lock", "held"], DOCUMENTED)
     leases, serial = {}, 0
     for req in requests():
         rid, op = req.get("id", 0), req.get("op")
@@ -59,6 +66,9 @@ def main():
                 serial += 1
                 leases["l%d" % serial] = (req["key"], token)
                 say({"id": rid, "granted": True, "lease": "l%d" % serial})
+            elif op == "held":
+                held = leases.get(req["lease"])
+                say({"id": rid, "held": held is not None and still_held(client, *held)})
             elif op == "release":
                 held = leases.pop(req["lease"], None)
                 say({"id": rid, "released": held is not None and release(client, *held)})

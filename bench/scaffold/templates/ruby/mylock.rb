@@ -5,8 +5,8 @@
 # (stockbench.json's lock_execs), answering its requests on stdin and stdout.
 #
 # The lock: SET key token NX PX ttl to take it, a compare-and-delete to give it back, so
-# that a holder whose lease ran out deletes nobody else's. Put your own lock's calls in
-# try_lock and release. With --broken it is the example's broken lock instead: no expiry,
+# that a holder whose lease ran out deletes nobody else's; a holder asks still_held right
+# before it writes. Put your own lock's calls in try_lock, release and still_held. With --broken it is the example's broken lock instead: no expiry,
 # so a holder that dies keeps it for ever (stockbench check stockbench-broken.json shows
 # the sale stuck).
 require "redis"
@@ -28,6 +28,12 @@ def try_lock(redis, key, ttl_ms)
   granted ? token : nil
 end
 
+# still_held says whether the lock is still this holder's, asked right before the holder
+# writes, as your library's docs tell its users to ask: on false the holder does not write.
+def still_held(redis, key, token)
+  redis.get(key) == token
+end
+
 # release gives the lock up; false when it was no longer this holder's.
 def release(redis, key, token)
   redis.eval(RELEASE, keys: [key], argv: [token]) == 1
@@ -38,7 +44,7 @@ where = hello["redis"]
 host, port = where["addr"].split(":")
 redis = Redis.new(host: host, port: port.to_i, db: where["db"] || 0, username: where["username"], password: where["password"],
                   connect_timeout: 1, read_timeout: 2, write_timeout: 2)
-Protocol.ready(["lock"], DOCUMENTED)
+Protocol.ready(%w[lock held], DOCUMENTED)
 
 leases = {}
 serial = 0
@@ -51,6 +57,9 @@ Protocol.serve do |req|
     serial += 1
     leases["l#{serial}"] = [req["key"], token]
     {granted: true, lease: "l#{serial}"}
+  when "held"
+    held = leases[req["lease"]]
+    {held: !held.nil? && still_held(redis, *held)}
   when "release"
     held = leases.delete(req["lease"])
     {released: !held.nil? && release(redis, *held)}
