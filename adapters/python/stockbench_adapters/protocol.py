@@ -96,9 +96,12 @@ def ready(supports, documented, idempotent=None, steps=None, lease_keys=None, jo
     say(said)
 
 
-def requests():
+def requests(on_bye=None):
     """Yields each request until stdin closes or, under protocol 3, until bye, which it
-    answers: the caller then undoes its set-up and reads the next hello."""
+    answers: the caller then undoes its set-up and reads the next hello. on_bye, when
+    given, ends the sale before the answer (a library's worker stopped, its keys
+    deleted); once it returns False, bye goes unanswered and the harness stops the
+    process rather than keep it."""
     while True:
         line = sys.stdin.readline()
         if not line:
@@ -106,7 +109,8 @@ def requests():
         req = json.loads(line)
         if SALE["again"] and req.get("op") == "bye":
             SALE["bye"] = True
-            say({"id": req.get("id", 0), "ok": True})
+            if on_bye is None or on_bye():
+                say({"id": req.get("id", 0), "ok": True})
             return
         yield req
 

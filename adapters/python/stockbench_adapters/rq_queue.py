@@ -24,7 +24,9 @@ an idle worker, StopRequested, and the job it took is in no queue and no registr
 for good (rq/rq#2236).
 
 Every key RQ writes is put under the sale's hash tag (its namespaces patched to
-keys.queue + ":rq:"), and deleted by the process when its stdin closes.
+keys.queue + ":rq:"), and deleted by the process when its sale ends. Without
+--worker-loop a process serves sale after sale (protocol 3), with a worker of its own
+for each.
 """
 import os
 import signal
@@ -43,7 +45,7 @@ import rq.worker_registration
 from rq import Queue, SimpleWorker, Worker, get_current_job
 from rq.utils import utcnow
 
-from .protocol import WRITING, Handoff, clean, hello, ready, requests, say
+from .protocol import WRITING, Handoff, another, clean, hello, ready, requests, say
 
 # What RQ earns in stockbench's sales, with either fulfil: at most once. A worker killed
 # mid-job loses its job within the sale (above); one killed after the job's work, before
@@ -82,14 +84,28 @@ LOOP_DOCUMENTED = dict(DOCUMENTED, **{"step-term": ["LOST"]})
 
 
 def main():
-    first, client = hello()
-    if client is None:
-        return 1
-    prefix = first["keys"]["queue"] + ":rq:"
-    namespace(prefix)
-    queue = Queue("sale", connection=client)
-    if "--worker-loop" in sys.argv[1:]:
-        return main_loop(first, client, prefix, queue)
+    """Serves sale after sale (protocol 3), each from its hello to its bye; RQ's own loop
+    (--worker-loop) one sale per process."""
+    while True:
+        first, client = hello()
+        if client is None:
+            return 0 if another() else 1
+        try:
+            prefix = first["keys"]["queue"] + ":rq:"
+            namespace(prefix)
+            queue = Queue("sale", connection=client)
+            if "--worker-loop" in sys.argv[1:]:
+                return main_loop(first, client, prefix, queue)
+            sale(client, prefix, queue)
+        finally:
+            client.close()
+        if not another():
+            return 0
+
+
+def sale(client, prefix, queue):
+    """One sale of the adapter's own driving of RQ's worker: a worker of its own, its
+    keys deleted at the end."""
     worker = Worker([queue], connection=client, name=uuid.uuid4().hex)
     held = {}
     stopping = []
@@ -102,7 +118,7 @@ def main():
 
     signal.signal(signal.SIGTERM, request_stop)
     signal.signal(signal.SIGINT, request_stop)
-    ready(["queue", "ack"], DOCUMENTED)
+    ready(["queue", "ack"], DOCUMENTED, again=True)
 
     def enqueue(req):
         queue.enqueue_call(func="stockbench.fulfil", args=(req["order"],), job_id="o" + req["order"],
@@ -137,14 +153,17 @@ def main():
             os._exit(0)
 
     serve(client, prefix, queue, {"enqueue": enqueue, "dequeue": dequeue, "ack": ack}, stop_when_drained)
-    return 0
 
 
 def serve(client, prefix, queue, ops, after=None):
     """Answers each request with what ops[op] makes of it (len, and an unknown op or a
     Redis error, answered here), calling after once each reply is written; when stdin
-    closes, the sale is over: it leaves nothing of RQ's behind."""
-    for req in requests():
+    closes, or at bye, the sale is over: it leaves nothing of RQ's behind."""
+    def bye():
+        clean(client, prefix)
+        return True
+
+    for req in requests(on_bye=bye):
         rid, op = req.get("id", 0), req.get("op")
         try:
             if op in ops:
@@ -158,7 +177,8 @@ def serve(client, prefix, queue, ops, after=None):
         say(dict(reply, id=rid))
         if after is not None:
             after()
-    clean(client, prefix)
+    if not another():
+        clean(client, prefix)
 
 
 # The jobs RQ's loop (the main thread) runs, handed to the harness by the protocol (a

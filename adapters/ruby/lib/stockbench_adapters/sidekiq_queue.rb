@@ -13,7 +13,8 @@
 # killed after the job, before the ack, loses nothing; a paused one finishes it.
 #
 # Every key is put under the sale's hash tag (redis-namespace, which Sidekiq 6 still
-# takes), and deleted by the process when its stdin closes.
+# takes), and deleted by the process when its sale ends. A process serves sale after sale
+# (protocol 3), each with a client pool of its own.
 require "sidekiq"
 require "sidekiq/fetch"
 require "redis-namespace"
@@ -31,9 +32,18 @@ module StockbenchAdapters
 
     module_function
 
+    # main serves sale after sale (protocol 3), each from its hello to its bye.
     def main
       timeout = ARGV.include?("--timeout") ? Float(ARGV[ARGV.index("--timeout") + 1]) : nil
-      hello = Protocol.hello
+      while (hello = Protocol.hello)
+        return 0 unless sale(hello, timeout)
+      end
+      0
+    end
+
+    # sale serves one sale, with a client pool and a fetch of its own; it returns
+    # whether bye ended it (another follows).
+    def sale(hello, timeout)
       grace = (hello["term_grace_ms"] || 30_000) / 1000.0
       # At least 75 ms before the grace's end, though: at a sale's scale a thread late on
       # a loaded machine would otherwise meet the SIGKILL before its job is back.
@@ -57,9 +67,10 @@ module StockbenchAdapters
       fetch = Sidekiq::BasicFetch.new(queues: [QUEUE], strict: true)
       held = {}
       lock = Mutex.new
-      stopping = shutdown(fetch, held, lock, timeout)
-      Protocol.ready(%w[queue ack], DOCUMENTED)
-      Protocol.serve(-> { lock.synchronize { exit!(0) if stopping.call && held.empty? } }) do |req|
+      stopping, untrap = shutdown(fetch, held, lock, timeout)
+      Protocol.ready(%w[queue ack], DOCUMENTED, again: true)
+      another = Protocol.serve(-> { lock.synchronize { exit!(0) if stopping.call && held.empty? } },
+                               on_bye: -> { untrap.call; clean }) do |req|
         case req["op"]
         when "enqueue"
           Sidekiq::Client.push("class" => "Fulfil", "queue" => QUEUE, "args" => [req["order"], req["seq"]])
@@ -80,21 +91,28 @@ module StockbenchAdapters
           {error: "unknown op #{req["op"]}"}
         end
       end
-      # stdin closed: the sale is over; leave nothing of Sidekiq's behind.
+      # stdin closed: the sale is over, and the process; leave nothing of Sidekiq's behind.
+      clean unless another
+      another
+    end
+
+    # clean deletes the sale's keys (its namespace's) and closes its clients.
+    def clean
       Sidekiq.redis { |c| c.scan_each(match: "*").each_slice(1000) { |ks| c.del(*ks) } }
-      0
+      Sidekiq.redis_pool.shutdown(&:close)
     end
 
     # shutdown traps SIGTERM as Sidekiq's CLI does (a self-pipe: a trap may not lock) and
     # stops as its Launcher does: at once when idle, else once the job is acknowledged
     # (the serve loop exits after answering that ack), or at the timeout with the job
-    # pushed back. It returns whether a stop was asked.
+    # pushed back. It returns whether a stop was asked, and what undoes the trap at the
+    # sale's end (its thread then ends).
     def shutdown(fetch, held, lock, timeout)
       reader, writer = IO.pipe
       asked = false
       trap("TERM") { writer.write_nonblock("T", exception: false) }
       Thread.new do
-        reader.read(1)
+        next unless reader.read(1) # the sale ended: the pipe closed, no signal came
         deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + timeout
         lock.synchronize do
           asked = true
@@ -106,7 +124,10 @@ module StockbenchAdapters
           exit!(0)
         end
       end
-      -> { asked }
+      [-> { asked }, lambda {
+        trap("TERM", "DEFAULT")
+        writer.close
+      }]
     end
 
     # take is BasicFetch#retrieve_work waiting wait seconds instead of its 2: the same

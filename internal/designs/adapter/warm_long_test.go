@@ -1,0 +1,90 @@
+//go:build long
+
+package adapter
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stockbench/stockbench/faults"
+	"github.com/stockbench/stockbench/internal/servers/redistest"
+	"github.com/stockbench/stockbench/internal/servers/rig"
+	"github.com/stockbench/stockbench/internal/servers/rig/rigtest"
+	"github.com/stockbench/stockbench/results"
+	"github.com/stockbench/stockbench/scenarios"
+)
+
+// TestWarmQueueProcesses: the queue adapters of RQ and Sidekiq serve sale after sale.
+// The next sale's pool says hello again to the processes the last one kept, each then
+// starting a worker of its own; the same seeds earn the same classes from kept
+// processes as from fresh ones, under no fault and under worker-crash, whose class no
+// race decides for either (both lose exactly a killed worker's job); no key outlives a
+// sale; once drained, no process is left.
+func TestWarmQueueProcesses(t *testing.T) {
+	h := rigtest.Harness(t)
+	sale, err := scenarios.LookupQueue("queue-sale")
+	if err != nil {
+		t.Fatal(err)
+	}
+	admin := redistest.Shared(t).Client(1)
+	defer admin.Close()
+	for _, c := range []struct {
+		name, command string
+		need          []string
+		fault         faults.Kind // one whose class is the same in every draw
+	}{
+		{"rq", "/usr/bin/python3 ../../../adapters/python/rq_queue.py", rqLib, faults.WorkerCrash},
+		{"sidekiq", "ruby ../../../adapters/ruby/bin/stockbench-sidekiq-queue", sidekiqLib, faults.WorkerCrash},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			need(t, c.name, c.need...)
+			cfg := Config{Name: "warm-" + c.name, Command: c.command, Procs: 4}
+			impl := Queue(cfg)
+			key := warmKey(cfg.Name, strings.Fields(c.command), DefaultPatience)
+			run := func(k faults.Kind, seed uint64) results.Run {
+				t.Helper()
+				s := sale
+				s.Seed, s.Conns = seed, cfg.Procs
+				if k != "" {
+					s.Faults = faults.Plan{{Kind: k}}
+				}
+				s.Prefix = fmt.Sprintf("{adapter:warm:%s:%s:%d}", c.name, k, seed)
+				r := rigtest.On(t, h, rig.Need{Nodes: 1, Faults: s.Faults, Conns: s.Conns}, func(ctx context.Context, red scenarios.Redis) (results.Run, error) {
+					return s.Run(ctx, red, impl)
+				})
+				if keys, _ := admin.Keys(context.Background(), s.Prefix+"*").Result(); len(keys) > 0 {
+					t.Errorf("%s seed %d: keys left behind: %v", k, seed, keys)
+				}
+				return r
+			}
+			t.Cleanup(Drain)
+
+			Drain()
+			first := run("", 1)
+			kept := keptPids(key)
+			if len(kept) != cfg.Procs || first.Verdict.Class != "SAFE" {
+				t.Fatalf("after a sale of %d processes: %d kept (%v), %s (%s)", cfg.Procs, len(kept), kept, first.Verdict.Cell(), first.Verdict)
+			}
+			if again := run("", 2); again.Verdict.Class != "SAFE" || !slices.Equal(keptPids(key), kept) {
+				t.Errorf("the next sale: want the same %d processes served it and kept, got %v; %s (%s)", cfg.Procs, keptPids(key), again.Verdict.Cell(), again.Verdict)
+			}
+			for _, k := range []faults.Kind{"", c.fault} {
+				for seed := uint64(10); seed < 12; seed++ {
+					warmRun := run(k, seed)
+					Drain()
+					fresh := run(k, seed)
+					if warmRun.Verdict.Class != fresh.Verdict.Class {
+						t.Errorf("%q seed %d: kept processes earned %s, fresh ones %s", k, seed, warmRun.Verdict.Cell(), fresh.Verdict.Cell())
+					}
+				}
+			}
+			Drain()
+			if left := leftBehind(reaped, strings.Fields(c.command)[1]); len(left) > 0 {
+				t.Errorf("processes left behind once drained: %v", left)
+			}
+		})
+	}
+}
