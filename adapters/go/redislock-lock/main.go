@@ -75,18 +75,7 @@ func main() {
 				}
 				return protocol.Reply{"renewed": err == nil}, nil
 			case "held":
-				// The README's check before going on with the work: "if ttl, err :=
-				// lock.TTL(ctx) ... else if ttl > 0" (README.md, v0.9.4), a script that reads
-				// the key's PTTL where it still holds this lock's token.
-				l, ok := leases[req.Lease]
-				if !ok {
-					return protocol.Reply{"held": false}, nil
-				}
-				ttl, err := l.TTL(ctx)
-				if err != nil {
-					return nil, err
-				}
-				return protocol.Reply{"held": ttl > 0}, nil
+				return held(ctx, leases[req.Lease])
 			case "release":
 				l, ok := leases[req.Lease]
 				delete(leases, req.Lease)
@@ -107,4 +96,18 @@ func main() {
 		}
 		return handle, supports, documented(*refresh), nil
 	})
+}
+
+// held is the README's check before going on with the work: "if ttl, err :=
+// lock.TTL(ctx) ... else if ttl > 0" (README.md, v0.9.4), a script that reads the key's
+// PTTL where it still holds this lock's token. A lease it does not know is not held.
+func held(ctx context.Context, l *redislock.Lock) (protocol.Reply, error) {
+	if l == nil {
+		return protocol.Reply{"held": false}, nil
+	}
+	ttl, err := l.TTL(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return protocol.Reply{"held": ttl > 0}, nil
 }

@@ -41,7 +41,7 @@ func TestReadRefuses(t *testing.T) {
 		{"neither", `{"name": "x"}`, `exactly one of "lock"`},
 		{"both", `{"name": "x", "lock": {}, "queue": {}}`, `exactly one of "lock"`},
 		{"no release", `{"name": "x", "lock": {` + acquire + `}}`, "lock.release: missing (a lock needs acquire, release)"},
-		{"unknown script", `{"name": "x", "lock": {` + acquire + `,` + release + `, "unlock": {"lua": "return 1"}}}`, "lock.unlock: no such script (a lock has: acquire, release, renew)"},
+		{"unknown script", `{"name": "x", "lock": {` + acquire + `,` + release + `, "unlock": {"lua": "return 1"}}}`, "lock.unlock: no such script (a lock has: acquire, release, renew, held)"},
 		{"unknown arg", `{"name": "x", "lock": {` + acquire + `, "release": {"lua": "return 1", "args": ["ttl"]}}}`, `lock.release.args[0]: "ttl" is not one of "token", "now_ms"`},
 		{"queue key in a lock", `{"name": "x", "lock": {` + acquire + `, "release": {"lua": "return 1", "keys": ["queue"]}}}`, `lock.release.keys[0]: "queue" is not one of "lock", "counter"`},
 		{"no source", `{"name": "x", "lock": {` + acquire + `, "release": {"keys": ["lock"]}}}`, `lock.release: give the script either inline ("lua") or as a file ("file")`},
