@@ -126,6 +126,9 @@ func lockOverlaps(holds []Hold) (broken int, worst []Violation, first *Violation
 // lock after the next holder had taken it (toldHeldAfter), and returns the first of
 // them as a violation.
 func toldHeldWhileTaken(holds []Hold) (n int, first *Violation) {
+	if !slices.ContainsFunc(holds, func(h Hold) bool { return h.Asked > 0 }) {
+		return 0, nil // no library was asked: no second sort of a sale's holds
+	}
 	hs := slices.Clone(holds)
 	slices.SortFunc(hs, func(a, b Hold) int { return cmp.Compare(a.Enter, b.Enter) })
 	for i := 1; i < len(hs); i++ {
