@@ -71,16 +71,7 @@ func TestWarmQueueProcesses(t *testing.T) {
 			if again := run("", 2); again.Verdict.Class != "SAFE" || !slices.Equal(keptPids(key), kept) {
 				t.Errorf("the next sale: want the same %d processes served it and kept, got %v; %s (%s)", cfg.Procs, keptPids(key), again.Verdict.Cell(), again.Verdict)
 			}
-			for _, k := range []faults.Kind{"", c.fault} {
-				for seed := uint64(10); seed < 12; seed++ {
-					warmRun := run(k, seed)
-					Drain()
-					fresh := run(k, seed)
-					if warmRun.Verdict.Class != fresh.Verdict.Class {
-						t.Errorf("%q seed %d: kept processes earned %s, fresh ones %s", k, seed, warmRun.Verdict.Cell(), fresh.Verdict.Cell())
-					}
-				}
-			}
+			sameWarmOrFresh(t, []faults.Kind{"", c.fault}, run)
 			Drain()
 			if left := leftBehind(reaped, strings.Fields(c.command)[1]); len(left) > 0 {
 				t.Errorf("processes left behind once drained: %v", left)

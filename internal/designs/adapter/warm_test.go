@@ -76,19 +76,25 @@ func TestWarmProcessesServeTheNextSale(t *testing.T) {
 		t.Errorf("under crash-holder: kept %v, before it %v: want one gone and its successor kept; class %s", after, kept, crashed.Verdict.Class)
 	}
 
-	// The same seeds, from kept processes and from fresh ones.
-	for _, k := range []faults.Kind{"", faults.CrashHolder} {
+	sameWarmOrFresh(t, []faults.Kind{"", faults.CrashHolder}, run)
+	Drain()
+	if left := leftBehind(reaped, script); len(left) > 0 {
+		t.Errorf("processes left behind once drained: %v", left)
+	}
+}
+
+// sameWarmOrFresh runs seeds 10 and 11 under each kind twice, first from the processes
+// kept warm and then, drained, from fresh ones, and checks that both earned one class.
+func sameWarmOrFresh(t *testing.T, kinds []faults.Kind, run func(faults.Kind, uint64) results.Run) {
+	t.Helper()
+	for _, k := range kinds {
 		for seed := uint64(10); seed < 12; seed++ {
 			warmRun := run(k, seed)
 			Drain()
 			fresh := run(k, seed)
 			if warmRun.Verdict.Class != fresh.Verdict.Class {
-				t.Errorf("%q seed %d: kept processes earned %s, fresh ones %s", k, seed, warmRun.Verdict.Class, fresh.Verdict.Class)
+				t.Errorf("%q seed %d: kept processes earned %s, fresh ones %s", k, seed, warmRun.Verdict.Cell(), fresh.Verdict.Cell())
 			}
 		}
-	}
-	Drain()
-	if left := leftBehind(reaped, script); len(left) > 0 {
-		t.Errorf("processes left behind once drained: %v", left)
 	}
 }
