@@ -232,3 +232,56 @@ func TestReliableListLateStamp(t *testing.T) {
 		t.Errorf("a third take while the second's lease is live: want ErrEmpty, got %v, %v", third, err)
 	}
 }
+
+// TestStreamLenWithoutLag: a group whose lag Redis no longer knows (nil in XINFO GROUPS,
+// as after a restart from an AOF, or after XGROUP SETID without ENTRIESREAD) still counts
+// the entries no worker has had; read as go-redis's -1, one pending task hid the rest,
+// and a sale ended with accepted orders undone. Past the counting bound, Len fails
+// rather than answer a number it does not know.
+func TestStreamLenWithoutLag(t *testing.T) {
+	ctx := context.Background()
+	impl, _ := queueimpl.Lookup("stream")
+	q, k := build(t, impl, time.Second)
+	c := redistest.Shared(t).Client(1)
+	t.Cleanup(func() { c.Close() })
+	for _, tc := range []struct {
+		waiting int
+		want    int64 // -1: Len fails
+	}{{0, 1}, {1, 2}, {2500, 2501}, {10_001, -1}} {
+		t.Run(fmt.Sprint(tc.waiting), func(t *testing.T) {
+			c.Del(ctx, k.Queue)
+			if err := q.(queueimpl.Setupper).Setup(ctx); err != nil {
+				t.Fatal(err)
+			}
+			pipe := c.Pipeline()
+			for i := range tc.waiting + 2 { // one done, one pending, the rest waiting
+				pipe.XAdd(ctx, &redis.XAddArgs{Stream: k.Queue, Values: []any{"id", fmt.Sprint(i)}})
+			}
+			if _, err := pipe.Exec(ctx); err != nil {
+				t.Fatal(err)
+			}
+			done, err := q.Dequeue(ctx, "w1", 100*time.Millisecond)
+			if err != nil {
+				t.Fatal(err)
+			}
+			done.Ack(ctx)
+			task, err := q.Dequeue(ctx, "w1", 100*time.Millisecond)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Between the first entry and the last, Redis cannot tell how many the group read.
+			taken, _ := c.XRangeN(ctx, k.Queue, "-", "+", 2).Result()
+			if err := c.XGroupSetID(ctx, k.Queue, "workers", taken[1].ID).Err(); err != nil {
+				t.Fatal(err)
+			}
+			n, err := q.Len(ctx)
+			switch {
+			case tc.want < 0 && err == nil:
+				t.Errorf("Len: want an error past %d entries, got %d", 10_000, n)
+			case tc.want >= 0 && (err != nil || n != tc.want):
+				t.Errorf("Len: want %d (1 pending, %d waiting), got %d, %v", tc.want, tc.waiting, n, err)
+			}
+			task.Ack(ctx)
+		})
+	}
+}
