@@ -17,7 +17,8 @@ held unacknowledged by its worker until it is due, is restored meanwhile, and ru
 sale's visibility timeout (default: none), for that case.
 
 Every key is put under the sale's hash tag (kombu's global_keyprefix), and deleted by
-the process when its stdin closes.
+the process when its stdin closes, or at bye: the process then serves the next sale
+(protocol 3) with an app and a worker of its own, as a fresh process would.
 """
 import argparse
 import os
@@ -25,9 +26,12 @@ import sys
 import threading
 
 from celery import Celery
+from celery.platforms import EX_OK
 from celery.signals import worker_ready
+from celery.worker import state
+from kombu.asynchronous import get_event_loop, set_event_loop
 
-from .protocol import Handoff, clean, hello, ready, requests, say
+from .protocol import Handoff, another, clean, hello, ready, requests, say
 
 # What Celery earns in stockbench's sales, with either fulfil. Without a countdown: a
 # worker killed mid-task leaves its message unacknowledged, restored only when a worker
@@ -57,14 +61,27 @@ IDEMPOTENT = {"none": ["SAFE"], "worker-crash": ["LOST", "SAFE"], "reclaimers": 
 
 
 def main():
+    """Serves sale after sale (protocol 3): each sale a Celery app and worker of its own,
+    made as a fresh process would make them, in a process whose imports are paid once."""
     opts = argparse.ArgumentParser(prog="celery_queue")
     opts.add_argument("--countdown-every", type=int, default=0)
     opts.add_argument("--countdown", type=float, default=1.5)
     args = opts.parse_args()
+    while True:
+        first, client = hello()
+        if client is None:
+            return 0 if another() else 1
+        try:
+            sale(first, client, args)
+        finally:
+            client.close()
+        if not another():
+            return 0
 
-    first, client = hello()
-    if client is None:
-        return 1
+
+def sale(first, client, args):
+    """One sale: a Celery app under the sale's key prefix, its worker in the main thread
+    (where Celery installs its signal handlers), the protocol in a thread of its own."""
     where, keys = first["redis"], first["keys"]
     visibility = first["visibility_ms"] / 1000.0
     prefix = keys["queue"] + ":celery:"
@@ -83,13 +100,36 @@ def main():
 
     handoff = Handoff()
 
-    @app.task(name="stockbench.fulfil", acks_late=True, bind=True)
+    # Not shared: a shared task is added to every app made afterwards, and the next
+    # sale's app would then run this one's (its handoff no longer served).
+    @app.task(name="stockbench.fulfil", acks_late=True, bind=True, shared=False)
     def fulfil(task, order, seq):
         handoff.run(order, seq, task.request.id)
 
+    stopped = threading.Event()  # the worker of this sale has returned
+    kept = threading.Event()  # bye ended the sale: the process serves the next
+    wake = os.pipe()
+
+    def bye():
+        # Kept only when no task of this sale is still in the worker (one the harness
+        # never acknowledged blocks the main thread) and the worker has not stopped on
+        # its own (a signal's shutdown): else the harness stops the process.
+        if handoff.busy() or stopped.is_set():
+            return False
+        state.should_stop = EX_OK  # Celery's warm shutdown, as its SIGTERM handler asks it
+        os.write(wake[1], b"x")  # the loop checks that flag once its poll returns
+        if not stopped.wait(2):
+            return False
+        for fd in wake:
+            os.close(fd)
+        app.close()
+        clean(client, prefix)
+        kept.set()
+        return True
+
     def serve():
         sent = 0
-        for req in requests():
+        for req in requests(on_bye=bye):
             rid, op = req.get("id", 0), req.get("op")
             try:
                 if op == "enqueue":
@@ -111,22 +151,36 @@ def main():
                     say({"id": rid, "error": "unknown op %s" % op})
             except Exception as e:  # a Redis error, through kombu's or redis-py's types
                 say({"id": rid, "error": "%s: %s" % (type(e).__name__, e)})
-        # stdin closed: the sale is over; leave nothing of Celery's behind.
+        if kept.is_set():
+            return  # the main thread reads the next hello
+        # stdin closed, or bye could not end the sale: leave nothing of Celery's behind.
         clean(client, prefix)
         sys.stdout.flush()
         os._exit(0)
 
-    @worker_ready.connect
     def answer(**_):
         # Ready once the worker consumes, as a deploy's readiness check would wait: a
         # worker that takes a second to start must not look like an empty queue.
         # kombu's restore looks for unacknowledged messages in the index alone, and
         # restores each from the hash: without either, a dead worker's message stays.
+        # Celery's signals are the process's, not the app's: this sale's receiver goes
+        # once it has answered, or the next sale's worker would start this one's thread.
+        worker_ready.disconnect(answer)
+        # The worker's loop polls for up to a second between looks at its stop flag: a
+        # pipe of its own in that poll lets bye wake it.
+        get_event_loop().add_reader(wake[0], os.read, wake[0], 1)
         ready(["queue", "ack"], DOCUMENTED, IDEMPOTENT,
-              lease_keys=[prefix + "unacked_index"], job_keys=[prefix + "unacked"])
+              lease_keys=[prefix + "unacked_index"], job_keys=[prefix + "unacked"], again=True)
         threading.Thread(target=serve, daemon=True).start()
 
-    # The worker runs in the main thread, where Celery installs its signal handlers.
-    app.Worker(pool="solo", concurrency=1, without_heartbeat=True, without_gossip=True, without_mingle=True,
-               loglevel="WARNING", quiet=True).start()
-    return 0
+    worker_ready.connect(answer, weak=False)
+    # What a process keeps of the last sale's worker: the flag its bye set, and kombu's
+    # event loop, which Celery's Hub step takes over when one is set (the last worker
+    # closed it: a worker on it never consumes).
+    state.should_stop = state.should_terminate = None
+    set_event_loop(None)
+    try:
+        app.Worker(pool="solo", concurrency=1, without_heartbeat=True, without_gossip=True, without_mingle=True,
+                   loglevel="WARNING", quiet=True).start()
+    finally:
+        stopped.set()

@@ -127,13 +127,23 @@ class Handoff:
     def __init__(self):
         self.offered = queue.Queue()  # (order, seq, task id, done)
         self.held = {}
+        self.running = 0  # tasks in the library's worker, offered or held
 
     def run(self, order, seq, task):
         """The task's body, in the library's worker: returns once the harness's worker
         has fulfilled the order and acknowledged it."""
         done = threading.Event()
-        self.offered.put((order, seq, task, done))
-        done.wait()
+        self.running += 1
+        try:
+            self.offered.put((order, seq, task, done))
+            done.wait()
+        finally:
+            self.running -= 1
+
+    def busy(self):
+        """Whether a task is still in the library's worker: its process cannot serve
+        another sale, since that worker would never return to its loop."""
+        return self.running > 0
 
     def dequeue(self, wait_ms):
         """The reply to a dequeue: the next task, or empty after wait_ms."""
