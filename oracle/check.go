@@ -61,12 +61,9 @@ type Report struct {
 	// release or a renewal touched another owner's lock, a clock jumped). The rest of
 	// Overlaps are holders who outlived their lease. Zero for a merged sale.
 	LockBroken int `json:"lock_broken"`
-	// ToldHeld counts the holders whose lock library, asked right before the write,
-	// told them they still held the lock once the next holder had taken it: each wrote
-	// on the library's wrong word, a LOCK-BROKEN charged to the library. FirstToldHeld
-	// is the first of them.
-	ToldHeld      int        `json:"told_held_while_taken,omitempty"`
-	FirstToldHeld *Violation `json:"first_told_held,omitempty"`
+	// Word is what the lock's library told the holders who asked it, right before
+	// their writes, whether they still held the lock (see [Word]).
+	Word
 	// Violations are the worst few overlaps with their holds, for the timelines.
 	Violations []Violation `json:"violations,omitempty"`
 	// Earliest is the first overlap, where the trouble began: an OVERLAP when its first
@@ -185,7 +182,7 @@ func Check(l *Ledger, f *Final) Report {
 	case l.Hosts <= 1:
 		r.Overlaps, r.LongestOverlap = overlaps(started)
 		r.LockBroken, r.Violations, r.Earliest = lockOverlaps(l.Holds)
-		r.ToldHeld, r.FirstToldHeld = toldHeldWhileTaken(l.Holds)
+		r.Word = libraryWord(l.Holds)
 		r.Outlived = firstOutlived(l.Holds)
 		r.ExpiredAtRelease = expiredAtRelease(l.Holds)
 	case r.Witness != nil:

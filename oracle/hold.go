@@ -122,24 +122,62 @@ func lockOverlaps(holds []Hold) (broken int, worst []Violation, first *Violation
 	return broken, worst, first
 }
 
-// toldHeldWhileTaken counts the holders whose library told them they still held the
-// lock after the next holder had taken it (toldHeldAfter), and returns the first of
-// them as a violation.
-func toldHeldWhileTaken(holds []Hold) (n int, first *Violation) {
+// Word is what a sale's lock library told its holders when asked "do I still hold
+// it?" right before their writes, against when their locks were gone.
+type Word struct {
+	// Asked counts the holds whose library was asked; ToldNo those told no (or an
+	// error), which did not write.
+	Asked  int `json:"asked,omitempty"`
+	ToldNo int `json:"told_no,omitempty"`
+	// ToldHeld counts the holders told "you hold it" once the next holder had taken
+	// the lock (toldHeldAfter): each wrote on the library's wrong word, a LOCK-BROKEN
+	// charged to the library. FirstToldHeld is the earliest of them.
+	ToldHeld int        `json:"told_held_while_taken,omitempty"`
+	FirstToldHeld *Violation `json:"first_told_held,omitempty"`
+	// Stale is the longest window in which the library told a holder "you hold it"
+	// while another held the lock: from the next holder's acquire to the answer.
+	Stale time.Duration `json:"stale_told_held_ns,omitempty"`
+	// ToBeTold is the longest a holder waited to be told no once its lock was gone,
+	// from when the harness knows it was (the lease's end, or the next holder's
+	// acquire where that came first) to the answer; an answer before then counts 0.
+	// A fault that deleted the key earlier makes the wait longer than this.
+	ToBeTold time.Duration `json:"time_to_be_told_ns,omitempty"`
+}
+
+// libraryWord judges the holders' questions to their library. A sale whose holders
+// never asked costs nothing: its holds, up to a million, are not sorted again.
+func libraryWord(holds []Hold) Word {
+	var w Word
 	if !slices.ContainsFunc(holds, func(h Hold) bool { return h.Asked > 0 }) {
-		return 0, nil // no library was asked: no second sort of a sale's holds
+		return w
 	}
 	hs := slices.Clone(holds)
 	slices.SortFunc(hs, func(a, b Hold) int { return cmp.Compare(a.Enter, b.Enter) })
-	for i := 1; i < len(hs); i++ {
-		if h, next := hs[i-1], hs[i]; toldHeldAfter(h, next) {
-			if n++; first == nil || h.Told < first.First.Told {
-				first = &Violation{Class: ClassBroken, First: h, Second: next, At: next.Enter,
-					For: min(h.Leave, next.Leave) - next.Enter, ToldAfter: h.Told - next.Enter}
+	for i, h := range hs {
+		if h.Asked == 0 {
+			continue
+		}
+		w.Asked++
+		gone := h.Lease
+		if i+1 < len(hs) {
+			next := hs[i+1]
+			gone = min(gone, next.Enter)
+			if toldHeldAfter(h, next) {
+				stale := h.Told - next.Enter
+				w.ToldHeld++
+				w.Stale = max(w.Stale, stale)
+				if w.FirstToldHeld == nil || h.Told < w.FirstToldHeld.First.Told {
+					w.FirstToldHeld = &Violation{Class: ClassBroken, First: h, Second: next, At: next.Enter,
+						For: min(h.Leave, next.Leave) - next.Enter, ToldAfter: stale}
+				}
 			}
 		}
+		if h.ToldNo {
+			w.ToldNo++
+			w.ToBeTold = max(w.ToBeTold, h.Told-gone)
+		}
 	}
-	return n, first
+	return w
 }
 
 // keepWorst adds v to the few kept, broken locks before overlaps and longer before

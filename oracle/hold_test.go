@@ -179,25 +179,33 @@ func TestFirstOutlived(t *testing.T) {
 
 // The holders told "you hold it" once the next holder had taken the lock are counted,
 // the first of them with how long after the next got in it was told; a holder told no,
-// or asked before the next got in, is not.
-func TestToldHeldWhileTaken(t *testing.T) {
+// or asked before the next got in, is not. The windows: the longest a library said
+// "held" while another held the lock, and the longest a holder waited to be told no
+// once its lock was gone (the lease's end, or the next acquire where that came first).
+func TestLibraryWord(t *testing.T) {
 	at := func(h Hold, askedMs int, no bool) Hold {
 		h.Asked, h.Told, h.ToldNo = time.Duration(askedMs)*ms, time.Duration(askedMs+2)*ms, no
 		return h
 	}
 	holds := []Hold{
-		at(hold(1, 0, 150), 125, false), // told yes 7ms after buyer 2 got in at 121ms
+		at(hold(1, 0, 150), 125, false), // told yes 6ms after buyer 2 got in at 121ms
 		hold(2, 120, 160),
-		at(hold(3, 300, 450), 430, true), // told no after buyer 4 got in
+		at(hold(3, 300, 450), 430, true), // told no 32ms after its lease ran out at 400ms
 		hold(4, 420, 460),
 		at(hold(5, 600, 650), 610, false), // told yes before buyer 6
 		hold(6, 700, 760),
+		at(hold(7, 800, 950), 920, true), // told no 71ms after buyer 9 got in at 851ms, inside its lease
+		hold(9, 850, 990),
+		at(hold(8, 1000, 1050), 1010, true), // told no inside its lease, before anyone got in
 	}
-	n, first := toldHeldWhileTaken(holds)
-	if n != 1 || first == nil || first.First.Buyer != 1 || first.Second.Buyer != 2 || first.ToldAfter != 6*ms {
-		t.Errorf("want buyer 1 told 6ms after buyer 2 got in, once; got %d, %+v", n, first)
+	w := libraryWord(holds)
+	if w.ToldHeld != 1 || w.FirstToldHeld == nil || w.FirstToldHeld.First.Buyer != 1 || w.FirstToldHeld.Second.Buyer != 2 || w.FirstToldHeld.ToldAfter != 6*ms {
+		t.Errorf("want buyer 1 told 6ms after buyer 2 got in, once; got %d, %+v", w.ToldHeld, w.FirstToldHeld)
 	}
-	if n, first := toldHeldWhileTaken([]Hold{hold(1, 0, 50), hold(2, 50, 90)}); n != 0 || first != nil {
-		t.Errorf("holders not asked: want none, got %d, %+v", n, first)
+	if want := (Word{Asked: 5, ToldNo: 3, ToldHeld: 1, FirstToldHeld: w.FirstToldHeld, Stale: 6 * ms, ToBeTold: 71 * ms}); w != want {
+		t.Errorf("want %+v, got %+v", want, w)
+	}
+	if w := libraryWord([]Hold{hold(1, 0, 50), hold(2, 50, 90)}); w != (Word{}) {
+		t.Errorf("holders not asked: want nothing, got %+v", w)
 	}
 }

@@ -30,6 +30,9 @@ type Draw struct {
 	Seed     uint64       `json:"seed"`
 	Class    oracle.Class `json:"class"`
 	Findings []string     `json:"findings,omitempty"`
+	// Word is what the lock's library told the draw's holders who asked it whether
+	// they still held the lock (its first case left out); nil when none asked.
+	Word *oracle.Word `json:"word,omitempty"`
 }
 
 // Has reports whether the draw earned class or found kind, as named.
@@ -40,6 +43,10 @@ func (d Draw) Has(name string) bool {
 // DrawOf is a finished run as a draw: its seed, class and kinds of finding.
 func DrawOf(run *Run) Draw {
 	d := Draw{Seed: run.Params.Seed, Class: run.Verdict.Class, Findings: FindingKinds(run.Verdict)}
+	if w := run.Oracle.Word; w.Asked > 0 {
+		w.FirstToldHeld = nil // the sale's own record tells it
+		d.Word = &w
+	}
 	if run.Sale != nil {
 		d.Seed = run.Sale.Seed()
 	}

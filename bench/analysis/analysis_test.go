@@ -263,3 +263,37 @@ func TestAnalyseSaysWhereTheTimeWent(t *testing.T) {
 		t.Errorf("the page lacks the time table:\n%s", page)
 	}
 }
+
+// TestWordTable: a lock's page gives, fault by fault, how long the library said "held"
+// while another holder had the lock and how long a holder waited to be told no, each
+// draw's longest as p50 / p99 / max over the draws that had one; a record whose holders
+// never asked says why there is nothing, and a queue's page has no such section.
+func TestWordTable(t *testing.T) {
+	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
+	told := func(asked, toldHeld int, stale time.Duration, toldNo int, toBeTold time.Duration) results.Draw {
+		return results.Draw{Class: oracle.ClassSafe, Word: &oracle.Word{Asked: asked, ToldHeld: toldHeld, Stale: stale, ToldNo: toldNo, ToBeTold: toBeTold}}
+	}
+	an := fixed()
+	an.Record.Cells = []Cell{
+		{Fault: "none", Draws: []results.Draw{told(5, 0, 0, 0, 0), told(4, 0, 0, 1, 0)}},
+		{Fault: "redis-pause", Draws: []results.Draw{told(3, 1, ms(12), 1, ms(30)), told(3, 2, ms(40), 0, 0), told(2, 1, ms(8), 2, ms(250)), {Class: oracle.ClassSafe}}},
+	}
+	page := an.Page()
+	for _, want := range []string{
+		"## The library's word against Redis",
+		"| none | 9 in 2 of 2 draws | none | 1 draw of 2: 0s / 0s / 0s |",
+		"| redis-pause | 8 in 3 of 4 draws | 3 draws of 3: 12ms / 40ms / 40ms | 2 draws of 3: 250ms / 250ms / 250ms |",
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %q:\n%s", want, page)
+		}
+	}
+	if page := fixed().Page(); !strings.Contains(page, "No holder in these draws asked the library") {
+		t.Errorf("a record without asking says so:\n%s", page)
+	}
+	queue := fixed()
+	queue.Record.Kind = results.QueueSale
+	if page := queue.Page(); strings.Contains(page, "The library's word") {
+		t.Errorf("a queue's page has no word table:\n%s", page)
+	}
+}

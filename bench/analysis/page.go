@@ -249,13 +249,14 @@ type md struct{ strings.Builder }
 func (b *md) p(format string, args ...any) { fmt.Fprintf(b, format+"\n", args...) }
 
 // Page is the library's page, in Markdown: what it is and where it came from, what it
-// claims, what each fault did, the findings, what the exploration searched, and where
+// claims, what each fault did, what a lock's library told its holders, the findings, what the exploration searched, and where
 // the time went.
 func (an Analysis) Page() string {
 	var b md
 	an.header(&b)
 	an.claims(&b)
 	an.cells(&b)
+	an.word(&b)
 	an.findings(&b)
 	an.time(&b)
 	return b.String()
