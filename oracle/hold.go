@@ -132,7 +132,7 @@ type Word struct {
 	// ToldHeld counts the holders told "you hold it" once the next holder had taken
 	// the lock (toldHeldAfter): each wrote on the library's wrong word, a LOCK-BROKEN
 	// charged to the library. FirstToldHeld is the earliest of them.
-	ToldHeld int        `json:"told_held_while_taken,omitempty"`
+	ToldHeld      int        `json:"told_held_while_taken,omitempty"`
 	FirstToldHeld *Violation `json:"first_told_held,omitempty"`
 	// Stale is the longest window in which the library told a holder "you hold it"
 	// while another held the lock: from the next holder's acquire to the answer.
