@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/stockbench/stockbench/faults"
+	"github.com/stockbench/stockbench/lockimpl"
 	"github.com/stockbench/stockbench/internal/servers/rig"
 	"github.com/stockbench/stockbench/internal/servers/rig/rigtest"
 	"github.com/stockbench/stockbench/results"
@@ -46,15 +47,7 @@ func TestWarmProcessesServeTheNextSale(t *testing.T) {
 	}
 	run := func(k faults.Kind, seed uint64) results.Run {
 		t.Helper()
-		s := sale
-		s.Seed = seed
-		if k != "" {
-			s.Faults = faults.Plan{{Kind: k}}
-		}
-		s.Prefix = fmt.Sprintf("{adapter:warm:%s:%d}", k, seed)
-		return rigtest.On(t, h, rig.Need{Nodes: 1, Faults: s.Faults, Conns: s.WithDefaults().Conns}, func(ctx context.Context, red scenarios.Redis) (results.Run, error) {
-			return s.Run(ctx, red, impl)
-		})
+		return runWith(t, h, sale, impl, k, seed)
 	}
 	t.Cleanup(Drain)
 
@@ -67,13 +60,21 @@ func TestWarmProcessesServeTheNextSale(t *testing.T) {
 	if again := run("", 2); !again.Complete || !slices.Equal(keptPids(key), kept) {
 		t.Errorf("the next sale: want the same %d processes served it and kept, got %v (complete %v)", cfg.Procs, keptPids(key), again.Complete)
 	}
-	// The holder crash-holder kills is replaced by a fresh process: that one is kept,
-	// the killed one is not.
+	// The holder crash-holder kills is replaced by a fresh process, as a supervisor
+	// starts one, even with kept ones idle (a sale of six left two spare): the successor
+	// is kept, the killed one is not.
+	six := cfg
+	six.Procs = 6
+	if r := runWith(t, h, sale, Lock(six, false), "", 4); !r.Complete {
+		t.Fatalf("a sale of 6 processes did not finish: %s", r.Verdict)
+	}
+	spare := keptPids(key)
 	crashed := run(faults.CrashHolder, 3)
 	after := keptPids(key)
-	gone := slices.DeleteFunc(slices.Clone(kept), func(pid int) bool { return slices.Contains(after, pid) })
-	if len(after) != cfg.Procs || len(gone) == 0 || crashed.Verdict.Class != "SAFE" {
-		t.Errorf("under crash-holder: kept %v, before it %v: want one gone and its successor kept; class %s", after, kept, crashed.Verdict.Class)
+	gone := slices.DeleteFunc(slices.Clone(spare), func(pid int) bool { return slices.Contains(after, pid) })
+	fresh := slices.DeleteFunc(slices.Clone(after), func(pid int) bool { return slices.Contains(spare, pid) })
+	if len(spare) != six.Procs || len(after) != six.Procs || len(gone) != 1 || len(fresh) != 1 || crashed.Verdict.Class != "SAFE" {
+		t.Errorf("under crash-holder: kept %v, before it %v: want one gone and a fresh successor kept in its place; class %s", after, spare, crashed.Verdict.Class)
 	}
 
 	sameWarmOrFresh(t, []faults.Kind{"", faults.CrashHolder}, run)
@@ -81,6 +82,21 @@ func TestWarmProcessesServeTheNextSale(t *testing.T) {
 	if left := leftBehind(reaped, script); len(left) > 0 {
 		t.Errorf("processes left behind once drained: %v", left)
 	}
+}
+
+// runWith runs sale on impl under kind k (none when empty) with seed, on a server of
+// its own.
+func runWith(t *testing.T, h *rig.Harness, sale scenarios.FlashSale, impl lockimpl.Impl, k faults.Kind, seed uint64) results.Run {
+	t.Helper()
+	s := sale
+	s.Seed = seed
+	if k != "" {
+		s.Faults = faults.Plan{{Kind: k}}
+	}
+	s.Prefix = fmt.Sprintf("{adapter:warm:%s:%d}", k, seed)
+	return rigtest.On(t, h, rig.Need{Nodes: 1, Faults: s.Faults, Conns: s.WithDefaults().Conns}, func(ctx context.Context, red scenarios.Redis) (results.Run, error) {
+		return s.Run(ctx, red, impl)
+	})
 }
 
 // sameWarmOrFresh runs seeds 10 and 11 under each kind twice, first from the processes
