@@ -8,9 +8,9 @@ import (
 	"testing"
 
 	"github.com/stockbench/stockbench/faults"
-	"github.com/stockbench/stockbench/lockimpl"
 	"github.com/stockbench/stockbench/internal/servers/rig"
 	"github.com/stockbench/stockbench/internal/servers/rig/rigtest"
+	"github.com/stockbench/stockbench/lockimpl"
 	"github.com/stockbench/stockbench/results"
 	"github.com/stockbench/stockbench/scenarios"
 )
