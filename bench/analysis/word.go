@@ -28,7 +28,7 @@ func (an Analysis) word(b *md) {
 		p("No holder in these draws asked the library whether it still held the lock before writing: the library offers no such API (see above), or the record was made before holders asked (2026-12-02); `make analyses` measures it anew.")
 		return
 	}
-	p("Each holder asked the library right before its write whether it still held the lock. **Told held while taken**: from the next holder's acquire to the library's \"held\", a write on the library's wrong word (LOCK-BROKEN). **Time to be told no**: from when the lock was gone (its lease's end, or the next holder's acquire where that came first; a fault that deleted the key earlier makes the true wait longer) to the library's \"no\". Each draw's longest, over the draws that had one.")
+	p("Each holder asked the library right before its write whether it still held the lock. **Told held while taken**: from the next holder's acquire to the library's \"held\", a write on the library's wrong word (LOCK-BROKEN). **Time to be told no**: from when the lock was gone (its lease's end, or the next holder's acquire where that came first; a fault that deleted the key earlier makes the true wait longer) to the library's \"no\", which a holder hears only when it asks, right before its write: after a pause or slow work, mostly how long the fault kept it from asking. Each draw's longest, over the draws that had one.")
 	p("")
 	p("| Fault | holders asked | told held while taken: draws, p50 / p99 / max | time to be told no: draws, p50 / p99 / max |\n|---|---|---|---|")
 	for _, cell := range r.Cells {
