@@ -132,8 +132,9 @@ var entries = []Entry{
 		Shows: "Redlock over five servers without persistence, restarted one after another while a holder keeps the " +
 			"lock for seconds, extending it every third of its 8 s TTL, and seven others poll for it every 100 ms (a " +
 			"leader's lock): Extend renews only where the key still is, so after the third restart the lease is on two " +
-			"servers, and the three restarted ones grant the lock to each other buyer inside the first one's lease: " +
-			"LOCK-BROKEN 3",
+			"servers, and the three restarted ones grant the lock to each other buyer inside the first one's lease, while " +
+			"its Until() still tells the first it holds it (asked before each write; about 4 s after the next got in): " +
+			"its writes undo theirs, LOST 3 with LOCK-BROKEN 3",
 		Buggy: Case{
 			Version: "redsync v4.8.1 (Go module proxy)",
 			Build:   []string{"go-adapters"},

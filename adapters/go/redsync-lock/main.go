@@ -4,7 +4,9 @@
 // it. It takes the lock servers hello names: one, or Redlock's majority of several
 // (it supports nodes: stockbench --adapter-nodes 5). Each try is one attempt
 // (WithTries(1)), each attempt given half the TTL (WithTimeoutFactor), as the built-in
-// designs take it; release is Unlock.
+// designs take it; release is Unlock. Before each write its holder asks the mutex's
+// Until(), the library's own "time of validity of acquired lock" (mutex.go), against
+// time.Now(): local, no round trip, as the library's Valid() deprecation says to.
 //
 // Flags:
 //
@@ -66,7 +68,7 @@ func main() {
 		}
 		l := &locks{rs: redsync.New(pools...), opts: opts, leases: map[string]*redsync.Mutex{}}
 		// ms: go-redis sends a sub-second expiry as PX, redsync extends with PEXPIRE
-		supports := []string{"lock", "nodes", "ms"}
+		supports := []string{"lock", "nodes", "ms", "held"}
 		if *extend {
 			supports = append(supports, "renew")
 		}
@@ -104,6 +106,9 @@ func (l *locks) handle(ctx context.Context, req protocol.Request) (protocol.Repl
 		}
 		renewed, err := m.ExtendContext(ctx)
 		return protocol.Reply{"renewed": renewed && err == nil}, nil
+	case "held":
+		m, ok := l.leases[req.Lease]
+		return protocol.Reply{"held": ok && time.Now().Before(m.Until())}, nil
 	case "release":
 		m, ok := l.leases[req.Lease]
 		delete(l.leases, req.Lease)
