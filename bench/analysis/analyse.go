@@ -28,6 +28,9 @@ type Config struct {
 	Shrink         time.Duration
 	// Explore, with a Budget, explores what the cells leave open, after them.
 	Explore explore.Config
+	// Repros are the library's standalone reproductions, each run once the findings
+	// are settled.
+	Repros []Repro
 	// Run runs one sale; Machine says where (CPUs, Redis), for the page.
 	Run     func(ctx context.Context, s results.Sale) (results.Run, error)
 	Machine string
@@ -54,6 +57,8 @@ type Record struct {
 	// shrunk and rerun, and the exploration's.
 	Findings    []Finding    `json:"findings"`
 	Exploration *Exploration `json:"exploration,omitempty"`
+	// Repros are the runs of the library's standalone reproductions.
+	Repros []ReproRun `json:"repros,omitempty"`
 	// Time is where the wall time went: the cells, the findings' shrinks and reruns,
 	// and the exploration's own phases, each with its sales' own time by part.
 	Time []explore.PhaseTime `json:"time,omitempty"`
@@ -123,6 +128,14 @@ func Analyse(ctx context.Context, cfg Config) *Record {
 		if t := a.time[ph]; t != nil {
 			rec.Time = append(rec.Time, *t)
 		}
+	}
+	for _, r := range cfg.Repros {
+		if ctx.Err() != nil {
+			break
+		}
+		run := r.Run(ctx)
+		a.progress("reproduction %s (%s): %s", r.ID, run.Command, run.Outcome())
+		rec.Repros = append(rec.Repros, run)
 	}
 	if cfg.Explore.Budget > 0 && ctx.Err() == nil {
 		a.explore(ctx)

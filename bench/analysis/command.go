@@ -107,7 +107,22 @@ func (f *Flags) Prepare(pos []string, cat *catalog.Catalog, design func(*flag.Fl
 	if err := errors.Join(bench.Writable(out), writable(f.Pages)); err != nil {
 		return nil, err
 	}
+	if p.Repros, err = Repros(pagesOf(f.Pages, pos[0]), cl.Library); err != nil {
+		return nil, err
+	}
 	return p, p.explore(f.Budget)
+}
+
+// pagesOf is the pages directory whose reproductions an analysis runs: the one it
+// writes to, else the one its claims file is in (DIR/claims/LIBRARY.json), else none.
+func pagesOf(pages, claimsFile string) string {
+	if pages != "" {
+		return pages
+	}
+	if dir := filepath.Dir(claimsFile); filepath.Base(dir) == ClaimsDir {
+		return filepath.Dir(dir)
+	}
+	return ""
 }
 
 func writable(dir string) error {

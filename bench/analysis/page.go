@@ -85,9 +85,8 @@ type Confirmation struct {
 	Why        string // why not, or what it rests on
 }
 
-// Confirmation judges f by the rule. Until a finding's standalone reproduction is in
-// the project (none is yet), (b) fails and no finding is confirmed; the page says
-// which meet (a).
+// Confirmation judges f by the rule: (b) by the record's runs of the library's
+// reproductions (DIR/repro), one of f's fault and class that exited 1.
 func (an Analysis) Confirmation(f Judged) Confirmation {
 	var c Confirmation
 	switch {
@@ -120,15 +119,23 @@ func (an Analysis) Confirmation(f Judged) Confirmation {
 		_, high := results.Wilson(k0, n0)
 		c.Statistics = low > high
 	}
+	rate := fmt.Sprintf("its rate, %s, is above its control's, %s", c.Shown, c.Control)
+	if f.Faults == faults.None {
+		rate = fmt.Sprintf("its rate, %s, is above zero under no fault", c.Shown)
+	}
+	repro, ok := an.reproOf(f.Finding)
 	switch {
 	case !c.Statistics && f.Faults == faults.None:
 		c.Why = fmt.Sprintf("its rate, %s, is not above zero", c.Shown)
 	case !c.Statistics:
 		c.Why = fmt.Sprintf("its rate, %s, is not above its control's, %s", c.Shown, c.Control)
-	case f.Faults == faults.None:
-		c.Why = fmt.Sprintf("its rate, %s, is above zero under no fault, but no standalone reproduction shows it yet", c.Shown)
+	case !ok:
+		c.Why = rate + ", but no standalone reproduction shows it yet"
+	case !repro.Shows():
+		c.Why = fmt.Sprintf("%s, but its standalone reproduction, %s, did not show it (%s)", rate, repro.ID, repro.Outcome())
 	default:
-		c.Why = fmt.Sprintf("its rate, %s, is above its control's, %s, but no standalone reproduction shows it yet", c.Shown, c.Control)
+		c.Confirmed = true
+		c.Why = fmt.Sprintf("%s, and its standalone reproduction, %s, shows it", rate, repro.ID)
 	}
 	return c
 }
@@ -362,6 +369,12 @@ func (an Analysis) findings(b *md) {
 	for i, f := range detail {
 		an.finding(b, i+1, f)
 	}
+	for _, r := range an.Record.Repros {
+		if !slices.ContainsFunc(detail, func(f Judged) bool { return f.Timing == "" && f.Faults == r.Faults && f.Class == r.Class }) {
+			p("A standalone reproduction of %s under %s, which these cells did not find, [%s/%s](%s/%s/) (`%s`, run %s): %s.\n",
+				r.Class, r.Faults, ReproDir, r.ID, ReproDir, r.ID, r.Command, r.Date, r.Outcome())
+		}
+	}
 	if stale := an.unsettled(); len(stale) > 0 {
 		p("Measured before the claims forbade them, so not shrunk or rerun yet (make analyses LIBS=%s):", an.Claims.Library)
 		p("")
@@ -428,7 +441,13 @@ func (an Analysis) finding(b *md, n int, f Judged) {
 	p("")
 	p("```\n%s\n```", strings.Join(f.Timeline, "\n"))
 	p("")
-	if an.Confirmation(f).Statistics && (f.Lookup == nil || f.Lookup.Known == "") {
+	repro, reproduced := an.reproOf(f.Finding)
+	if reproduced {
+		p("Its standalone reproduction, [%s/%s](%s/%s/) (`%s`, run %s in %s): %s. Its report: [%s/%s.md](%s/%s.md).\n",
+			ReproDir, repro.ID, ReproDir, repro.ID, repro.Command, repro.Date, repro.Elapsed, repro.Outcome(), ReportsDir, repro.ID, ReportsDir, repro.ID)
+		p("```\n%s\n```\n", strings.Join(repro.Output, "\n"))
+	}
+	if an.Confirmation(f).Statistics && !reproduced && (f.Lookup == nil || f.Lookup.Known == "") {
 		p("<details><summary>Draft report for %s</summary>\n", an.Claims.Tracker)
 		p("**%s %s: %s under %s**\n", an.Claims.Title, an.Claims.Release, f.Class, f.Faults)
 		for _, id := range f.Claims {

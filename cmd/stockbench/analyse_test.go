@@ -115,3 +115,31 @@ func TestAnalyseBadInput(t *testing.T) {
 		})
 	}
 }
+
+// TestAnalyseReproWithoutCommand: a reproduction directory beside the claims (DIR/repro,
+// for DIR/claims/LIBRARY.json) without its manifest is one line and exit 2, before any
+// server starts, and nothing is written.
+func TestAnalyseReproWithoutCommand(t *testing.T) {
+	dir := t.TempDir()
+	claims := filepath.Join(dir, "claims", "token.json")
+	os.MkdirAll(filepath.Dir(claims), 0o755)
+	b, err := os.ReadFile(claimsFile(t, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(claims, b, 0o644)
+	repro := filepath.Join(dir, "repro", "token-1")
+	os.MkdirAll(repro, 0o755)
+	os.WriteFile(filepath.Join(repro, "repro.php"), []byte("<?php exit(1);\n"), 0o644)
+	out := filepath.Join(t.TempDir(), "runs")
+	code, _, stderr := stockbench(t, "analyse", claims, "--out", out, "--redis", "process")
+	lines := strings.Split(strings.TrimSpace(stderr), "\n")
+	if code != bench.ExitUsage || len(lines) != 1 || !strings.Contains(lines[0], "token-1: no repro.json naming its command") {
+		t.Errorf("want exit 2 and one line naming the reproduction, got %d:\n%s", code, stderr)
+	}
+	for _, d := range []string{out, filepath.Join(dir, "records"), filepath.Join(dir, "token.md")} {
+		if _, err := os.Stat(d); !os.IsNotExist(err) {
+			t.Errorf("bad input must not create %s", d)
+		}
+	}
+}
