@@ -33,6 +33,9 @@ type Draw struct {
 	// Word is what the lock's library told the draw's holders who asked it whether
 	// they still held the lock (its first case left out); nil when none asked.
 	Word *oracle.Word `json:"word,omitempty"`
+	// Unstruck is set when a fault of the draw's plan never struck: what it showed
+	// was not shown under that plan.
+	Unstruck bool `json:"unstruck,omitempty"`
 }
 
 // Has reports whether the draw earned class or found kind, as named.
@@ -42,7 +45,7 @@ func (d Draw) Has(name string) bool {
 
 // DrawOf is a finished run as a draw: its seed, class and kinds of finding.
 func DrawOf(run *Run) Draw {
-	d := Draw{Seed: run.Params.Seed, Class: run.Verdict.Class, Findings: FindingKinds(run.Verdict)}
+	d := Draw{Seed: run.Params.Seed, Class: run.Verdict.Class, Findings: FindingKinds(run.Verdict), Unstruck: len(run.NotExercised) > 0}
 	if w := run.Oracle.Word; w.Asked > 0 {
 		w.FirstToldHeld = nil // the sale's own record tells it
 		d.Word = &w

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -362,29 +363,48 @@ func (a *analysis) explore(ctx context.Context) {
 	a.rec.Exploration = &Exploration{Budget: rep.Budget, Seed: rep.Seed, Draws: rep.Draws, Sales: rep.Sales, Regions: len(rep.Findings),
 		Faults: rep.Faults, NeverStruck: rep.NeverStruck(), Complete: rep.Complete}
 	for _, fd := range rep.Findings {
-		if len(fd.Rates) == 0 || fd.Rates[0].Runs == 0 {
-			continue
-		}
-		r := fd.Rates[0]
-		for _, class := range slices.Backward(oracle.Classes()) {
-			shown := 0
-			for _, d := range r.Draws.Each {
-				if d.Has(string(class)) {
-					shown++
-				}
-			}
-			if shown == 0 || class == oracle.ClassSafe {
-				continue
-			}
-			f := Finding{Faults: fd.Faults, Timing: fd.Timing, Class: class, Smallest: fd.Smallest, Shrunk: fd.Shrunk, ShrinkSales: fd.ShrinkSales,
-				Shown: shown, Reruns: r.Runs}
-			if r.Example != nil {
-				f.Verdict, f.Timeline = r.Example.Verdict.String(), Timeline(r.Example)
-			}
-			a.rec.Findings = append(a.rec.Findings, f)
-		}
+		a.rec.Findings = append(a.rec.Findings, regionFindings(fd)...)
 	}
 	a.progress("explored for %s: %d draws, %d sales, findings in %d regions", rep.Budget, rep.Draws, rep.Sales, len(rep.Findings))
+}
+
+// regionFindings are the classes the exploration's region fd showed in the reruns of
+// its smallest sale, each judged later by the claims under the region's faults. A rerun
+// whose planned fault never struck is left out, of the shown and of the reruns: what it
+// showed was not shown under that fault, and its claims must not excuse it.
+func regionFindings(fd *explore.Finding) []Finding {
+	if len(fd.Rates) == 0 || fd.Rates[0].Runs == 0 {
+		return nil
+	}
+	r := fd.Rates[0]
+	struck := 0
+	for _, d := range r.Draws.Each {
+		if !d.Unstruck {
+			struck++
+		}
+	}
+	var out []Finding
+	for _, class := range slices.Backward(oracle.Classes()) {
+		shown := 0
+		for _, d := range r.Draws.Each {
+			if !d.Unstruck && d.Has(string(class)) {
+				shown++
+			}
+		}
+		if shown == 0 || class == oracle.ClassSafe {
+			continue
+		}
+		f := Finding{Faults: fd.Faults, Timing: fd.Timing, Class: class, Smallest: fd.Smallest, Shrunk: fd.Shrunk, ShrinkSales: fd.ShrinkSales,
+			Shown: shown, Reruns: struck}
+		switch {
+		case r.Example != nil && len(r.Example.NotExercised) == 0:
+			f.Verdict, f.Timeline = r.Example.Verdict.String(), Timeline(r.Example)
+		case r.Example != nil:
+			f.Timeline = []string{"(the rerun kept as its example did not strike " + strings.Join(r.Example.NotExercised, ", ") + ")"}
+		}
+		out = append(out, f)
+	}
+	return out
 }
 
 // shows reports whether run showed class, as its verdict's class or a kind of finding.

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stockbench/stockbench/bench/explore"
 	"github.com/stockbench/stockbench/oracle"
 	"github.com/stockbench/stockbench/results"
 )
@@ -295,5 +296,41 @@ func TestWordTable(t *testing.T) {
 	queue.Record.Kind = results.QueueSale
 	if page := queue.Page(); strings.Contains(page, "The library's word") {
 		t.Errorf("a queue's page has no word table:\n%s", page)
+	}
+}
+
+// TestRegionFindingsLeaveOutUnstruckReruns: a rerun of an exploration's finding whose
+// planned fault never struck is no evidence under that fault, and is left out of both
+// the shown and the reruns; a region whose reruns never struck shows nothing.
+func TestRegionFindingsLeaveOutUnstruckReruns(t *testing.T) {
+	oversold := func(unstruck bool) results.Draw {
+		return results.Draw{Class: oracle.ClassOversold, Findings: []string{"OVERSOLD", "LOST-UPDATE"}, Unstruck: unstruck}
+	}
+	safe := results.Draw{Class: oracle.ClassSafe}
+	region := func(each ...results.Draw) *explore.Finding {
+		return &explore.Finding{Faults: "client-pause", Timing: "work < TTL",
+			Rates: []explore.Rate{{Runs: len(each), Draws: results.Draws{Runs: len(each), Each: each}}}}
+	}
+	tests := []struct {
+		name          string
+		region        *explore.Finding
+		shown, reruns int // of OVERSOLD; reruns 0: no finding
+	}{
+		{"all struck", region(oversold(false), oversold(false), safe), 2, 3},
+		{"one unstruck", region(oversold(false), oversold(true), safe), 1, 2},
+		{"none struck", region(oversold(true), oversold(true)), 0, 0},
+		{"no reruns", &explore.Finding{Faults: "none"}, 0, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fs := regionFindings(tt.region)
+			i := slices.IndexFunc(fs, func(f Finding) bool { return f.Class == oracle.ClassOversold })
+			switch {
+			case tt.reruns == 0 && len(fs) != 0:
+				t.Errorf("want no finding, got %+v", fs)
+			case tt.reruns > 0 && (i < 0 || fs[i].Shown != tt.shown || fs[i].Reruns != tt.reruns):
+				t.Errorf("want OVERSOLD in %d of %d reruns, got %+v", tt.shown, tt.reruns, fs)
+			}
+		})
 	}
 }

@@ -386,7 +386,7 @@ func (an Analysis) findings(b *md) {
 	if x := r.Exploration; x != nil {
 		p("## What the exploration searched")
 		p("")
-		p("Sizes, timings and faults together, for what the cells leave open: %d draws, %d sales in %s (seed %d) over %s. A sale whose holders' work reaches their lease is judged as under %s.",
+		p("Sizes, timings and faults together, for what the cells leave open: %d draws, %d sales in %s (seed %d) over %s. A sale whose holders' work reaches their lease is judged as under %s; a rerun whose planned fault never struck is left out of its finding's rate.",
 			x.Draws, x.Sales, x.Budget, x.Seed, strings.Join(x.Faults, ", "), cmp.Or(Slowed(r.Kind, "work >= "), "slow-work"))
 		if len(x.NeverStruck) > 0 {
 			p("Never struck: %s.", strings.Join(x.NeverStruck, ", "))
