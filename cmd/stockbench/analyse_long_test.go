@@ -31,6 +31,14 @@ func TestAnalyse(t *testing.T) {
   ]
 }`), 0o644)
 	pages := filepath.Join(dir, "pages")
+	// A standalone reproduction of the pause's oversell, with its report: run once the
+	// findings settle, it confirms the finding.
+	repro := filepath.Join(pages, "repro", "token-1")
+	os.MkdirAll(repro, 0o755)
+	os.MkdirAll(filepath.Join(pages, "reports"), 0o755)
+	os.WriteFile(filepath.Join(repro, "repro.json"), []byte(`{"faults": "client-pause", "class": "OVERSOLD", "command": ["./run.sh"]}`), 0o644)
+	os.WriteFile(filepath.Join(repro, "run.sh"), []byte("#!/bin/sh\necho 'two holders wrote: 2 sold of 1'\nexit 1\n"), 0o755)
+	os.WriteFile(filepath.Join(pages, "reports", "token-1.md"), []byte("# token oversells under a pause\n"), 0o644)
 	code, stdout, stderr := stockbenchWithin(t, 8*60e9, "analyse", claims, "--pages", pages, "--shrink", "15s", "--out", filepath.Join(dir, "runs"), "--redis", "process")
 	if code != bench.ExitOK {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
@@ -50,8 +58,11 @@ func TestAnalyse(t *testing.T) {
 		"OVERSOLD 5/5 (57%-100%): breaks a claim (pause)",
 		"### 1. OVERSOLD under client-pause: breaks the claim pause",
 		// Shown again in its reruns and never without the pause: above its control,
-		// confirmed by nothing until a standalone reproduction shows it.
-		"- Reruns: 20/20 (84%-100%) showed it again, 0/20 (0%-16%) without the fault. **Above its control**: its rate, 25/25 (87%-100%), is above its control's, 0/25 (0%-13%), but no standalone reproduction shows it yet.",
+		// and confirmed by its standalone reproduction.
+		"- Reruns: 20/20 (84%-100%) showed it again, 0/20 (0%-16%) without the fault. **Confirmed**: it breaks the library's own claim; its rate, 25/25 (87%-100%), is above its control's, 0/25 (0%-13%), and its standalone reproduction, token-1, shows it.",
+		"Its standalone reproduction, [repro/token-1](repro/token-1/) (`./run.sh`, run ",
+		"exit 1: it shows the break. Its report: [reports/token-1.md](reports/token-1.md).",
+		"two holders wrote: 2 sold of 1",
 		"- Rerun: `stockbench run --scenario fault-sale --lock token --fault client-pause ",
 		"## What the exploration searched",
 		"## Where the time went",
