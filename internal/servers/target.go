@@ -147,8 +147,8 @@ func clientOptions(o redis.UniversalOptions, conns, retries int) redis.Universal
 	o.MaxActiveConns = conns
 	o.PoolTimeout = time.Hour
 	o.ContextTimeoutEnabled = true
-	// Pipelines use the same bounded pool as single commands.
-	o.PipelinePoolSize = -1
+	// Pipelines share this bounded pool with single commands: go-redis v9.22 gives them a
+	// pool of their own only when a pipeline buffer size is set, and none is.
 	// No silent retries for buyers: a purchase script or a SET NX that timed out may have
 	// run, and running it again would be the harness's oversell, not the lock's.
 	o.MaxRetries = retries

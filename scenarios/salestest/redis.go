@@ -2,6 +2,7 @@ package salestest
 
 import (
 	"context"
+	"sync"
 	"testing"
 	"time"
 
@@ -38,11 +39,14 @@ func UseRedis(tb testing.TB, url string) *Redis {
 	return start(tb, servers.Config{URL: url})
 }
 
+var quietOnce sync.Once
+
 func start(tb testing.TB, cfg servers.Config) *Redis {
 	tb.Helper()
 	// go-redis logs every refused dial, and the kit dials servers while they start; the
-	// errors that matter reach the test as failures.
-	redis.SetLogger(quiet{})
+	// errors that matter reach the test as failures. Once: go-redis v9.22 keeps its
+	// logger in a plain variable, which a parallel test's client may be reading.
+	quietOnce.Do(func() { redis.SetLogger(quiet{}) })
 	p, err := cfg.Provider()
 	if err != nil {
 		tb.Fatalf("salestest: redis: %v", err)
