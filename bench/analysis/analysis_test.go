@@ -334,3 +334,37 @@ func TestRegionFindingsLeaveOutUnstruckReruns(t *testing.T) {
 		})
 	}
 }
+
+// TestCellsLeaveOutUnstruckDraws: a cell's draw in which its fault never struck showed
+// what it showed without that fault, so it is neither charged to the fault's claims nor
+// excused by them: counts and rates are over the draws the fault struck in, and a cell
+// whose fault never struck leaves its claims not exercised.
+func TestCellsLeaveOutUnstruckDraws(t *testing.T) {
+	broken := func(unstruck bool) results.Draw {
+		return results.Draw{Class: oracle.ClassBroken, Findings: []string{"LOCK-BROKEN"}, Unstruck: unstruck}
+	}
+	cell := Cell{Fault: "evict", Draws: []results.Draw{broken(false), broken(false), broken(true),
+		{Class: oracle.ClassNotExercised, Unstruck: true}, {Class: oracle.ClassSafe}}}
+	if got := cell.count(oracle.ClassBroken); got != 2 {
+		t.Errorf("count: want the 2 struck draws, got %d", got)
+	}
+	if got, want := cell.Judged(), 3; got != want {
+		t.Errorf("judged: want %d, got %d", want, got)
+	}
+	if got, want := cell.Rate(2), results.Proportion(2, 3); got != want {
+		t.Errorf("rate: want %s, got %s", want, got)
+	}
+	if got := standings(lockClaims, cell); !strings.Contains(got, "LOCK-BROKEN 2/3") || !strings.Contains(got, "the fault never struck in 2, whose classes are left out") {
+		t.Errorf("standings: %s", got)
+	}
+
+	an := fixed()
+	// crash-holder's draws never struck; one of them lost stock all the same.
+	an.Record.Cells[3].Draws[0] = results.Draw{Class: oracle.ClassOversold, Findings: []string{"OVERSOLD"}, Unstruck: true}
+	if seen := an.Record.Cells[3].Seen(an.Claims); len(seen) != 0 {
+		t.Errorf("a cell whose fault never struck shows nothing, got %+v", seen)
+	}
+	if got := an.Worst(); got != "LOCK-BROKEN 15/20 (53%-89%) under evict" {
+		t.Errorf("worst: %q", got)
+	}
+}

@@ -146,16 +146,25 @@ func (cell Cell) Seen(c *Claims) []Seen {
 	return out
 }
 
-// count is how many of the cell's draws showed class.
+// count is how many of the cell's judged draws showed class.
 func (cell Cell) count(class oracle.Class) int {
 	k := 0
 	for _, d := range cell.Draws {
-		if d.Has(string(class)) {
+		if !unstruck(d) && d.Has(string(class)) {
 			k++
 		}
 	}
 	return k
 }
+
+// unstruck reports a draw in which the cell's fault never struck: whatever it showed, it
+// did not show it under that fault, whose claims must neither excuse nor be charged
+// with it. A record from before draws kept Unstruck has only its NOT-EXERCISED class.
+func unstruck(d results.Draw) bool { return d.Unstruck || d.Class == oracle.ClassNotExercised }
+
+// Judged is how many of the cell's finished draws its fault struck in: those its counts
+// and rates are over.
+func (cell Cell) Judged() int { return len(cell.Draws) - cell.NotExercised() }
 
 // Target is the class of the cell to shrink and rerun, if any: its most severe that
 // breaks a claim, else its most severe that breaks the hold.
@@ -171,19 +180,19 @@ func (cell Cell) Target(c *Claims) (Seen, bool) {
 	return seen[i], true
 }
 
-// NotExercised counts the draws in which the fault never struck and nothing was found.
+// NotExercised counts the draws in which the fault never struck, whatever they showed.
 func (cell Cell) NotExercised() int {
 	n := 0
 	for _, d := range cell.Draws {
-		if d.Class == oracle.ClassNotExercised {
+		if unstruck(d) {
 			n++
 		}
 	}
 	return n
 }
 
-// Rate is k of the cell's finished draws with its 95% interval: "7/20 (18%-57%)".
-func (cell Cell) Rate(k int) string { return results.Proportion(k, len(cell.Draws)) }
+// Rate is k of the cell's judged draws with its 95% interval: "7/20 (18%-57%)".
+func (cell Cell) Rate(k int) string { return results.Proportion(k, cell.Judged()) }
 
 // joinIDs lists claim ids as the page does.
 func joinIDs(ids []string) string { return strings.Join(ids, ", ") }

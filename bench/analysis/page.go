@@ -44,7 +44,7 @@ func (an Analysis) ClaimStatus(cl Claim) Status {
 		if !cl.covers(cell.Fault) {
 			continue
 		}
-		struck = struck || cell.Fault == faults.None || cell.NotExercised() < len(cell.Draws)
+		struck = struck || cell.Fault == faults.None || cell.Judged() > 0
 		for _, s := range cell.Seen(an.Claims) {
 			if s.Standing == Breaks && slices.Contains(s.Claims, cl.ID) {
 				return Broken
@@ -102,7 +102,7 @@ func (an Analysis) Confirmation(f Judged) Confirmation {
 	}
 	k, n := f.Shown, f.Reruns
 	if cell, ok := an.cell(f.Faults); ok {
-		k, n = k+cell.count(f.Class), n+len(cell.Draws)
+		k, n = k+cell.count(f.Class), n+cell.Judged()
 	}
 	c.Shown = results.Proportion(k, n)
 	low, _ := results.Wilson(k, n)
@@ -114,7 +114,7 @@ func (an Analysis) Confirmation(f Judged) Confirmation {
 			c.Why = fmt.Sprintf("its control was not measured (a no-fault cell, and %d reruns of its smallest sale without the fault)", f.Reruns)
 			return c
 		}
-		k0, n0 := f.ControlShown+none.count(f.Class), f.ControlRuns+len(none.Draws)
+		k0, n0 := f.ControlShown+none.count(f.Class), f.ControlRuns+none.Judged()
 		c.Control = results.Proportion(k0, n0)
 		_, high := results.Wilson(k0, n0)
 		c.Statistics = low > high
@@ -188,9 +188,9 @@ func (an Analysis) Worst() string {
 	for _, cell := range an.Record.Cells {
 		for _, s := range cell.Seen(an.Claims) {
 			r, _ := s.Class.Rank()
-			if s.Standing.Finding() && (worst == "" || s.K*n > k*len(cell.Draws) || s.K*n == k*len(cell.Draws) && r > rank) {
+			if s.Standing.Finding() && (worst == "" || s.K*n > k*cell.Judged() || s.K*n == k*cell.Judged() && r > rank) {
 				worst = fmt.Sprintf("%s %s under %s", s.Class, cell.Rate(s.K), cell.Fault)
-				k, n, rank = s.K, len(cell.Draws), r
+				k, n, rank = s.K, cell.Judged(), r
 			}
 		}
 	}
@@ -527,7 +527,11 @@ func standings(c *Claims, cell Cell) string {
 		parts = append(parts, fmt.Sprintf("%s %s: %s", s.Class, cell.Rate(s.K), w))
 	}
 	if n := cell.NotExercised(); n > 0 {
-		parts = append(parts, fmt.Sprintf("the fault never struck in %d", n))
+		w := fmt.Sprintf("the fault never struck in %d", n)
+		if slices.ContainsFunc(cell.Draws, func(d results.Draw) bool { return unstruck(d) && d.Class != oracle.ClassNotExercised }) {
+			w += ", whose classes are left out"
+		}
+		parts = append(parts, w)
 	}
 	return cmp.Or(strings.Join(parts, "; "), "nothing found")
 }
