@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"slices"
 	"strings"
@@ -76,6 +77,7 @@ func start(ctx context.Context, name string, argv []string, patience time.Durati
 func spawn(name string, argv []string, patience time.Duration) (*proc, error) {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Env = adapterEnv()
 	p := &proc{name: name, patience: patience, cmd: cmd, wait: map[int64]chan reply{}, done: make(chan struct{})}
 	p.stderr.Store(&tail{})
 	cmd.Stderr = stderrOf{p}
@@ -374,4 +376,16 @@ func (t *tail) last() string {
 		s = s[i+1:]
 	}
 	return "; stderr: " + clip(s)
+}
+
+// adapterEnv is the environment an adapter process starts with: the command's own, and,
+// unless the user set it, GOMAXPROCS=1. A process serves one request at a time, so a
+// Go adapter needs one P; with as many as the machine has CPUs, each of a sale's dozens
+// of processes kept threads spinning for work between requests (see docs/performance.md).
+func adapterEnv() []string {
+	env := os.Environ()
+	if _, set := os.LookupEnv("GOMAXPROCS"); !set {
+		env = append(env, "GOMAXPROCS=1")
+	}
+	return env
 }

@@ -3,8 +3,10 @@ package adapter
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stockbench/stockbench/faults"
@@ -112,5 +114,33 @@ func sameWarmOrFresh(t *testing.T, kinds []faults.Kind, run func(faults.Kind, ui
 				t.Errorf("%q seed %d: kept processes earned %s, fresh ones %s", k, seed, warmRun.Verdict.Cell(), fresh.Verdict.Cell())
 			}
 		}
+	}
+}
+
+// TestAdapterEnvGivesGoOneP: an adapter process starts with the command's environment
+// and, unless the user set GOMAXPROCS, GOMAXPROCS=1 (a Go adapter serves one request at
+// a time; a P per CPU in each of a sale's dozens of processes cost the analyses half
+// their CPU); a user's own GOMAXPROCS is kept as it is.
+func TestAdapterEnvGivesGoOneP(t *testing.T) {
+	procs := func() []string {
+		var got []string
+		for _, kv := range adapterEnv() {
+			if strings.HasPrefix(kv, "GOMAXPROCS=") {
+				got = append(got, kv)
+			}
+		}
+		return got
+	}
+	t.Setenv("STOCKBENCH_ADAPTER_ENV_PROBE", "kept")
+	t.Setenv("GOMAXPROCS", "3")
+	if got := procs(); !slices.Equal(got, []string{"GOMAXPROCS=3"}) {
+		t.Errorf("a user's GOMAXPROCS=3: the adapter got %v", got)
+	}
+	os.Unsetenv("GOMAXPROCS") // t.Setenv restores it at the end
+	if got := procs(); !slices.Equal(got, []string{"GOMAXPROCS=1"}) {
+		t.Errorf("no GOMAXPROCS set: the adapter got %v, want GOMAXPROCS=1", got)
+	}
+	if !slices.Contains(adapterEnv(), "STOCKBENCH_ADAPTER_ENV_PROBE=kept") {
+		t.Error("the command's own environment is not passed on")
 	}
 }
