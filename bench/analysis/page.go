@@ -186,11 +186,12 @@ func (an Analysis) Worst() string {
 	var worst string
 	var k, n, rank int
 	for _, cell := range an.Record.Cells {
+		judged := cell.Judged()
 		for _, s := range cell.Seen(an.Claims) {
 			r, _ := s.Class.Rank()
-			if s.Standing.Finding() && (worst == "" || s.K*n > k*cell.Judged() || s.K*n == k*cell.Judged() && r > rank) {
+			if s.Standing.Finding() && (worst == "" || s.K*n > k*judged || s.K*n == k*judged && r > rank) {
 				worst = fmt.Sprintf("%s %s under %s", s.Class, cell.Rate(s.K), cell.Fault)
-				k, n, rank = s.K, cell.Judged(), r
+				k, n, rank = s.K, judged, r
 			}
 		}
 	}
