@@ -26,34 +26,36 @@ if ($block !== null && $block <= 0) {
     say(['ok' => false, 'error' => '--block wants a whole number of seconds above 0']);
     exit(2);
 }
-hello(['lock'], $documented);
-
-$leases = [];
-$next = 0;
-serve(function (array $req) use (&$leases, &$next, $block): array {
-    switch ($req['op'] ?? '') {
-    case 'try':
-        $seconds = intdiv($req['ttl_ms'] + 999, 1000);
-        $lock = new RedisLock(new PhpRedisConnection(redis()), $req['key'], $seconds);
-        if ($block === null) {
-            $granted = $lock->get();
-        } else {
-            try {
-                $granted = $lock->block($block);
-            } catch (LockTimeoutException $e) {
-                $granted = false;
+// Sale after sale (protocol 3): each from its hello to its bye, with leases of its own.
+do {
+    hello(['lock'], $documented, again: true);
+    $leases = [];
+    $next = 0;
+    $more = serve(function (array $req) use (&$leases, &$next, $block): array {
+        switch ($req['op'] ?? '') {
+        case 'try':
+            $seconds = intdiv($req['ttl_ms'] + 999, 1000);
+            $lock = new RedisLock(new PhpRedisConnection(redis()), $req['key'], $seconds);
+            if ($block === null) {
+                $granted = $lock->get();
+            } else {
+                try {
+                    $granted = $lock->block($block);
+                } catch (LockTimeoutException $e) {
+                    $granted = false;
+                }
             }
+            if (!$granted) {
+                return ['granted' => false];
+            }
+            $lease = 'l' . (++$next);
+            $leases[$lease] = $lock;
+            return ['granted' => true, 'lease' => $lease];
+        case 'release':
+            $lock = $leases[$req['lease']] ?? null;
+            unset($leases[$req['lease']]);
+            return ['released' => $lock !== null && $lock->release()];
         }
-        if (!$granted) {
-            return ['granted' => false];
-        }
-        $lease = 'l' . (++$next);
-        $leases[$lease] = $lock;
-        return ['granted' => true, 'lease' => $lease];
-    case 'release':
-        $lock = $leases[$req['lease']] ?? null;
-        unset($leases[$req['lease']]);
-        return ['released' => $lock !== null && $lock->release()];
-    }
-    return ['error' => 'unknown op ' . ($req['op'] ?? '')];
-});
+        return ['error' => 'unknown op ' . ($req['op'] ?? '')];
+    });
+} while ($more);

@@ -42,14 +42,6 @@ $idempotent = array_map(fn ($c) => array_values(array_diff($c, ['DUPLICATED'])) 
 // worker while the first still works on it: DUPLICATED with no fault (DUPLICATED 2 seen
 // here at the sale's default 500 ms), and so under any fault, with a naive fulfil.
 function retry_after(array $hello): int { return max(1, intdiv(($hello['visibility_ms'] ?? 1000) + 999, 1000)); }
-$hello = hello(['queue', 'ack'], function (array $hello) use ($naive, $idempotent): array {
-    if (retry_after($hello) === 1) {
-        $naive = array_map(fn ($c) => array_values(array_unique([...$c, 'DUPLICATED'])), $naive);
-    }
-    return [$naive, $idempotent];
-});
-$keys = $hello['keys'];
-$retryAfter = retry_after($hello);
 
 // connection is Laravel's Redis factory, as a queue connection is given one: it hands
 // out the adapter's connection (redis(), made anew after an error).
@@ -61,42 +53,59 @@ final class Connection implements Factory {
         return new PhpRedisConnection($redis);
     }
 }
-$queue = new RedisQueue(new Connection($keys['queue'] . ':'), 'orders', null, $retryAfter);
-$queue->setContainer(new Container());
 
-$jobs = [];
-serve(function (array $req) use ($queue, &$jobs): array {
-    switch ($req['op'] ?? '') {
-    case 'enqueue':
-        $queue->push('stockbench', ['order' => $req['order'], 'seq' => $req['seq']]);
-        return ['ok' => true];
-    case 'dequeue':
-        $deadline = microtime(true) + $req['wait_ms'] / 1000;
-        while (($job = $queue->pop()) === null) {
-            if (microtime(true) >= $deadline) {
-                return ['empty' => true];
-            }
-            usleep(50000);
-        }
-        $data = $job->payload()['data'];
-        $task = $job->getJobId() . ':' . $job->attempts();
-        $jobs[$task] = $job;
-        return ['order' => (string)$data['order'], 'seq' => (int)$data['seq'], 'task' => $task];
-    case 'ack':
-        $job = $jobs[$req['task']] ?? null;
-        unset($jobs[$req['task']]);
-        $job?->delete();
-        return ['ok' => $job !== null];
-    case 'len':
-        return ['len' => $queue->size()];
+// forget deletes Laravel's keys at the sale's end (bye, or stdin closed), as a queue
+// emptied.
+function forget(array $keys): void {
+    try {
+        $redis = redis();
+        $redis->setOption(Redis::OPT_PREFIX, $keys['queue'] . ':');
+        $redis->del(['queues:orders', 'queues:orders:reserved', 'queues:orders:delayed', 'queues:orders:notify']);
+    } catch (RedisException $e) {
     }
-    return ['error' => 'unknown op ' . ($req['op'] ?? '')];
-});
-
-// The sale is over (stdin closed): Laravel's keys go with it, as a queue emptied.
-try {
-    $redis = redis();
-    $redis->setOption(Redis::OPT_PREFIX, $keys['queue'] . ':');
-    $redis->del(['queues:orders', 'queues:orders:reserved', 'queues:orders:delayed', 'queues:orders:notify']);
-} catch (RedisException $e) {
 }
+
+// Sale after sale (protocol 3): each from its hello to its bye, with a queue and jobs
+// of its own.
+do {
+    $hello = hello(['queue', 'ack'], function (array $hello) use ($naive, $idempotent): array {
+        if (retry_after($hello) === 1) {
+            $naive = array_map(fn ($c) => array_values(array_unique([...$c, 'DUPLICATED'])), $naive);
+        }
+        return [$naive, $idempotent];
+    }, again: true);
+    $keys = $hello['keys'];
+    $retryAfter = retry_after($hello);
+
+    $queue = new RedisQueue(new Connection($keys['queue'] . ':'), 'orders', null, $retryAfter);
+    $queue->setContainer(new Container());
+
+    $jobs = [];
+    $more = serve(function (array $req) use ($queue, &$jobs): array {
+        switch ($req['op'] ?? '') {
+        case 'enqueue':
+            $queue->push('stockbench', ['order' => $req['order'], 'seq' => $req['seq']]);
+            return ['ok' => true];
+        case 'dequeue':
+            $deadline = microtime(true) + $req['wait_ms'] / 1000;
+            while (($job = $queue->pop()) === null) {
+                if (microtime(true) >= $deadline) {
+                    return ['empty' => true];
+                }
+                usleep(50000);
+            }
+            $data = $job->payload()['data'];
+            $task = $job->getJobId() . ':' . $job->attempts();
+            $jobs[$task] = $job;
+            return ['order' => (string)$data['order'], 'seq' => (int)$data['seq'], 'task' => $task];
+        case 'ack':
+            $job = $jobs[$req['task']] ?? null;
+            unset($jobs[$req['task']]);
+            $job?->delete();
+            return ['ok' => $job !== null];
+        case 'len':
+            return ['len' => $queue->size()];
+        }
+        return ['error' => 'unknown op ' . ($req['op'] ?? '')];
+    }, fn () => forget($keys));
+} while ($more);

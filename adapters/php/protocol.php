@@ -5,12 +5,20 @@
 function say(array $m): void { fwrite(STDOUT, json_encode($m) . "\n"); fflush(STDOUT); }
 
 // hello reads the first line and connects as it says, answering with supports and the
-// verdict classes the adapter documents by fault (protocol version 2), and for a queue
-// with an idempotent fulfil when those differ; it exits on a hello it cannot take.
+// verdict classes the adapter documents by fault (protocol version 2, or 3 below), and
+// for a queue with an idempotent fulfil when those differ; it exits on a hello it cannot
+// take.
 // $documented may be a function of the hello, returning both, for verdicts that depend
-// on the sale's settings.
-function hello(array $supports, array|callable $documented, ?array $idempotent = null): array {
-    $hello = json_decode(fgets(STDIN), true);
+// on the sale's settings. $again: the adapter serves another sale after bye (protocol 3,
+// when the harness speaks it), looping `do { hello(...); ... } while (serve(...));`; a
+// kept process whose stdin ends while it waits for the next hello exits 0.
+function hello(array $supports, array|callable $documented, ?array $idempotent = null, bool $again = false): array {
+    $line = fgets(STDIN);
+    if ($line === false && !empty($GLOBALS['stockbench_bye'])) {
+        exit(0);
+    }
+    $hello = json_decode($line === false ? '' : $line, true);
+    $GLOBALS['stockbench_bye'] = false;
     if (!is_array($hello) || ($hello['op'] ?? '') !== 'hello' || !in_array(2, $hello['versions'] ?? [], true)) {
         say(['ok' => false, 'error' => 'want hello, protocol 2']);
         exit(1);
@@ -30,7 +38,8 @@ function hello(array $supports, array|callable $documented, ?array $idempotent =
         say(['ok' => false, 'error' => 'connect: ' . $e->getMessage()]);
         exit(1);
     }
-    $said = ['ok' => true, 'protocol' => 2, 'supports' => $supports, 'documented' => (object)$documented];
+    $GLOBALS['stockbench_again'] = $again && in_array(3, $hello['versions'], true);
+    $said = ['ok' => true, 'protocol' => $GLOBALS['stockbench_again'] ? 3 : 2, 'supports' => $supports, 'documented' => (object)$documented];
     if ($idempotent !== null) {
         $said['documented_idempotent'] = (object)$idempotent;
     }
@@ -147,11 +156,26 @@ function seed_lock($redis, string $key, int $ttlS): bool {
     return true;
 }
 
-// serve answers each request with handle's reply, or with the Redis error it met.
-function serve(callable $handle): void {
+// serve answers each request with handle's reply, or with the Redis error it met, until
+// stdin ends or, under protocol 3, bye ends the sale. $end, when given, runs then (a queue
+// deletes its library's keys); at bye the connection is closed so that the next hello
+// connects anew, from nothing of this sale, and bye is answered. It returns whether bye
+// ended the sale, so that another hello follows.
+function serve(callable $handle, ?callable $end = null): bool {
     while (($line = fgets(STDIN)) !== false) {
         $req = json_decode($line, true);
         $id = $req['id'] ?? 0;
+        if (!empty($GLOBALS['stockbench_again']) && ($req['op'] ?? '') === 'bye') {
+            $end && $end();
+            try {
+                isset($GLOBALS['stockbench_redis']) && $GLOBALS['stockbench_redis']->close();
+            } catch (RedisException | RedisClusterException $e) {
+            }
+            unset($GLOBALS['stockbench_redis']);
+            $GLOBALS['stockbench_bye'] = true;
+            say(['id' => $id, 'ok' => true]);
+            return true;
+        }
         try {
             say(['id' => $id] + $handle($req));
         } catch (RedisException | RedisClusterException $e) {
@@ -161,4 +185,6 @@ function serve(callable $handle): void {
             say(['id' => $id, 'error' => $e->getMessage()]);
         }
     }
+    $end && $end();
+    return false;
 }

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stockbench/stockbench/faults"
 	"github.com/stockbench/stockbench/internal/servers/redistest"
@@ -17,7 +18,7 @@ import (
 	"github.com/stockbench/stockbench/scenarios"
 )
 
-// TestWarmQueueProcesses: the queue adapters of RQ, Sidekiq and Celery serve sale after sale.
+// TestWarmQueueProcesses: the queue adapters of RQ, Sidekiq, Celery and Laravel serve sale after sale.
 // The next sale's pool says hello again to the processes the last one kept, each then
 // starting a worker of its own; the same seeds earn the same classes from kept
 // processes as from fresh ones, under no fault and under worker-crash, whose class no
@@ -34,13 +35,18 @@ func TestWarmQueueProcesses(t *testing.T) {
 	for _, c := range []struct {
 		name, command string
 		need          []string
-		fault         faults.Kind // one whose class is the same in every draw
+		fault         faults.Kind   // one whose class is the same in every draw
+		visibility    time.Duration // the sale's, when not its default
 	}{
-		{"rq", "/usr/bin/python3 ../../../adapters/python/rq_queue.py", rqLib, faults.WorkerCrash},
-		{"sidekiq", "ruby ../../../adapters/ruby/bin/stockbench-sidekiq-queue", sidekiqLib, faults.WorkerCrash},
+		{"rq", "/usr/bin/python3 ../../../adapters/python/rq_queue.py", rqLib, faults.WorkerCrash, 0},
+		{"sidekiq", "ruby ../../../adapters/ruby/bin/stockbench-sidekiq-queue", sidekiqLib, faults.WorkerCrash, 0},
 		// Celery's worker-crash is a race (a fresh worker's restore may come past the
 		// visibility timeout); an evicted job is lost by every draw.
-		{"celery", "/usr/bin/python3 ../../../adapters/python/celery_queue.py", celeryLib, faults.EvictJob},
+		{"celery", "/usr/bin/python3 ../../../adapters/python/celery_queue.py", celeryLib, faults.EvictJob, 0},
+		// Laravel's retry_after at 1 s gives a job back within the second it was
+		// popped in, a race with no fault (docs/analyses/reports/laravel-queue-1.md);
+		// at 2 s no job of this sale outlives its reservation.
+		{"laravel", "php ../../../adapters/php/laravel-queue.php", laravel, faults.WorkerCrash, 2 * time.Second},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			need(t, c.name, c.need...)
@@ -51,6 +57,9 @@ func TestWarmQueueProcesses(t *testing.T) {
 				t.Helper()
 				s := sale
 				s.Seed, s.Conns = seed, cfg.Procs
+				if c.visibility > 0 {
+					s.Visibility = c.visibility
+				}
 				if k != "" {
 					s.Faults = faults.Plan{{Kind: k}}
 				}
@@ -77,6 +86,53 @@ func TestWarmQueueProcesses(t *testing.T) {
 			sameWarmOrFresh(t, []faults.Kind{"", c.fault}, run)
 			Drain()
 			if left := leftBehind(reaped, strings.Fields(c.command)[1]); len(left) > 0 {
+				t.Errorf("processes left behind once drained: %v", left)
+			}
+		})
+	}
+}
+
+// TestWarmPHPLockProcesses: Symfony's and Laravel's lock adapters serve sale after
+// sale. The next sale's pool says hello again to the processes the last one kept; the
+// same seeds earn the same classes from kept processes as from fresh ones under no
+// fault and under crash-holder (SAFE for a token lock, no race deciding it); once
+// drained, no process is left.
+func TestWarmPHPLockProcesses(t *testing.T) {
+	h := rigtest.Harness(t)
+	sale, err := scenarios.Lookup("fault-sale")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name, script string
+		need         []string
+	}{
+		{"symfony", "../../../adapters/php/symfony-lock.php", symfonyLock},
+		{"laravel", "../../../adapters/php/laravel-lock.php", laravel},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			need(t, c.name, c.need...)
+			cfg := Config{Name: "warm-" + c.name, Command: "php " + c.script, Procs: 4}
+			impl := Lock(cfg, false)
+			key := warmKey(cfg.Name, []string{"php", c.script}, DefaultPatience)
+			run := func(k faults.Kind, seed uint64) results.Run {
+				t.Helper()
+				return runWith(t, h, sale, impl, k, seed)
+			}
+			t.Cleanup(Drain)
+
+			Drain()
+			first := run("", 1)
+			kept := keptPids(key)
+			if len(kept) != cfg.Procs || first.Verdict.Class != "SAFE" {
+				t.Fatalf("after a sale of %d processes: %d kept (%v), %s (%s)", cfg.Procs, len(kept), kept, first.Verdict.Cell(), first.Verdict)
+			}
+			if again := run("", 2); again.Verdict.Class != "SAFE" || !slices.Equal(keptPids(key), kept) {
+				t.Errorf("the next sale: want the same %d processes served it and kept, got %v; %s (%s)", cfg.Procs, keptPids(key), again.Verdict.Cell(), again.Verdict)
+			}
+			sameWarmOrFresh(t, []faults.Kind{"", faults.CrashHolder}, run)
+			Drain()
+			if left := leftBehind(reaped, c.script); len(left) > 0 {
 				t.Errorf("processes left behind once drained: %v", left)
 			}
 		})
