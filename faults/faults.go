@@ -43,6 +43,7 @@ const (
 	ClockJump       Kind = "clock-jump"
 	NetLatency      Kind = "net-latency"
 	NetTimeout      Kind = "net-timeout"
+	AppBlackhole    Kind = "app-blackhole"
 	Evict           Kind = "evict"
 	WorkerCrash     Kind = "worker-crash"
 	WorkerCrashLate Kind = "worker-crash-late"
@@ -188,6 +189,10 @@ type Needs struct {
 	// LateReplicas: the cluster's replicas join only as ClusterKill strikes, after the
 	// buyers' clients mapped it (ReplicaLate).
 	LateReplicas bool
+	// PerApp: the fault acts on one application instance's connections, so each
+	// instance reaches the lock servers through a path of its own, and the sale needs
+	// two instances at least (FlashSale.Apps).
+	PerApp bool
 }
 
 // ServerArgs are the redis-server arguments the faulted server starts with, after the
@@ -207,7 +212,7 @@ func (n Needs) Disrupts() bool { return n.Owned || n.Proxy || n.Sentinel || n.Cl
 func (n Needs) or(o Needs) Needs {
 	return Needs{n.SeparateStock || o.SeparateStock, n.Replica || o.Replica, n.Proxy || o.Proxy, n.Owned || o.Owned,
 		cmp.Or(n.Persist, o.Persist), n.Clock || o.Clock, n.Sentinel || o.Sentinel, n.Cluster || o.Cluster,
-		n.AllLocks || o.AllLocks, n.Debug || o.Debug, n.LateReplicas || o.LateReplicas}
+		n.AllLocks || o.AllLocks, n.Debug || o.Debug, n.LateReplicas || o.LateReplicas, n.PerApp || o.PerApp}
 }
 
 // Hook is the moment a fault strikes.
@@ -247,7 +252,7 @@ type Spec struct {
 	length float64
 	// server acts on the lock server for d while the victim (who) works, and says what
 	// it did.
-	server func(ctx context.Context, in *Injector, d time.Duration, who string) (string, error)
+	server func(ctx context.Context, in *Injector, d time.Duration, who Who) (string, error)
 	// by: the fault's length is how far a clock jumps (by=), not how long it lasts (for=).
 	by bool
 	// choice names the fault's one named setting (a mode, a persistence), and choices its
@@ -342,7 +347,7 @@ var specs = []Spec{
 	{
 		Kind: RedisPause, Applies: Locks, Fires: OnVictim, Needs: Needs{SeparateStock: true, Owned: true},
 		Summary: fmt.Sprintf("the lock server stops %s the TTL while the %s holder works", length, nth),
-		server: func(ctx context.Context, in *Injector, d time.Duration, who string) (string, error) {
+		server: func(ctx context.Context, in *Injector, d time.Duration, who Who) (string, error) {
 			return fmt.Sprintf("lock server paused %s while %s holds the lock", d, who), in.srv.Lock.Pause(ctx, d)
 		},
 	},
@@ -351,7 +356,7 @@ var specs = []Spec{
 		choice: "persist", choices: words(Persistences),
 		Summary:  fmt.Sprintf("the lock server (or the queue's) is killed and restarts while the %s holder (or task) is being worked on: empty, or with what its persistence mode kept (persist=none|rdb|aof-everysec|aof-always)", nth),
 		timeless: true,
-		server: func(ctx context.Context, in *Injector, _ time.Duration, who string) (string, error) {
+		server: func(ctx context.Context, in *Injector, _ time.Duration, who Who) (string, error) {
 			began := time.Now()
 			err := in.srv.Lock.Restart(ctx)
 			// How long it was down says whether a lock it kept had expired meanwhile.
@@ -380,7 +385,7 @@ var specs = []Spec{
 			return "replica detached from the lock server", in.srv.Replica.Detach(ctx)
 		},
 		timeless: true,
-		server: func(ctx context.Context, in *Injector, _ time.Duration, who string) (string, error) {
+		server: func(ctx context.Context, in *Injector, _ time.Duration, who Who) (string, error) {
 			// Clients move first, as a sentinel tells them to; then the old primary dies.
 			in.srv.Lock.Redirect(in.srv.Replica.Addr())
 			return fmt.Sprintf("lock server killed; its replica, detached before, serves in its place while %s holds the lock", who),
@@ -390,7 +395,7 @@ var specs = []Spec{
 	{
 		Kind: ClockJump, Applies: Locks, Fires: OnVictim, Needs: Needs{SeparateStock: true, Owned: true, Clock: true}, by: true,
 		Summary: fmt.Sprintf("the lock server's wall clock jumps %s the TTL forward while the %s holder works: Redis keeps expiries as wall-clock times, so its keys expire early (by=how far)", length, nth),
-		server: func(ctx context.Context, in *Injector, d time.Duration, who string) (string, error) {
+		server: func(ctx context.Context, in *Injector, d time.Duration, who Who) (string, error) {
 			return fmt.Sprintf("lock server's clock jumped %s forward while %s holds the lock", d, who), in.srv.Lock.JumpClock(ctx, d)
 		},
 	},
@@ -402,8 +407,16 @@ var specs = []Spec{
 	{
 		Kind: NetTimeout, Applies: Locks, Fires: OnVictim, Needs: Needs{SeparateStock: true, Proxy: true},
 		Summary: fmt.Sprintf("the network to the lock server carries nothing for %s the TTL while the %s holder works (toxiproxy)", length, nth),
-		server: func(ctx context.Context, in *Injector, d time.Duration, who string) (string, error) {
+		server: func(ctx context.Context, in *Injector, d time.Duration, who Who) (string, error) {
 			return fmt.Sprintf("network to the lock server carries nothing for %s while %s holds the lock", d, who), in.outage(ctx, d)
+		},
+	},
+	{
+		Kind: AppBlackhole, Applies: Locks, Fires: OnVictim, Needs: Needs{SeparateStock: true, Proxy: true, PerApp: true}, optIn: true,
+		Summary: fmt.Sprintf("the network between the %s holder's application instance and the lock servers carries nothing for %s the TTL, its connections left open, while the other instances reach them (toxiproxy; the sale's --apps 2 or more, 2 when not given)", nth, length),
+		server: func(ctx context.Context, in *Injector, d time.Duration, who Who) (string, error) {
+			return fmt.Sprintf("network between app %d and the lock servers carries nothing for %s while %s holds the lock; the other apps reach them", who.App+1, d, who),
+				in.blackhole(ctx, who.App, d)
 		},
 	},
 	{
@@ -420,7 +433,7 @@ var specs = []Spec{
 		start:    groupSynced,
 		Summary:  fmt.Sprintf("the Sentinel group's master is killed while the %s holder works; the sentinels promote its replica (real Sentinel, containers)", nth),
 		timeless: true,
-		server: func(ctx context.Context, in *Injector, _ time.Duration, who string) (string, error) {
+		server: func(ctx context.Context, in *Injector, _ time.Duration, who Who) (string, error) {
 			detail, err := in.srv.Sentinel.KillMaster(ctx)
 			return fmt.Sprintf("%s, while %s holds the lock", detail, who), err
 		},
@@ -429,7 +442,7 @@ var specs = []Spec{
 		Kind: SentinelPartition, Applies: Locks, Fires: OnVictim, Needs: Needs{Sentinel: true},
 		start:   groupSynced,
 		Summary: fmt.Sprintf("the Sentinel group's master is cut off from the sentinels and its replica, not from the buyers, while the %s holder works: a split brain", nth),
-		server: func(ctx context.Context, in *Injector, d time.Duration, who string) (string, error) {
+		server: func(ctx context.Context, in *Injector, d time.Duration, who Who) (string, error) {
 			detail, err := in.srv.Sentinel.Partition(ctx, d)
 			return fmt.Sprintf("%s, while %s holds the lock", detail, who), err
 		},
@@ -442,7 +455,7 @@ var specs = []Spec{
 			"replica=listed (the default): every master lists its replica in the slot map before the buyers' clients connect; "+
 			"replica=late: the replicas join as the fault strikes, after the clients mapped the cluster, as a replica added to a running cluster", nth),
 		timeless: true,
-		server: func(ctx context.Context, in *Injector, _ time.Duration, who string) (string, error) {
+		server: func(ctx context.Context, in *Injector, _ time.Duration, who Who) (string, error) {
 			detail, err := in.srv.Cluster.KillMaster(ctx, in.prefix)
 			return fmt.Sprintf("%s, while %s holds the lock", detail, who), err
 		},
@@ -452,7 +465,7 @@ var specs = []Spec{
 		start:    slotsSynced,
 		Summary:  fmt.Sprintf("on a Redis Cluster of containers, the sale's slot (lock and stock) migrates to another master while the %s holder works (ASK, TRYAGAIN, then MOVED)", nth),
 		timeless: true,
-		server: func(ctx context.Context, in *Injector, _ time.Duration, who string) (string, error) {
+		server: func(ctx context.Context, in *Injector, _ time.Duration, who Who) (string, error) {
 			detail, err := in.srv.Cluster.Migrate(ctx, in.prefix)
 			return fmt.Sprintf("%s, while %s holds the lock", detail, who), err
 		},
@@ -536,7 +549,7 @@ func slotsSynced(ctx context.Context, in *Injector, _ Fault) (string, error) {
 
 // rolling restarts a majority of the lock servers one after another, waiting gap before
 // each, and says how long each took to answer again.
-func rolling(ctx context.Context, in *Injector, gap time.Duration, who string) (string, error) {
+func rolling(ctx context.Context, in *Injector, gap time.Duration, who Who) (string, error) {
 	n := len(in.srv.Locks)/2 + 1
 	took := make([]string, 0, n)
 	for i := range n {

@@ -118,14 +118,14 @@ func TestTable(t *testing.T) {
 
 // TestKinds: a matrix shows a sale's faults on its own clients first, then those on its
 // servers, each list in the table's order; the default matrix leaves out cpu-starve,
-// term-holder, rolling-restart, server-errors, reclaimers, the evictions, consumer-churn, worker-term and step-term, which designs
-// document all the same.
+// term-holder, rolling-restart, server-errors, app-blackhole, reclaimers, the evictions,
+// consumer-churn, worker-term and step-term, which designs document all the same.
 func TestKinds(t *testing.T) {
 	for _, tt := range []struct {
 		a            Applies
 		want, matrix []Kind
 	}{
-		{Locks, []Kind{SlowWork, ClientPause, CPUStarve, TermHolder, CrashAcquire, CrashHolder, RedisPause, RedisRestart, RollingRestart, ServerErrors, Failover, ClockJump, NetLatency, NetTimeout, Evict},
+		{Locks, []Kind{SlowWork, ClientPause, CPUStarve, TermHolder, CrashAcquire, CrashHolder, RedisPause, RedisRestart, RollingRestart, ServerErrors, Failover, ClockJump, NetLatency, NetTimeout, AppBlackhole, Evict},
 			[]Kind{SlowWork, ClientPause, CrashAcquire, CrashHolder, RedisPause, RedisRestart, Failover, ClockJump, NetLatency, NetTimeout, Evict}},
 		{Queues, []Kind{WorkerCrash, WorkerCrashLate, WorkerPause, Reclaimers, EvictLease, EvictJob, ConsumerChurn, WorkerTerm, StepTerm, RedisRestart}, []Kind{WorkerCrash, WorkerCrashLate, WorkerPause, RedisRestart}},
 	} {
@@ -196,7 +196,7 @@ func TestVictim(t *testing.T) {
 	}
 	in.started = time.Now()
 	for n := 1; n <= 6; n++ {
-		v := in.Held(0)
+		v := in.Held(0, 0)
 		switch n {
 		case 3:
 			if v.Until.IsZero() || v.Crash {
@@ -273,7 +273,7 @@ func TestRateDrawsBySeed(t *testing.T) {
 			t.Fatal(err)
 		}
 		for b := range 5000 {
-			if v := in.Held(b); !v.Until.IsZero() {
+			if v := in.Held(b, 0); !v.Until.IsZero() {
 				hit = append(hit, b)
 				total += time.Until(v.Until)
 			}

@@ -60,11 +60,25 @@ type Servers struct {
 	// LockLink is the path to Lock; Links are every path, for NetLatency.
 	LockLink Link
 	Links    []Link
+	// AppLinks, when each application instance reaches the lock servers through paths
+	// of its own (Needs.PerApp), returns them by instance (from 0), each in the lock
+	// servers' order: AppBlackhole cuts one instance's, and the faults on every path
+	// (NetLatency, NetTimeout) act on every instance's.
+	AppLinks func() [][]Link
 	// Sentinel is the Sentinel group the sale runs on, for the Sentinel faults.
 	Sentinel Group
 	// Cluster is the Redis Cluster the sale runs on, for the cluster faults.
 	Cluster Slots
 }
+
+// Who is the victim a server fault strikes while it works: as the record names it, and
+// the application instance (from 0) that serves it, for a fault that cuts one instance.
+type Who struct {
+	Name string
+	App  int
+}
+
+func (w Who) String() string { return w.Name }
 
 // Event is something a fault did, for the record.
 type Event struct {
@@ -131,6 +145,8 @@ func New(plan Plan, srv Servers, ttl time.Duration, prefix string, seed uint64) 
 		return nil, fmt.Errorf("faults %s need the sale on a Redis Cluster the harness starts", plan)
 	case n.Proxy && srv.LockLink == nil:
 		return nil, fmt.Errorf("faults %s need toxiproxy between buyers and Redis", plan)
+	case n.PerApp && srv.AppLinks == nil:
+		return nil, fmt.Errorf("faults %s cut one application instance off: each needs paths of its own to the lock servers", plan)
 	}
 	halt, stop := context.WithCancel(context.Background())
 	in := &Injector{plan: plan, srv: srv, ttl: ttl, prefix: prefix, seed: seed, halt: halt, stop: stop, hit: make(map[Kind]int),
@@ -323,32 +339,33 @@ func (v Victim) Wait(ctx context.Context) error {
 	return wait.Until(ctx, v.Until)
 }
 
-// Held is called by each holder (buyer, from 0) right after it read the stock; it
-// returns what the holder must do. Holders are numbered in the order they read; a fault
-// at a rate draws its victims by buyer, so that the same seed strikes the same buyers.
-func (in *Injector) Held(buyer int) Victim {
+// Held is called by each holder (buyer, from 0) right after it read the stock, with the
+// application instance that serves it (from 0); it returns what the holder must do.
+// Holders are numbered in the order they read; a fault at a rate draws its victims by
+// buyer, so that the same seed strikes the same buyers.
+func (in *Injector) Held(buyer, app int) Victim {
 	n := int(in.holds.Add(1))
-	return in.victim(n, buyer, "holder", n)
+	return in.victim(n, buyer, Who{"holder", app}, n)
 }
 
-// Firing is Held for a scheduled drop's scheduler instance (from 1) that holds the lock
-// with wave (from 0) due: holds are numbered among those that have a wave to fire, and
-// the record names the scheduler and its wave.
-func (in *Injector) Firing(scheduler, wave int) Victim {
+// Firing is Held for a scheduled drop's scheduler instance (from 1), served by app, that
+// holds the lock with wave (from 0) due: holds are numbered among those that have a wave
+// to fire, and the record names the scheduler and its wave.
+func (in *Injector) Firing(scheduler, wave, app int) Victim {
 	n := int(in.holds.Add(1))
-	return in.victim(n, wave, fmt.Sprintf("scheduler %d, firing wave", scheduler), wave+1)
+	return in.victim(n, wave, Who{fmt.Sprintf("scheduler %d, firing wave", scheduler), app}, wave+1)
 }
 
 // Delivered is called by a queue worker right after it took a task; it returns what the
 // worker must do. Tasks are numbered in the order they were taken.
 func (in *Injector) Delivered() Victim {
 	n := int(in.deliveries.Add(1))
-	return in.victim(n, n, "the worker with task", n)
+	return in.victim(n, n, Who{Name: "the worker with task"}, n)
 }
 
 // victim is what the plan makes of victim n (who, drawn by key at a rate): its own fate,
 // and the server faults it must wait out. The record calls it who and shown.
-func (in *Injector) victim(n, key int, who string, shown int) Victim {
+func (in *Injector) victim(n, key int, who Who, shown int) Victim {
 	var v Victim
 	for _, a := range in.armed {
 		if a.spec.Fires != OnVictim || !a.strikes(n, key, in.seed) {
@@ -363,7 +380,7 @@ func (in *Injector) victim(n, key int, who string, shown int) Victim {
 			}
 		}
 		if a.spec.server != nil {
-			v.await, v.margin = in.fire(a, fmt.Sprintf("%s %d", who, shown)), in.margin()
+			v.await, v.margin = in.fire(a, Who{fmt.Sprintf("%s %d", who, shown), who.App}), in.margin()
 		}
 	}
 	return v
@@ -462,7 +479,7 @@ func (in *Injector) Purchasing(thinks bool) Victim {
 		}
 		switch {
 		case a.spec.server != nil:
-			in.fire(a, fmt.Sprintf("purchase %d", n))
+			in.fire(a, Who{Name: fmt.Sprintf("purchase %d", n)})
 		case a.spec.thinks && thinks:
 			d := a.length(in.ttl, in.seed, n)
 			v.Until = later(v.Until, time.Now().Add(d))
@@ -482,7 +499,7 @@ func (in *Injector) margin() time.Duration { return max(in.ttl/2, 100*time.Milli
 // fire starts server fault a in the background and returns what to wait on. A fault,
 // once begun, is carried through even when the sale is stopped, until Stop: a pause then
 // ends early, and the server is resumed.
-func (in *Injector) fire(a armed, who string) *sync.WaitGroup {
+func (in *Injector) fire(a armed, who Who) *sync.WaitGroup {
 	var wg sync.WaitGroup
 	wg.Add(1)
 	in.fired.Add(1)
@@ -490,7 +507,7 @@ func (in *Injector) fire(a armed, who string) *sync.WaitGroup {
 	began := time.Since(in.started)
 	in.mu.Lock()
 	in.inFlight++
-	in.under[&wg] = Event{Began: began, Fault: a.Kind, Detail: "under way (" + who + ")"}
+	in.under[&wg] = Event{Began: began, Fault: a.Kind, Detail: "under way (" + who.Name + ")"}
 	in.mu.Unlock()
 	go func() {
 		defer in.fired.Done()

@@ -16,7 +16,7 @@ import (
 // latency delays every response on every link.
 func latency(_ context.Context, in *Injector, f Fault) (string, error) {
 	var errs []error
-	for _, l := range in.srv.Links {
+	for _, l := range in.paths(in.srv.Links, -1) {
 		errs = append(errs, l.AddToxic("latency", "latency", map[string]any{
 			"latency": f.latency().Milliseconds(), "jitter": f.jitter().Milliseconds(),
 		}))
@@ -28,11 +28,59 @@ func latency(_ context.Context, in *Injector, f Fault) (string, error) {
 // timeout toxic drops what is sent meanwhile, and closes the connections as it is
 // removed (its Cleanup), so that clients meet errors and dial again.
 func (in *Injector) outage(ctx context.Context, d time.Duration) error {
-	if err := in.srv.LockLink.AddToxic("outage", "timeout", map[string]any{"timeout": 0}); err != nil {
-		return err
+	return cut(ctx, "outage", in.paths([]Link{in.srv.LockLink}, 0), d)
+}
+
+// paths is own and, when application instances have paths of their own, theirs: every
+// one (server < 0) or the one to lock server server.
+func (in *Injector) paths(own []Link, server int) []Link {
+	if in.srv.AppLinks == nil {
+		return own
 	}
-	wait.Sleep(ctx, d)
-	return in.srv.LockLink.RemoveToxic("outage")
+	for _, ls := range in.srv.AppLinks()[1:] {
+		switch {
+		case server < 0:
+			own = append(own, ls...)
+		case server < len(ls):
+			own = append(own, ls[server])
+		}
+	}
+	return own
+}
+
+// cut stops all data on links for d, or until ctx ends, with toxiproxy's timeout
+// toxic (named name).
+func cut(ctx context.Context, name string, links []Link, d time.Duration) error {
+	var errs []error
+	added := links[:0:0]
+	for _, l := range links {
+		if err := l.AddToxic(name, "timeout", map[string]any{"timeout": 0}); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		added = append(added, l)
+	}
+	if len(errs) == 0 {
+		wait.Sleep(ctx, d)
+	}
+	for _, l := range added {
+		errs = append(errs, l.RemoveToxic(name))
+	}
+	return errors.Join(errs...)
+}
+
+// blackhole stops all data between application instance app and the lock servers for
+// d, or until ctx ends, as outage does on the path every instance shares; the other
+// instances' paths carry on.
+func (in *Injector) blackhole(ctx context.Context, app int, d time.Duration) error {
+	if in.srv.AppLinks == nil {
+		return errors.New("app-blackhole: the sale's instances share one path to the lock servers")
+	}
+	all := in.srv.AppLinks()
+	if app < 0 || app >= len(all) || len(all[app]) == 0 {
+		return fmt.Errorf("app-blackhole: app %d has no path of its own to the lock servers", app+1)
+	}
+	return cut(ctx, "blackhole", all[app], d)
 }
 
 // evict makes the lock server evict the keys with the shortest TTL first and keeps it
@@ -86,7 +134,7 @@ func usedMemory(ctx context.Context, c redis.UniversalClient) (int64, error) {
 // answerErrors makes the lock server answer errors to writes for d, then as before: OOM
 // (maxmemory below what it uses, noeviction), or READONLY (a replica of a master that
 // is not there, which keeps its data, as a demoted master does until it syncs).
-func answerErrors(ctx context.Context, in *Injector, d time.Duration, who string) (string, error) {
+func answerErrors(ctx context.Context, in *Injector, d time.Duration, who Who) (string, error) {
 	c := in.srv.Admin
 	mode := ModeOOM
 	for _, a := range in.armed {
@@ -137,7 +185,7 @@ const (
 // full sync: DEBUG RELOAD saves it and loads it back, slowed to keyDelay a key over
 // filler keys written for it. Every client meanwhile meets LOADING; the server comes
 // back with its keys, less those that expired while it loaded (Redis skips them).
-func reload(ctx context.Context, in *Injector, d time.Duration, who string) (string, error) {
+func reload(ctx context.Context, in *Injector, d time.Duration, who Who) (string, error) {
 	c := in.srv.Admin
 	n := max(1, int((d+keyDelay-1)/keyDelay))
 	fill := in.prefix + ":reload-fill:"

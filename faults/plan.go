@@ -227,6 +227,17 @@ func (p Plan) OnlyRates() bool {
 	return true
 }
 
+// PerApp is the plan's first fault that cuts one application instance off
+// (Needs.PerApp), if any.
+func (p Plan) PerApp() (Kind, bool) {
+	for _, f := range p {
+		if spec(f.Kind).Needs.PerApp {
+			return f.Kind, true
+		}
+	}
+	return "", false
+}
+
 // Needs returns what p needs: what any of its faults needs.
 func (p Plan) Needs() Needs {
 	var n Needs

@@ -53,7 +53,7 @@ func TestRollingRestart(t *testing.T) {
 		}
 		in.Start(context.Background())
 		began := time.Now()
-		v := in.Held(0)
+		v := in.Held(0, 0)
 		if err := v.Wait(context.Background()); err != nil {
 			t.Fatal(err)
 		}

@@ -14,13 +14,24 @@ import (
 // the network), and its own copy of the design.
 
 // appClients returns the buyers' clients of n application instances: r's own for the
-// first, and fresh pools of the same servers for the others; the second result is the
-// clients it opened, for the caller to close.
+// first, and fresh pools of the same servers for the others (of the lock servers, through
+// paths of their own where r opens them: AppLocks); the second result is the clients it
+// opened, for the caller to close.
 func appClients(r Redis, n int) ([]Redis, []redis.UniversalClient, error) {
 	apps := []Redis{r}
 	var opened []redis.UniversalClient
-	for range n - 1 {
+	for i := range n - 1 {
 		copies := make(map[redis.UniversalClient]redis.UniversalClient)
+		if r.AppLocks != nil { // paths of the instance's own, a fault may cut
+			own, err := r.AppLocks(i + 1)
+			if err != nil {
+				closeClients(opened)
+				return nil, nil, err
+			}
+			for j, l := range r.Locks {
+				copies[l] = own[j]
+			}
+		}
 		again := func(c redis.UniversalClient) (redis.UniversalClient, error) {
 			if d, ok := copies[c]; ok {
 				return d, nil

@@ -359,7 +359,7 @@ func (ls *lockSale) critical(ctx context.Context, h *hold, i int, id string, lea
 	if ls.Critical == Atomic {
 		// The faults strike a holder as it is about to write: lock or no lock, one
 		// script cannot be overwritten by a late one.
-		if v := ls.inj.Held(ls.id(i)); v != (faults.Victim{}) {
+		if v := ls.inj.Held(ls.id(i), i%len(ls.apps)); v != (faults.Victim{}) {
 			if err := ls.suffer(ctx, h, ls.id(i), lease, v); err != nil {
 				return 0, err
 			}
@@ -383,7 +383,7 @@ func (ls *lockSale) critical(ctx context.Context, h *hold, i int, id string, lea
 		return 0, fmt.Errorf("flash-sale: read stock: %w", err)
 	}
 	h.read = time.Now()
-	if v := ls.inj.Held(ls.id(i)); v != (faults.Victim{}) {
+	if v := ls.inj.Held(ls.id(i), i%len(ls.apps)); v != (faults.Victim{}) {
 		if err := ls.suffer(ctx, h, ls.id(i), lease, v); err != nil {
 			return 0, err
 		}

@@ -33,6 +33,11 @@ type Redis struct {
 	// Topology is how a design's own client reaches a Sentinel group or a cluster, when
 	// the sale's Redis is one (lockimpl.Env.Topology). Default: nil.
 	Topology *lockimpl.Topology
+	// AppLocks, when set, opens application instance app's (from 1) clients of the
+	// lock servers, as many as Locks, each through a path of its own that a fault
+	// cutting one instance off acts on (faults.Needs.PerApp); whoever set it closes
+	// them. Default: nil, every instance a pool like Locks', on their path.
+	AppLocks func(app int) ([]redis.UniversalClient, error)
 }
 
 // Single is a Redis where one client serves as stock store and lock server.

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stockbench/stockbench/faults"
 	"github.com/stockbench/stockbench/internal/servers/redistest"
 	"github.com/stockbench/stockbench/lockimpl"
 	"github.com/stockbench/stockbench/results"
@@ -162,6 +163,10 @@ func TestValidate(t *testing.T) {
 		{"negative stock", FlashSale{Sale: Sale{Buyers: 1, Stock: -1}}, false},            // not a stock
 		{"bad critical", FlashSale{Sale: Sale{Buyers: 1}, Critical: "optimistic"}, false}, // unknown section
 		{"negative ttl", FlashSale{Sale: Sale{Buyers: 1}, TTL: -time.Second}, false},      // not a TTL
+		// A fault that cuts one application instance off needs another beside it.
+		{"one app cut off, of one", FlashSale{Sale: Sale{Buyers: 1, Faults: faults.Plan{{Kind: faults.AppBlackhole}}}, Apps: 1}, false},
+		{"one app cut off, of two", FlashSale{Sale: Sale{Buyers: 1, Faults: faults.Plan{{Kind: faults.AppBlackhole}}}, Apps: 2}, true},
+		{"one app cut off, apps not given", FlashSale{Sale: Sale{Buyers: 1, Faults: faults.Plan{{Kind: faults.AppBlackhole}}}}, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -169,5 +174,9 @@ func TestValidate(t *testing.T) {
 				t.Errorf("Validate: want ok=%v, got %v", tt.ok, err)
 			}
 		})
+	}
+	cut := FlashSale{Sale: Sale{Buyers: 1, Faults: faults.Plan{{Kind: faults.AppBlackhole}}}}
+	if got := cut.WithDefaults().Apps; got != 2 {
+		t.Errorf("app-blackhole with apps not given: want 2 apps by default, got %d", got)
 	}
 }

@@ -26,7 +26,7 @@ var Steps = []Step{
 	{"stock", halveInt("stock", 1)},
 	{"buyers", halveInt("buyers", 1)},
 	{"waves", halveInt("waves", 1)},
-	{"apps", halveInt("apps", 1)},
+	{"apps", fewerApps},
 	{"workers", halveInt("workers", 1)},
 	{"faults", dropFault},
 	{"victim", knob("nth", func(f *faults.Fault, _ time.Duration) bool {
@@ -119,6 +119,18 @@ func halveInt(name string, least int64) func(results.Sale) (results.Sale, bool) 
 		s.Set(name, strconv.FormatInt(max(n/2, least), 10))
 		return s, true
 	}
+}
+
+// fewerApps halves the application instances down to one, or to two under a fault that
+// cuts one of them off.
+func fewerApps(s results.Sale) (results.Sale, bool) {
+	least := int64(1)
+	if p, err := faults.Parse(s.Faults); err == nil {
+		if _, perApp := p.PerApp(); perApp {
+			least = 2
+		}
+	}
+	return halveInt("apps", least)(s)
 }
 
 // halveDuration halves a plain duration setting down to least.

@@ -48,6 +48,10 @@ func TestShrinkSteps(t *testing.T) {
 		{"clock jump", with(drop(), "fault", "clock-jump:by=2s"), "fault", "clock-jump:by=1s"},
 		{"faults", with(drop(), "fault", "slow-work+redis-pause"), "fault", "slow-work"},
 		{"faults", drop(), "fault", ""},
+		{"apps", with(drop(), "apps", "4"), "apps", "2"},
+		{"apps", with(drop(), "apps", "2"), "apps", "1"},
+		{"apps", with(with(drop(), "apps", "2"), "fault", "app-blackhole"), "apps", ""}, // one cut off of two at least
+		{"apps", with(with(drop(), "apps", "4"), "fault", "app-blackhole"), "apps", "2"},
 		{"work", drop(), "think", "150ms"},
 		{"work", with(drop(), "think", "uniform:1ms-3ms"), "think", ""},
 		{"TTL, work and faults", with(with(drop(), "fault", "slow-work:for=1.5s"), "ttl", "2s"), "ttl", "1s"},

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/Shopify/toxiproxy/v2"
 	"github.com/redis/go-redis/v9"
 
 	"github.com/stockbench/stockbench/faults"
@@ -28,9 +29,17 @@ type Rig struct {
 	once    *servers.Target   // a server started for this sale alone (in a persistence mode), stopped by Close
 	spare   []*servers.Target // the other servers taken from the pool
 	links   map[*servers.Target]*link
-	clients []redis.UniversalClient
-	apart   bool // the shared server's part is played by one of the pool's
-	replica bool // the design needs its lock server replicated
+	toxi    *toxiproxy.ApiServer
+	named   int // links started, for their names
+	// perApp: each application instance reaches the lock servers through links of its
+	// own (appLinks, from instance 1; extra holds them for Close).
+	perApp   bool
+	mu       sync.Mutex
+	appLinks map[int][]faults.Link
+	extra    []*link
+	clients  []redis.UniversalClient
+	apart    bool // the shared server's part is played by one of the pool's
+	replica  bool // the design needs its lock server replicated
 	// topo, when set, is the whole of the sale's Redis (a Sentinel group, a cluster):
 	// stock and locks on it, and what its faults act on in topoFaults.
 	topo       topology
@@ -60,11 +69,12 @@ func Replicated() Option { return func(r *Rig) { r.replica = true } }
 // Start assembles the servers for a sale with nodes lock servers under plan: shared where
 // it can, from pool where it must.
 func Start(ctx context.Context, shared *servers.Target, pool *Pool, nodes int, plan faults.Plan, opts ...Option) (*Rig, error) {
-	r := &Rig{pool: pool, links: make(map[*servers.Target]*link)}
+	r := &Rig{pool: pool, links: make(map[*servers.Target]*link), appLinks: make(map[int][]faults.Link)}
 	for _, o := range opts {
 		o(r)
 	}
 	needs := plan.Needs()
+	r.perApp = needs.PerApp
 	if r.replica && !needs.Sentinel && !needs.Cluster { // their masters have their replicas
 		needs.Replica, needs.Owned = true, true
 	}
@@ -198,6 +208,10 @@ func (r *Rig) Clients(conns int) scenarios.Redis {
 		red.LockAdmins = append(red.LockAdmins, get(admins, l, func() redis.UniversalClient { return l.Client(4) }))
 	}
 	red.Servers = r.servers(red.LockAdmins[0])
+	if r.perApp {
+		red.AppLocks = func(app int) ([]redis.UniversalClient, error) { return r.appLocks(app, conns) }
+		red.Servers.AppLinks = r.paths
+	}
 	return red
 }
 
@@ -252,6 +266,9 @@ func (r *Rig) Close(ctx context.Context) error {
 		c.Close()
 	}
 	for _, l := range r.links {
+		l.close()
+	}
+	for _, l := range r.extra {
 		l.close()
 	}
 	if r.topo != nil {
