@@ -44,6 +44,7 @@ const (
 	NetLatency      Kind = "net-latency"
 	NetTimeout      Kind = "net-timeout"
 	AppBlackhole    Kind = "app-blackhole"
+	AppPause        Kind = "app-pause"
 	Evict           Kind = "evict"
 	WorkerCrash     Kind = "worker-crash"
 	WorkerCrashLate Kind = "worker-crash-late"
@@ -189,9 +190,9 @@ type Needs struct {
 	// LateReplicas: the cluster's replicas join only as ClusterKill strikes, after the
 	// buyers' clients mapped it (ReplicaLate).
 	LateReplicas bool
-	// PerApp: the fault acts on one application instance's connections, so each
-	// instance reaches the lock servers through a path of its own, and the sale needs
-	// two instances at least (FlashSale.Apps).
+	// PerApp: the fault acts on one application instance while the others go on, so the
+	// sale needs two instances at least (FlashSale.Apps); with Proxy, each instance
+	// reaches the lock servers through a path of its own.
 	PerApp bool
 }
 
@@ -330,6 +331,16 @@ var specs = []Spec{
 		timeless: true,
 		victim: func(Fault, time.Duration, time.Duration) (Victim, string) {
 			return Victim{Term: true, Grace: TermGrace}, ""
+		},
+	},
+	{
+		// Recorded by the sale once it stopped the processes (Injector.Strike): an
+		// instance without processes of its own (a built-in design's goroutines) is not
+		// exercised.
+		Kind: AppPause, Applies: Locks, Fires: OnVictim, Needs: Needs{PerApp: true}, optIn: true,
+		Summary: fmt.Sprintf("every process of the %s holder's application instance is stopped (SIGSTOP) %s the TTL after it read, a stop-the-world pause of the whole instance (a frozen VM or container), while the other instances go on (a process adapter's; the sale's --apps 2 or more, 2 when not given)", nth, length),
+		victim: func(_ Fault, d, _ time.Duration) (Victim, string) {
+			return Victim{AppPauseUntil: time.Now().Add(d)}, ""
 		},
 	},
 	{

@@ -117,15 +117,16 @@ func TestTable(t *testing.T) {
 }
 
 // TestKinds: a matrix shows a sale's faults on its own clients first, then those on its
-// servers, each list in the table's order; the default matrix leaves out cpu-starve,
-// term-holder, rolling-restart, server-errors, app-blackhole, reclaimers, the evictions,
-// consumer-churn, worker-term and step-term, which designs document all the same.
+// servers (or on one application instance of several), each list in the table's order;
+// the default matrix leaves out cpu-starve, term-holder, rolling-restart, server-errors,
+// app-pause, app-blackhole, reclaimers, the evictions, consumer-churn, worker-term and
+// step-term, which designs document all the same.
 func TestKinds(t *testing.T) {
 	for _, tt := range []struct {
 		a            Applies
 		want, matrix []Kind
 	}{
-		{Locks, []Kind{SlowWork, ClientPause, CPUStarve, TermHolder, CrashAcquire, CrashHolder, RedisPause, RedisRestart, RollingRestart, ServerErrors, Failover, ClockJump, NetLatency, NetTimeout, AppBlackhole, Evict},
+		{Locks, []Kind{SlowWork, ClientPause, CPUStarve, TermHolder, CrashAcquire, CrashHolder, AppPause, RedisPause, RedisRestart, RollingRestart, ServerErrors, Failover, ClockJump, NetLatency, NetTimeout, AppBlackhole, Evict},
 			[]Kind{SlowWork, ClientPause, CrashAcquire, CrashHolder, RedisPause, RedisRestart, Failover, ClockJump, NetLatency, NetTimeout, Evict}},
 		{Queues, []Kind{WorkerCrash, WorkerCrashLate, WorkerPause, Reclaimers, EvictLease, EvictJob, ConsumerChurn, WorkerTerm, StepTerm, RedisRestart}, []Kind{WorkerCrash, WorkerCrashLate, WorkerPause, RedisRestart}},
 	} {

@@ -145,7 +145,7 @@ func New(plan Plan, srv Servers, ttl time.Duration, prefix string, seed uint64) 
 		return nil, fmt.Errorf("faults %s need the sale on a Redis Cluster the harness starts", plan)
 	case n.Proxy && srv.LockLink == nil:
 		return nil, fmt.Errorf("faults %s need toxiproxy between buyers and Redis", plan)
-	case n.PerApp && srv.AppLinks == nil:
+	case n.PerApp && n.Proxy && srv.AppLinks == nil:
 		return nil, fmt.Errorf("faults %s cut one application instance off: each needs paths of its own to the lock servers", plan)
 	}
 	halt, stop := context.WithCancel(context.Background())
@@ -309,6 +309,9 @@ type Victim struct {
 	// (lockimpl.Terminator).
 	Term  bool
 	Grace time.Duration
+	// AppPauseUntil, when set, is when a stop-the-world pause of every process of the
+	// holder's application instance ends (lockimpl.AppPauser).
+	AppPauseUntil time.Time
 	// Until is when the holder may write: it keeps working, or paused, until then.
 	Until time.Time
 	// Evict, when set, is the class of the design's keys the queue server evicts while
@@ -452,7 +455,7 @@ func (in *Injector) Stepped(step, where string) (grace time.Duration, strike boo
 func merge(a, b Victim) Victim {
 	a.Crash, a.CrashLate = a.Crash || b.Crash, a.CrashLate || b.CrashLate
 	a.Until, a.FreezeUntil = later(a.Until, b.Until), later(a.FreezeUntil, b.FreezeUntil)
-	a.StarveUntil = later(a.StarveUntil, b.StarveUntil)
+	a.StarveUntil, a.AppPauseUntil = later(a.StarveUntil, b.StarveUntil), later(a.AppPauseUntil, b.AppPauseUntil)
 	a.Term, a.Grace = a.Term || b.Term, max(a.Grace, b.Grace)
 	a.Evict, a.Churn = cmp.Or(a.Evict, b.Evict), a.Churn || b.Churn
 	return a

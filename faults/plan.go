@@ -227,8 +227,8 @@ func (p Plan) OnlyRates() bool {
 	return true
 }
 
-// PerApp is the plan's first fault that cuts one application instance off
-// (Needs.PerApp), if any.
+// PerApp is the plan's first fault that strikes one application instance while the others
+// go on (Needs.PerApp), if any.
 func (p Plan) PerApp() (Kind, bool) {
 	for _, f := range p {
 		if spec(f.Kind).Needs.PerApp {

@@ -22,7 +22,7 @@ var builtins = []Impl{
 		// one at a time, and once lost 9 updates among 30 sales (LOST, not OVERSOLD).
 		// A fault that does not strike (term-holder) leaves the no-fault damage.
 		Documented: everywhere([]oracle.Class{oracle.ClassOversold, oracle.ClassLost}).WithNone(oversold).
-			With([]oracle.Class{oracle.ClassOversold, oracle.ClassLost}, faults.TermHolder),
+			With([]oracle.Class{oracle.ClassOversold, oracle.ClassLost}, faults.TermHolder, faults.AppPause),
 		// A holder that dies leaves no lock to wait out, and the stall's meeting stays.
 		DropDocumented: drop(dropRace, dropRace, oversold, oversold),
 		NewLocker:      func(Env) Locker { return None{} },
@@ -42,7 +42,7 @@ var builtins = []Impl{
 		// holder. The thieves steal from each other inside their leases: a broken lock.
 		Documented: everywhere(oversold).With([]oracle.Class{oracle.ClassOversold, oracle.ClassLost, oracle.ClassStuck}, faults.CrashHolder).
 			With(append(slices.Clone(secondHolder), oracle.ClassBroken), faults.CrashAcquire).
-			With(oversold, faults.TermHolder), // not struck: the race with no fault
+			With(oversold, faults.TermHolder, faults.AppPause), // not struck: the race with no fault
 		// Its 56-year lock outlives a dead or paused holder; before the holder dies, the
 		// stall's meeting may already have come (LOCK-BROKEN beside other tests' load).
 		DropDocumented: drop(dropRace, append(slices.Clone(dropRace), oracle.ClassStuck), dropRace, oversold),

@@ -31,11 +31,12 @@ var (
 	notExercised = []oracle.Class{oracle.ClassNotExercised}
 )
 
-// everywhere is want with no fault and under every lock fault but term-holder: a
-// deploy's SIGTERM reaches a holder with a process of its own (an adapter's), and every
-// built-in design's holders are goroutines of the harness.
+// everywhere is want with no fault and under every lock fault but term-holder and
+// app-pause: a deploy's SIGTERM reaches a holder with a process of its own (an
+// adapter's), a pause of a whole instance its processes, and every built-in design's
+// holders are goroutines of the harness.
 func everywhere(want []oracle.Class) faults.Verdicts {
-	return faults.Everywhere(faults.Locks, want).With(notExercised, faults.TermHolder)
+	return faults.Everywhere(faults.Locks, want).With(notExercised, faults.TermHolder, faults.AppPause)
 }
 
 // ttlLock is what a lock that relies on its TTL alone earns: safe while holders are alive

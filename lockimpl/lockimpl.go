@@ -115,6 +115,15 @@ type Terminator interface {
 	Terminate(grace time.Duration) <-chan struct{}
 }
 
+// AppPauser is a lease whose holder's application instance runs in processes of its own
+// (a process adapter's pool), which can all be stopped at once until the given time, as
+// a stop-the-world pause of the instance (a frozen VM or container) would; PauseApp
+// returns how many it stopped.
+type AppPauser interface {
+	Lease
+	PauseApp(until time.Time) int
+}
+
 // Renewer is a lease that renews itself; Renewals reports how many renewals it sent, and
 // how many of them after its release began (a watchdog that outlives its lock).
 type Renewer interface {

@@ -47,7 +47,7 @@ type FlashSale struct {
 	// Apps is how many application instances the buyers come through, buyer i through
 	// instance i mod Apps, each with its own pool of Conns connections and its own copy of
 	// the design, as an application is deployed. Default: 1, or 2 under a fault that
-	// cuts one instance off (faults.Needs.PerApp), which one instance cannot take.
+	// strikes one instance while the others go on (faults.Needs.PerApp).
 	Apps int
 	// Serve, when set, is how many buyers each application instance serves at once (its
 	// worker processes, as PHP-FPM's, or a limit on concurrent requests); the others wait
@@ -105,7 +105,7 @@ func (s FlashSale) Validate() error {
 		"unknown critical section %q (known: %s, %s)", s.Critical, ReadThinkWrite, Atomic)
 	check(s.Apps < 0, "apps must be at least 1, got %d", s.Apps)
 	k, perApp := s.Faults.PerApp()
-	check(perApp && s.Apps == 1, "%s cuts one application instance off while the others go on: it needs --apps 2 or more, got 1", k)
+	check(perApp && s.Apps == 1, "%s strikes one application instance while the others go on: it needs --apps 2 or more, got 1", k)
 	check(s.Serve < 0, "serve must not be negative, got %d", s.Serve)
 	check(s.TTL < 0, "ttl must be positive, got %s", s.TTL)
 	check(s.Retry.Interval < 0, "retry interval must be positive, got %s", s.Retry.Interval)

@@ -444,6 +444,13 @@ func (ls *lockSale) ask(ctx context.Context, h *hold, lease lockimpl.Lease) erro
 // suffer carries out what a fault makes of a holder.
 func (ls *lockSale) suffer(ctx context.Context, h *hold, id int, lease lockimpl.Lease, v faults.Victim) error {
 	f, canFreeze := lease.(lockimpl.Freezer)
+	if a, ok := lease.(lockimpl.AppPauser); ok && !v.AppPauseUntil.IsZero() {
+		// The holder's process is among those stopped: it is frozen as a paused holder.
+		n := a.PauseApp(v.AppPauseUntil)
+		ls.inj.Strike(faults.AppPause, fmt.Sprintf("application instance of holder (buyer %d): its %d processes stopped for %s",
+			id, n, time.Until(v.AppPauseUntil).Round(10*time.Millisecond)))
+		v.FreezeUntil, v.Until = later(v.FreezeUntil, v.AppPauseUntil), later(v.Until, v.AppPauseUntil)
+	}
 	if v.Crash {
 		h.died = time.Now()
 		if canFreeze {
@@ -502,4 +509,12 @@ func (ls *lockSale) settle(ctx context.Context, i int, start time.Time, left int
 		e.Outcome = oracle.Failed
 		ls.t.failed(err)
 	}
+}
+
+// later is the later of a and b.
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
 }

@@ -122,7 +122,7 @@ func halveInt(name string, least int64) func(results.Sale) (results.Sale, bool) 
 }
 
 // fewerApps halves the application instances down to one, or to two under a fault that
-// cuts one of them off.
+// strikes one of them while the others go on.
 func fewerApps(s results.Sale) (results.Sale, bool) {
 	least := int64(1)
 	if p, err := faults.Parse(s.Faults); err == nil {

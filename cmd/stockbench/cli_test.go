@@ -167,7 +167,7 @@ func TestBadInput(t *testing.T) {
 		{"rate not a number", []string{"run", "--lock", "lua", "--rate", "NaN"}, "rate must be a finite number"},
 		{"share not a number", []string{"run", "--lock", "token", "--think", "longtail:1ms,2ms,NaN"}, "share must be between 0 and 1"},
 		{"no apps", []string{"run", "--lock", "token", "--apps", "0"}, `invalid value "0" for flag -apps: must be positive`},
-		{"one app to cut off", []string{"run", "--lock", "token", "--fault", "app-blackhole", "--apps", "1"}, "app-blackhole cuts one application instance off while the others go on: it needs --apps 2 or more, got 1"},
+		{"one app to cut off", []string{"run", "--lock", "token", "--fault", "app-blackhole", "--apps", "1"}, "app-blackhole strikes one application instance while the others go on: it needs --apps 2 or more, got 1"},
 		{"negative serve", []string{"run", "--lock", "token", "--serve", "-1"}, "must not be negative"},
 		{"rate on a server fault", []string{"run", "--lock", "token", "--fault", "redis-pause:p=0.1"}, "strikes one victim or a server, not at a rate"},
 		{"no parallel", []string{"matrix", "--parallel", "0"}, "--parallel must be at least 1"},

@@ -441,13 +441,28 @@ func TestHolderToldNoDoesNotWrite(t *testing.T) {
 			return (r.Verdict.Class == oracle.ClassSafe || r.Verdict.Class == oracle.ClassOverlap) && r.Oracle.Withdrew >= 1 &&
 				r.Oracle.LostUpdates == 0 && r.Oracle.Oversold == 0 && r.Oracle.Bought == int(r.Oracle.InitialStock)
 		}, "nothing lost or oversold (SAFE or OVERLAP), the paused holder withdrawn, the stock sold"},
+		// The same with the holder's whole application instance stopped (every process of
+		// its pool), the other instance selling meanwhile.
+		{"", faults.Plan{{Kind: faults.AppPause}}, func(r results.Run) bool {
+			return r.Oracle.Withdrew == 0 && (r.Oracle.LostUpdates > 0 || r.Oracle.Oversold > 0)
+		}, "the paused holder's late write (LOST or OVERSOLD), nobody withdrawn"},
+		{" --held", faults.Plan{{Kind: faults.AppPause}}, func(r results.Run) bool {
+			return (r.Verdict.Class == oracle.ClassSafe || r.Verdict.Class == oracle.ClassOverlap) && r.Oracle.Withdrew >= 1 &&
+				r.Oracle.LostUpdates == 0 && r.Oracle.Oversold == 0 && r.Oracle.Bought == int(r.Oracle.InitialStock)
+		}, "nothing lost or oversold (SAFE or OVERLAP), the paused holder withdrawn, the stock sold"},
 	} {
 		impl := Lock(Config{Name: "heldlock", Command: "/usr/bin/python3 " + script + tc.args, Procs: testProcs}, false)
 		s := sale
-		s.Faults, s.Prefix = tc.plan, fmt.Sprintf("{adapter:held:%s}", tc.args)
+		s.Faults, s.Prefix = tc.plan, fmt.Sprintf("{adapter:held:%s:%s}", tc.args, tc.plan)
 		run := rigtest.On(t, h, rig.Need{Nodes: 1, Faults: s.Faults, Conns: s.WithDefaults().Conns}, func(ctx context.Context, red scenarios.Redis) (results.Run, error) {
 			return s.Run(ctx, red, impl)
 		})
+		if k, _ := tc.plan.PerApp(); k == faults.AppPause {
+			stopped := fmt.Sprintf("its %d processes stopped", testProcs)
+			if len(run.Events) != 1 || !strings.Contains(run.Events[0].Detail, stopped) {
+				t.Errorf("%q under app-pause: want one event, %q, got %+v", tc.args, stopped, run.Events)
+			}
+		}
 		if told := "did not write, told by the lock's library"; (run.Oracle.Withdrew > 0) != strings.Contains(run.Consequence(), told) {
 			t.Errorf("%q: %d withdrew, and the consequence reads %q", tc.args, run.Oracle.Withdrew, run.Consequence())
 		}

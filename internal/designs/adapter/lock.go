@@ -275,6 +275,7 @@ type locker struct{ *design }
 var (
 	_ lockimpl.Terminator = (*lease)(nil)
 	_ lockimpl.Starver    = (*lease)(nil)
+	_ lockimpl.AppPauser  = (*lease)(nil)
 	_ lockimpl.Starter    = (*locker)(nil)
 	_ lockimpl.HalfLocker = (*locker)(nil)
 )
@@ -427,6 +428,11 @@ func (ls *lease) Starve(until time.Time, run, period time.Duration) {
 	go ls.pr.starve(until, run, period)
 }
 
+// PauseApp implements lockimpl.AppPauser: every process of the pool, which is the
+// application instance's (each instance has a design, and a pool, of its own), is
+// stopped until until (pool.pauseAll).
+func (ls *lease) PauseApp(until time.Time) int { return ls.l.pool.pauseAll(until) }
+
 // renewing is the renewing lease, frozen and starved as the process is.
 type renewing struct {
 	lockimpl.Lease
@@ -451,6 +457,8 @@ func (r renewing) Starve(until time.Time, run, period time.Duration) {
 	r.Lease.(lockimpl.Starver).Starve(until, run, period)
 	r.inner.Starve(until, run, period)
 }
+
+func (r renewing) PauseApp(until time.Time) int { return r.inner.PauseApp(until) }
 
 func (r renewing) Renewals() (int, int) { return r.Lease.(lockimpl.Renewer).Renewals() }
 

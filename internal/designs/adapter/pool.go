@@ -273,6 +273,20 @@ func (p *pool) broken(err error) error {
 	return brokenError{fmt.Sprintf("adapter %s", firstLine(err))}
 }
 
+// pauseAll stops every process of the pool (SIGSTOP) and continues each at until: a
+// stop-the-world pause of the application instance. A process a fault signaled is never
+// kept for another sale. It returns how many it stopped.
+func (p *pool) pauseAll(until time.Time) int {
+	p.mu.Lock()
+	all := slices.Clone(p.all)
+	p.mu.Unlock()
+	for _, pr := range all {
+		pr.pause()
+		time.AfterFunc(time.Until(until), pr.resume)
+	}
+	return len(all)
+}
+
 // stop ends every process of the pool: one that speaks protocol 3 and no fault touched
 // is sent bye and kept for the next sale (warm); the others' stdin closes, which tells
 // them the sale is over (an adapter may clean up after itself), they get a moment to

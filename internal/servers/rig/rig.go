@@ -74,7 +74,7 @@ func Start(ctx context.Context, shared *servers.Target, pool *Pool, nodes int, p
 		o(r)
 	}
 	needs := plan.Needs()
-	r.perApp = needs.PerApp
+	r.perApp = needs.PerApp && needs.Proxy
 	if r.replica && !needs.Sentinel && !needs.Cluster { // their masters have their replicas
 		needs.Replica, needs.Owned = true, true
 	}
