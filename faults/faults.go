@@ -206,9 +206,11 @@ func (n Needs) ServerArgs() []string {
 	return args
 }
 
-// Disrupts reports whether the faults act on Redis itself, a server or the network: the
-// errors clients meet are then the faults' doing, and a robust client carries on.
-func (n Needs) Disrupts() bool { return n.Owned || n.Proxy || n.Sentinel || n.Cluster }
+// Disrupts reports whether the faults act on Redis itself, a server, the network or a
+// whole application instance: the errors clients meet are then the faults' doing (a
+// call of a stopped instance's comes back late, or its client's deadline passed), and a
+// robust client carries on.
+func (n Needs) Disrupts() bool { return n.Owned || n.Proxy || n.Sentinel || n.Cluster || n.PerApp }
 
 func (n Needs) or(o Needs) Needs {
 	return Needs{n.SeparateStock || o.SeparateStock, n.Replica || o.Replica, n.Proxy || o.Proxy, n.Owned || o.Owned,

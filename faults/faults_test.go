@@ -319,3 +319,18 @@ func TestOnlyRates(t *testing.T) {
 		}
 	}
 }
+
+// TestDisrupts: the errors a sale's clients meet are its faults' doing (and the sale goes
+// on) under faults on the servers, the network or a whole application instance, whose
+// stopped processes' calls come back late or with their own deadline's error; not under
+// faults on one holder alone.
+func TestDisrupts(t *testing.T) {
+	for k, want := range map[Kind]bool{
+		ClientPause: false, CrashHolder: false, TermHolder: false,
+		RedisPause: true, NetTimeout: true, AppBlackhole: true, AppPause: true,
+	} {
+		if got := (Plan{{Kind: k}}).Needs().Disrupts(); got != want {
+			t.Errorf("%s: Disrupts() = %v, want %v", k, got, want)
+		}
+	}
+}
