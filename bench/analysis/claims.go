@@ -240,6 +240,13 @@ func (c *Claims) Cells(kind results.SaleKind) ([]string, error) {
 		for _, k := range faults.MatrixKinds(a) {
 			cells = append(cells, string(k))
 		}
+		// And the faults that strike one application instance while the others go on,
+		// the case the literature on Redis locks turns on.
+		for _, k := range ofKind {
+			if s, _ := faults.Lookup(k); s.Needs.PerApp {
+				cells = append(cells, string(k))
+			}
+		}
 	}
 	for _, cl := range c.Claims {
 		for _, f := range cl.Faults {
