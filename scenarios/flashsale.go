@@ -77,10 +77,7 @@ func (s FlashSale) WithDefaults() FlashSale {
 		s.Think = Fixed(0)
 	}
 	if s.Apps == 0 {
-		s.Apps = 1
-		if _, perApp := s.Faults.PerApp(); perApp {
-			s.Apps = 2
-		}
+		s.Apps = s.defaultApps()
 	}
 	if s.TTL == 0 {
 		s.TTL = DefaultTTL
@@ -95,6 +92,15 @@ func (s FlashSale) WithDefaults() FlashSale {
 		s.Drop.Every = DefaultDropEvery
 	}
 	return s
+}
+
+// defaultApps is how many application instances s has when its Apps is not set: one,
+// or two under a fault that strikes one while the others go on.
+func (s FlashSale) defaultApps() int {
+	if _, perApp := s.Faults.PerApp(); perApp {
+		return 2
+	}
+	return 1
 }
 
 // Validate says what is wrong with s, in words a user can act on.

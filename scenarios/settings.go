@@ -168,7 +168,7 @@ func (s FlashSale) Value(design string) results.Sale {
 	v.Set("ttl", s.TTL.String())
 	v.Set("retry-interval", s.Retry.Interval.String())
 	v.Set("timeout", s.Retry.Limit().String())
-	if s.Apps > 0 {
+	if s.Apps != s.defaultApps() { // left to its default, it follows the faults a caller puts in
 		v.Set("apps", strconv.Itoa(s.Apps))
 	}
 	if s.Serve > 0 {

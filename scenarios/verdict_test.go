@@ -180,3 +180,41 @@ func TestValidate(t *testing.T) {
 		t.Errorf("app-blackhole with apps not given: want 2 apps by default, got %d", got)
 	}
 }
+
+// TestAppsFollowTheFaults: a sale's value leaves the instances out while they are the
+// default, so that a caller who puts in a fault that strikes one instance of several (an
+// analysis's cell, an exploration's draw) gets two; set apart from the default, they are
+// kept as they were, and one instance under such a fault is refused.
+func TestAppsFollowTheFaults(t *testing.T) {
+	base, err := Lookup("fault-sale")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := base.Value("token")
+	if got := v.Get("apps"); got != "" {
+		t.Errorf("one instance, the default: want no apps setting, got %q", got)
+	}
+	v.Faults = string(faults.AppBlackhole)
+	s, err := FlashSaleOf(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Validate(); err != nil || s.WithDefaults().Apps != 2 {
+		t.Errorf("the default sale under app-blackhole: want two instances, got %d (%v)", s.WithDefaults().Apps, err)
+	}
+	if v := s.Value("token"); v.Get("apps") != "" {
+		got := v.Get("apps")
+		t.Errorf("two instances under app-blackhole, the default there: want no apps setting, got %q", got)
+	}
+	four := base
+	four.Apps = 4
+	if v := four.Value("token"); v.Get("apps") != "4" {
+		got := v.Get("apps")
+		t.Errorf("four instances: want apps 4 kept, got %q", got)
+	}
+	one := base
+	one.Apps, one.Faults = 1, faults.Plan{{Kind: faults.AppPause}}
+	if err := one.Validate(); err == nil {
+		t.Error("one instance set under app-pause: want it refused")
+	}
+}

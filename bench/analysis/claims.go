@@ -58,8 +58,9 @@ type Claims struct {
 	Design []string `json:"design"`
 	// Settings set the sale's settings by name over the preset's (buyers, stock, ttl...).
 	Settings map[string]string `json:"settings"`
-	// Faults are the cells, one fault each, "none" for none. Default: none and every
-	// fault of the default matrix of the library's kind of sale.
+	// Faults are the cells, one fault each, "none" for none. Default: none, every fault
+	// of the default matrix of the library's kind of sale, and for a lock the faults
+	// that strike one application instance of two (faults.Needs.PerApp).
 	Faults []string `json:"faults"`
 	// Runs is how many draws each cell takes. Default DefaultRuns.
 	Runs int `json:"runs"`
