@@ -72,22 +72,7 @@ func TestWarmQueueProcesses(t *testing.T) {
 				}
 				return r
 			}
-			t.Cleanup(Drain)
-
-			Drain()
-			first := run("", 1)
-			kept := keptPids(key)
-			if len(kept) != cfg.Procs || first.Verdict.Class != "SAFE" {
-				t.Fatalf("after a sale of %d processes: %d kept (%v), %s (%s)", cfg.Procs, len(kept), kept, first.Verdict.Cell(), first.Verdict)
-			}
-			if again := run("", 2); again.Verdict.Class != "SAFE" || !slices.Equal(keptPids(key), kept) {
-				t.Errorf("the next sale: want the same %d processes served it and kept, got %v; %s (%s)", cfg.Procs, keptPids(key), again.Verdict.Cell(), again.Verdict)
-			}
-			sameWarmOrFresh(t, []faults.Kind{"", c.fault}, run)
-			Drain()
-			if left := leftBehind(reaped, strings.Fields(c.command)[1]); len(left) > 0 {
-				t.Errorf("processes left behind once drained: %v", left)
-			}
+			servesSaleAfterSale(t, key, cfg.Procs, strings.Fields(c.command)[1], []faults.Kind{"", c.fault}, run)
 		})
 	}
 }
@@ -119,22 +104,30 @@ func TestWarmPHPLockProcesses(t *testing.T) {
 				t.Helper()
 				return runWith(t, h, sale, impl, k, seed)
 			}
-			t.Cleanup(Drain)
-
-			Drain()
-			first := run("", 1)
-			kept := keptPids(key)
-			if len(kept) != cfg.Procs || first.Verdict.Class != "SAFE" {
-				t.Fatalf("after a sale of %d processes: %d kept (%v), %s (%s)", cfg.Procs, len(kept), kept, first.Verdict.Cell(), first.Verdict)
-			}
-			if again := run("", 2); again.Verdict.Class != "SAFE" || !slices.Equal(keptPids(key), kept) {
-				t.Errorf("the next sale: want the same %d processes served it and kept, got %v; %s (%s)", cfg.Procs, keptPids(key), again.Verdict.Cell(), again.Verdict)
-			}
-			sameWarmOrFresh(t, []faults.Kind{"", faults.CrashHolder}, run)
-			Drain()
-			if left := leftBehind(reaped, c.script); len(left) > 0 {
-				t.Errorf("processes left behind once drained: %v", left)
-			}
+			servesSaleAfterSale(t, key, cfg.Procs, c.script, []faults.Kind{"", faults.CrashHolder}, run)
 		})
+	}
+}
+
+// servesSaleAfterSale checks an adapter kept warm under key, from a drained cache: a
+// sale of procs processes earns SAFE and leaves them all kept; the next sale is served
+// by the same ones and earns SAFE; the same seeds earn the same classes kept or fresh
+// under kinds (sameWarmOrFresh); and once drained, no process of script is left.
+func servesSaleAfterSale(t *testing.T, key string, procs int, script string, kinds []faults.Kind, run func(faults.Kind, uint64) results.Run) {
+	t.Helper()
+	t.Cleanup(Drain)
+	Drain()
+	first := run("", 1)
+	kept := keptPids(key)
+	if len(kept) != procs || first.Verdict.Class != "SAFE" {
+		t.Fatalf("after a sale of %d processes: %d kept (%v), %s (%s)", procs, len(kept), kept, first.Verdict.Cell(), first.Verdict)
+	}
+	if again := run("", 2); again.Verdict.Class != "SAFE" || !slices.Equal(keptPids(key), kept) {
+		t.Errorf("the next sale: want the same %d processes served it and kept, got %v; %s (%s)", procs, keptPids(key), again.Verdict.Cell(), again.Verdict)
+	}
+	sameWarmOrFresh(t, kinds, run)
+	Drain()
+	if left := leftBehind(reaped, script); len(left) > 0 {
+		t.Errorf("processes left behind once drained: %v", left)
 	}
 }
