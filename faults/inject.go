@@ -327,6 +327,14 @@ type Victim struct {
 	margin time.Duration
 }
 
+// AppPaused is v for a holder whose whole application instance was stopped until
+// AppPauseUntil (lockimpl.AppPauser): the holder, one of its processes, is frozen as a
+// paused holder is, and writes only once the instance runs again.
+func (v Victim) AppPaused() Victim {
+	v.FreezeUntil, v.Until = later(v.FreezeUntil, v.AppPauseUntil), later(v.Until, v.AppPauseUntil)
+	return v
+}
+
 // Wait blocks until the victim may write, or ctx ends.
 func (v Victim) Wait(ctx context.Context) error {
 	if v.await != nil {

@@ -214,7 +214,7 @@ func (d *dropSale) fire(ctx context.Context, h *hold, j int, lease lockimpl.Leas
 		return nil
 	}
 	// The victims are the holders that have a wave to fire: the fifth is the fifth wave's.
-	if v := d.inj.Firing(j+1, next, j%len(d.apps)); v != (faults.Victim{}) {
+	if v := d.inj.Firing(j+1, next, d.appOf(j)); v != (faults.Victim{}) {
 		if err := d.suffer(ctx, h, j+1, lease, v); err != nil {
 			return err
 		}

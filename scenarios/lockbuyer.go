@@ -359,7 +359,7 @@ func (ls *lockSale) critical(ctx context.Context, h *hold, i int, id string, lea
 	if ls.Critical == Atomic {
 		// The faults strike a holder as it is about to write: lock or no lock, one
 		// script cannot be overwritten by a late one.
-		if v := ls.inj.Held(ls.id(i), i%len(ls.apps)); v != (faults.Victim{}) {
+		if v := ls.inj.Held(ls.id(i), ls.appOf(i)); v != (faults.Victim{}) {
 			if err := ls.suffer(ctx, h, ls.id(i), lease, v); err != nil {
 				return 0, err
 			}
@@ -383,7 +383,7 @@ func (ls *lockSale) critical(ctx context.Context, h *hold, i int, id string, lea
 		return 0, fmt.Errorf("flash-sale: read stock: %w", err)
 	}
 	h.read = time.Now()
-	if v := ls.inj.Held(ls.id(i), i%len(ls.apps)); v != (faults.Victim{}) {
+	if v := ls.inj.Held(ls.id(i), ls.appOf(i)); v != (faults.Victim{}) {
 		if err := ls.suffer(ctx, h, ls.id(i), lease, v); err != nil {
 			return 0, err
 		}
@@ -445,11 +445,10 @@ func (ls *lockSale) ask(ctx context.Context, h *hold, lease lockimpl.Lease) erro
 func (ls *lockSale) suffer(ctx context.Context, h *hold, id int, lease lockimpl.Lease, v faults.Victim) error {
 	f, canFreeze := lease.(lockimpl.Freezer)
 	if a, ok := lease.(lockimpl.AppPauser); ok && !v.AppPauseUntil.IsZero() {
-		// The holder's process is among those stopped: it is frozen as a paused holder.
 		n := a.PauseApp(v.AppPauseUntil)
 		ls.inj.Strike(faults.AppPause, fmt.Sprintf("application instance of holder (buyer %d): its %d processes stopped for %s",
 			id, n, time.Until(v.AppPauseUntil).Round(10*time.Millisecond)))
-		v.FreezeUntil, v.Until = later(v.FreezeUntil, v.AppPauseUntil), later(v.Until, v.AppPauseUntil)
+		v = v.AppPaused()
 	}
 	if v.Crash {
 		h.died = time.Now()
@@ -509,12 +508,4 @@ func (ls *lockSale) settle(ctx context.Context, i int, start time.Time, left int
 		e.Outcome = oracle.Failed
 		ls.t.failed(err)
 	}
-}
-
-// later is the later of a and b.
-func later(a, b time.Time) time.Time {
-	if b.After(a) {
-		return b
-	}
-	return a
 }

@@ -113,7 +113,10 @@ func newLockSale(s FlashSale, r Redis, apps []Redis, impl lockimpl.Impl, inj *fa
 }
 
 // app is the application instance that serves buyer i.
-func (ls *lockSale) app(i int) *app { return ls.apps[i%len(ls.apps)] }
+func (ls *lockSale) app(i int) *app { return ls.apps[ls.appOf(i)] }
+
+// appOf is the index of the application instance that serves buyer (or scheduler) i.
+func (ls *lockSale) appOf(i int) int { return i % len(ls.apps) }
 
 func (ls *lockSale) horizon() time.Duration { return ls.Retry.Timeout }
 
@@ -318,7 +321,7 @@ func (ls *lockSale) id(i int) int { return ls.Shard.Global(i) }
 // every buyer arrives at the start.
 func (ls *lockSale) runQueued(ctx context.Context) {
 	feed(ctx, ls.buyers(), ls.Conns*len(ls.apps), ls.pacer(), ls.t0,
-		func(w, i int, at time.Time) { ls.buyQueued(ctx, ls.apps[w%len(ls.apps)], i, at) }, ls.interrupt)
+		func(w, i int, at time.Time) { ls.buyQueued(ctx, ls.app(w), i, at) }, ls.interrupt)
 }
 
 // readFinal reads the outcome from Redis.
