@@ -15,7 +15,8 @@ const LATE_WRITE = ['OVERSOLD', 'LOST'];
 // holder, who then writes.
 // A deploy's SIGTERM stops Node at once (no handler), holding the lock: a dead holder.
 const DOCUMENTED = { none: ['SAFE'], 'crash-acquire': ['SAFE'], 'crash-holder': ['SAFE'], 'term-holder': ['SAFE'], 'net-latency': ['SAFE'] };
-for (const fault of ['slow-work', 'cpu-starve', 'client-pause', 'redis-pause', 'redis-restart', 'rolling-restart', 'server-errors', 'failover', 'clock-jump', 'net-timeout', 'evict']) {
+for (const fault of ['slow-work', 'cpu-starve', 'client-pause', 'redis-pause', 'redis-restart', 'rolling-restart', 'server-errors', 'failover', 'clock-jump', 'net-timeout', 'evict',
+  'app-pause', 'app-blackhole']) {
   DOCUMENTED[fault] = LATE_WRITE;
 }
 // Eviction takes the key from a holder inside its lease: the second holder's write may

@@ -66,7 +66,7 @@ function need(string $autoload, string $package): void {
 function token_documented(): array {
     $late = ['OVERSOLD', 'LOST'];
     $d = array_fill_keys(['slow-work', 'cpu-starve', 'client-pause', 'redis-pause', 'redis-restart', 'rolling-restart', 'server-errors',
-        'failover', 'clock-jump', 'net-timeout'], $late);
+        'failover', 'clock-jump', 'net-timeout', 'app-pause', 'app-blackhole'], $late);
     foreach (['none', 'crash-acquire', 'crash-holder', 'term-holder', 'net-latency'] as $f) {
         $d[$f] = ['SAFE'];
     }
@@ -86,7 +86,7 @@ function token_documented(): array {
 // inside its lease (LOCK-BROKEN); nothing is lost or oversold.
 function token_told_documented(): array {
     $d = array_fill_keys(['none', 'crash-acquire', 'crash-holder', 'term-holder', 'net-latency'], ['SAFE']);
-    foreach (['slow-work', 'cpu-starve', 'client-pause', 'redis-pause', 'server-errors', 'net-timeout'] as $f) {
+    foreach (['slow-work', 'cpu-starve', 'client-pause', 'redis-pause', 'server-errors', 'net-timeout', 'app-pause', 'app-blackhole'] as $f) {
         $d[$f] = ['OVERLAP'];
     }
     foreach (['redis-restart', 'rolling-restart', 'failover', 'clock-jump', 'evict'] as $f) {

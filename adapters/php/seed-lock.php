@@ -17,7 +17,7 @@ require __DIR__ . '/protocol.php';
 // or with a lost update alone.
 const OVERSOLD = ['OVERSOLD', 'LOST', 'LOCK-BROKEN'];
 $documented = array_fill_keys(['none', 'slow-work', 'cpu-starve', 'client-pause', 'redis-pause', 'redis-restart', 'rolling-restart', 'server-errors', 'failover',
-    'clock-jump', 'net-latency', 'net-timeout', 'evict'], OVERSOLD);
+    'clock-jump', 'net-latency', 'net-timeout', 'evict', 'app-pause', 'app-blackhole'], OVERSOLD);
 // A dead holder's 56-year lock stops the sale, oversold or not by then; a buyer dead
 // between SETNX and EXPIRE leaves a lock every poller steals.
 $documented['crash-holder'] = ['OVERSOLD', 'LOST', 'STUCK'];

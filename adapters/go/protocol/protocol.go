@@ -203,7 +203,8 @@ func TokenDocumented() map[string][]string {
 	for _, f := range []string{"none", "crash-acquire", "crash-holder", "term-holder", "net-latency"} {
 		d[f] = []string{"SAFE"}
 	}
-	for _, f := range []string{"slow-work", "cpu-starve", "client-pause", "redis-pause", "redis-restart", "failover", "clock-jump", "net-timeout", "rolling-restart", "server-errors"} {
+	for _, f := range []string{"slow-work", "cpu-starve", "client-pause", "redis-pause", "redis-restart", "failover", "clock-jump", "net-timeout", "rolling-restart", "server-errors",
+		"app-pause", "app-blackhole"} {
 		d[f] = []string{"OVERSOLD", "LOST"}
 	}
 	return d
@@ -223,7 +224,7 @@ func TokenToldDocumented() map[string][]string {
 	for _, f := range []string{"none", "crash-acquire", "crash-holder", "term-holder", "net-latency"} {
 		d[f] = []string{"SAFE"}
 	}
-	for _, f := range []string{"slow-work", "cpu-starve", "client-pause", "redis-pause", "server-errors", "net-timeout"} {
+	for _, f := range []string{"slow-work", "cpu-starve", "client-pause", "redis-pause", "server-errors", "net-timeout", "app-pause", "app-blackhole"} {
 		d[f] = []string{"OVERLAP"}
 	}
 	for _, f := range []string{"redis-restart", "rolling-restart", "failover", "clock-jump", "evict"} {

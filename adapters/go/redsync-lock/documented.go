@@ -16,6 +16,7 @@ func documented(nodes int, extend, setNX bool) map[string][]string {
 			"term-holder": safe, // SIGTERM stops a Go program at once: a dead holder
 			"slow-work":   toldNo, "client-pause": toldNo, "redis-pause": toldNo,
 			"cpu-starve": lateWrite, "net-timeout": lateWrite, "server-errors": lateWrite,
+			"app-pause": toldNo, "app-blackhole": lateWrite, // as client-pause and net-timeout
 		}
 		for _, f := range []string{"redis-restart", "failover", "clock-jump", "rolling-restart", "evict"} {
 			d[f] = keyLost
@@ -34,7 +35,8 @@ func documented(nodes int, extend, setNX bool) map[string][]string {
 	for _, f := range []string{"redis-restart", "failover", "clock-jump", "evict", "net-latency", "net-timeout", "cpu-starve"} {
 		d[f] = aRace
 	}
-	for _, f := range []string{"slow-work", "client-pause", "redis-pause", "server-errors"} {
+	// A cut instance is cut from every server, as its paused process is.
+	for _, f := range []string{"slow-work", "client-pause", "redis-pause", "server-errors", "app-pause", "app-blackhole"} {
 		d[f] = secondHolder // the victim holds past its TTL on every server
 	}
 	// A majority restarted empty in turn grants the lock to a second holder while

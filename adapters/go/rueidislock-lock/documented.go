@@ -17,7 +17,7 @@ func documented() map[string][]string {
 	// An extension an OOM server refuses cancels the lock's context: not seen to let a
 	// late write through here, so either.
 	d["server-errors"] = []string{"SAFE", "OVERSOLD", "LOST", "OVERLAP"}
-	for _, f := range []string{"client-pause", "redis-pause", "redis-restart", "rolling-restart", "failover", "clock-jump", "net-timeout", "evict"} {
+	for _, f := range []string{"client-pause", "redis-pause", "redis-restart", "rolling-restart", "failover", "clock-jump", "net-timeout", "evict", "app-pause", "app-blackhole"} {
 		d[f] = []string{"OVERSOLD", "LOST", "OVERLAP", "LOCK-BROKEN"}
 	}
 	return d

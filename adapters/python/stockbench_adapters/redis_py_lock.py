@@ -28,7 +28,8 @@ from .protocol import another, hello, ready, requests, say
 # (Without the question, the token design's late write: OVERSOLD or LOST.)
 OUTLIVED = ["OVERLAP"]
 KEY_LOST = ["OVERLAP", "LOCK-BROKEN"]
-DOCUMENTED = {fault: OUTLIVED for fault in ("slow-work", "cpu-starve", "client-pause", "redis-pause", "server-errors", "net-timeout")}
+DOCUMENTED = {fault: OUTLIVED for fault in ("slow-work", "cpu-starve", "client-pause", "redis-pause", "server-errors", "net-timeout",
+                                           "app-pause", "app-blackhole")}
 DOCUMENTED.update({fault: KEY_LOST for fault in ("redis-restart", "rolling-restart", "failover", "clock-jump", "evict")})
 # A deploy's SIGTERM stops the process at once (Python's default), holding the lock: as
 # a crashed holder, nothing written, the lock expiring after its TTL.

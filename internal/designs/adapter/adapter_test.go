@@ -83,6 +83,11 @@ func earns(t *testing.T, impl lockimpl.Impl, documented string, only ...faults.K
 			// shipped adapters stop at once on it, as a crashed holder.
 			classes, ok = want.For(faults.Plan{{Kind: faults.CrashHolder}})
 		}
+		if k == faults.AppPause {
+			// Nor does a SIGSTOP: the Go counterpart is NOT-EXERCISED, while a shipped
+			// adapter's instance is its processes, stopped together as under client-pause.
+			classes, ok = want.For(faults.Plan{{Kind: faults.ClientPause}})
+		}
 		if !ok {
 			continue
 		}
