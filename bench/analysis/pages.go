@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/stockbench/stockbench/results"
 )
 
 // A pages directory holds claims/LIBRARY.json (what each library claims),
@@ -60,9 +62,17 @@ func Render(dir string) error {
 	return nil
 }
 
-// Rendered are the pages of all and their summary, by file name.
+// comparisons are the files that set the libraries of a kind side by side.
+var comparisons = map[results.SaleKind]string{results.LockSale: "locks.md", results.QueueSale: "queues.md"}
+
+// Rendered are the pages of all, their summary and the comparisons, by file name.
 func Rendered(all []Analysis) map[string]string {
 	out := map[string]string{"README.md": Summary(all)}
+	for kind, file := range comparisons {
+		if len(ofKind(all, kind)) > 0 {
+			out[file] = Comparison(all, kind)
+		}
+	}
 	for _, an := range all {
 		out[an.Claims.Library+".md"] = an.Page()
 	}
