@@ -91,6 +91,11 @@ type Claim struct {
 	Quote  string `json:"quote"`
 	Source string `json:"source"`
 	URL    string `json:"url,omitempty"`
+	// File is the shipped file the quote is in, where the library ships it: an absolute
+	// path as its Debian package installs it, or go:MODULE@VERSION/PATH in the module
+	// cache. An analysis checks the quote is there (CheckQuotes); a page or wiki the
+	// library does not ship has none.
+	File string `json:"file,omitempty"`
 	// Faults are the cells the claim speaks to: fault names, "none", or "*" for all.
 	Faults []string `json:"faults"`
 	// Never are the classes the claim forbids there; Admits those it allows (an
@@ -194,6 +199,8 @@ func (c *Claims) check() error {
 			return fmt.Errorf(`%s.faults: name the faults it speaks to, or "*"`, at)
 		case len(cl.Never)+len(cl.Admits) == 0:
 			return fmt.Errorf("%s: map the quote to what it forbids (never) or admits (admits)", at)
+		case cl.File != "" && !filepath.IsAbs(cl.File) && !strings.HasPrefix(cl.File, "go:"):
+			return fmt.Errorf("%s.file: want an absolute path or go:MODULE@VERSION/PATH, got %q", at, cl.File)
 		}
 		ids[cl.ID] = true
 		for _, class := range append(slices.Clone(cl.Never), cl.Admits...) {

@@ -87,6 +87,13 @@ func (f *Flags) Prepare(pos []string, cat *catalog.Catalog, design func(*flag.Fl
 	if err != nil {
 		return nil, fmt.Errorf("%s: design: %w", pos[0], err)
 	}
+	// Each quote read from the file it names, once the design was built (a Go module's
+	// files are then in the module cache).
+	qctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if err := cl.CheckQuotes(qctx); err != nil {
+		return nil, fmt.Errorf("%s: %w", pos[0], err)
+	}
 	sale := x.Designs[0]
 	for name, v := range cl.Settings {
 		sale.Set(name, v)

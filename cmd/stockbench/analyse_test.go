@@ -88,6 +88,14 @@ func TestAnalyseBadInput(t *testing.T) {
 		}, "settings"},
 		{"too few draws", func(t *testing.T) []string { return []string{claimsFile(t, nil), "--runs", "2"} }, "--runs must be from 5 to 1000"},
 		{"a short budget", func(t *testing.T) []string { return []string{claimsFile(t, nil), "--budget", "1s"} }, "--budget: want 0 or a duration of at least 10s"},
+		{"a quote not in the file it names", func(t *testing.T) []string {
+			f := filepath.Join(t.TempDir(), "lock.go")
+			os.WriteFile(f, []byte("// Obtain may return ErrNotObtained.\n"), 0o644)
+			return []string{claimsFile(t, map[string]string{"claims": claim(`"file": "` + f + `"`)})}
+		}, "claim c: its quote is not in"},
+		{"a file that is no path", func(t *testing.T) []string {
+			return []string{claimsFile(t, map[string]string{"claims": claim(`"file": "lock.go"`)})}
+		}, "want an absolute path or go:MODULE@VERSION/PATH"},
 		{"render of nothing", func(t *testing.T) []string { return []string{"--render", t.TempDir()} }, "no record in"},
 	}
 	for _, tt := range tests {
