@@ -62,6 +62,10 @@ type Claims struct {
 	// of the default matrix of the library's kind of sale, and for a lock the faults
 	// that strike one application instance of two (faults.Needs.PerApp).
 	Faults []string `json:"faults"`
+	// Deployments are the ways to run the library's servers its docs (or Redis's)
+	// prescribe beyond the one most run (one Redis, no persistence, restarted empty),
+	// each adding its own cells.
+	Deployments []Deployment `json:"deployments,omitempty"`
 	// Runs is how many draws each cell takes. Default DefaultRuns.
 	Runs int `json:"runs"`
 	// Parallel, when set, is the most sales at once, in place of --parallel's default:
@@ -74,6 +78,17 @@ type Claims struct {
 	Explore *Explore `json:"explore"`
 	Claims  []Claim  `json:"claims"`
 	Lookups []Lookup `json:"lookups"`
+}
+
+// Deployment is servers run as a doc prescribes, quoted: its cells are the faults it
+// changes, each a fault plan with its settings ("redis-restart:persist=aof-always"), so
+// that a page and the comparison set each beside the same fault as most run.
+type Deployment struct {
+	Name   string   `json:"name"`
+	Quote  string   `json:"quote"`
+	Source string   `json:"source"`
+	URL    string   `json:"url,omitempty"`
+	Faults []string `json:"faults"`
 }
 
 // Explore is a claims file's exploration, as explore's flags.
@@ -221,6 +236,22 @@ func (c *Claims) check() error {
 			return fmt.Errorf("faults: unknown fault %q", f)
 		}
 	}
+	for i, d := range c.Deployments {
+		at := fmt.Sprintf("deployments[%d]", i)
+		switch {
+		case !name.MatchString(d.Name):
+			return fmt.Errorf("%s.name: want lower-case letters, digits and dashes, got %q", at, d.Name)
+		case strings.TrimSpace(d.Quote) == "" || d.Source == "":
+			return fmt.Errorf("%s: a deployment is what a doc prescribes: quote and source are required", at)
+		case len(d.Faults) == 0:
+			return fmt.Errorf("%s.faults: name the faults it changes, with their settings", at)
+		}
+		for _, f := range d.Faults {
+			if p, err := faults.Parse(f); err != nil || len(p) != 1 {
+				return fmt.Errorf("%s.faults: %q: want one fault with its settings: %v", at, f, err)
+			}
+		}
+	}
 	for i, l := range c.Lookups {
 		if !ids[l.Claim] {
 			return fmt.Errorf("lookups[%d].claim: no claim %q", i, l.Claim)
@@ -266,6 +297,14 @@ func (c *Claims) Cells(kind results.SaleKind) ([]string, error) {
 	for _, f := range cells {
 		if f != faults.None && !slices.Contains(ofKind, faults.Kind(f)) {
 			return nil, fmt.Errorf("faults: %s is not a fault of %s sales", f, kind)
+		}
+	}
+	for _, d := range c.Deployments {
+		for _, f := range d.Faults {
+			if k := FaultsOf(f)[0]; !slices.Contains(ofKind, faults.Kind(k)) {
+				return nil, fmt.Errorf("deployment %s: %s is not a fault of %s sales", d.Name, k, kind)
+			}
+			cells = append(cells, f)
 		}
 	}
 	return cells, nil

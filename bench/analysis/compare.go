@@ -28,9 +28,9 @@ const (
 	Unexercised Accord = "not exercised"
 )
 
-// Deployment names the servers the records were measured on, as the tables say it. Only
-// one is measured so far.
-const Deployment = "as most run: one Redis, no persistence, restarted empty"
+// MostRun is the deployment every cell runs in unless a claims file's deployment
+// changes its fault, as the tables say it.
+const MostRun = "one Redis, no persistence, restarted empty"
 
 // Accord is the cell's accord and what decides it, with its rate: the most frequent
 // class of the deciding standing, the most severe among equals ("LOCK-BROKEN 8/20
@@ -110,8 +110,8 @@ func comparisonTable(b *md, all []Analysis, kind results.SaleKind) {
 			}
 		}
 	}
-	b.p("Deployment: %s. Each cell is how the library did under that fault alone, against its own docs: **%s** (a class a claim of it forbids), %s (a class it says nothing of, one no library may show: %s), %s (only classes it admits), or %s. With the class that decides it, in how many draws, and its 95%% interval; each library's page has every class and the claims behind them.",
-		Deployment, Contradicts, Undocumented, joinClasses(heldTo(kind)), AsDocumented, Unexercised)
+	b.p("Each cell is how the library did under that fault alone, against its own docs: **%s** (a class a claim of it forbids), %s (a class it says nothing of, one no library may show: %s), %s (only classes it admits), or %s. With the class that decides it, in how many draws, and its 95%% interval; each library's page has every class and the claims behind them. Each fault strikes servers as most run (%s); a column with settings (`redis-restart:persist=aof-always`) is that fault in a deployment the docs prescribe, measured for the libraries whose claims file names it (its page quotes the doc).",
+		Contradicts, Undocumented, joinClasses(heldTo(kind)), AsDocumented, Unexercised, MostRun)
 	if kind == results.LockSale {
 		b.p("")
 		b.p("*Told held while taken* is the longest a library told a holder who asked, right before its write, that it still held the lock once the next holder had it, over every draw (the fault it came under); *not asked* where the holders cannot ask it.")

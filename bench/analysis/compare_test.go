@@ -108,3 +108,44 @@ func TestComparison(t *testing.T) {
 		t.Errorf("the lock comparison names a queue library:\n%s", page)
 	}
 }
+
+// A deployment's cell is its fault with settings: judged by the claims of its fault,
+// set beside the fault as most run, and counted among the cells.
+func TestDeploymentCells(t *testing.T) {
+	c := *lockClaims
+	c.Faults = []string{"none", "client-pause"}
+	c.Deployments = []Deployment{{Name: "as-documented", Quote: "enable fsync=always", Source: "the Redis docs", Faults: []string{"client-pause:persist=aof-always"}}}
+	if err := c.check(); err == nil {
+		t.Error("check took a setting its fault does not have")
+	}
+	c.Deployments[0].Faults = []string{"redis-restart:persist=aof-always"}
+	c.Claims = append(c.Claims, Claim{ID: "restart", Quote: "q", Source: "s", Faults: []string{"redis-restart"}, Admits: []string{"OVERLAP"}})
+	if err := c.check(); err != nil {
+		t.Fatal(err)
+	}
+	cells, err := c.Cells(results.LockSale)
+	if err != nil || strings.Join(cells, " ") != "none client-pause redis-restart:persist=aof-always" {
+		t.Fatalf("Cells = %v, %v", cells, err)
+	}
+	an := Analysis{Claims: &c, Record: &Record{Kind: results.LockSale, Cells: []Cell{
+		{Fault: "redis-restart", Draws: draws(20, 20, oracle.ClassOversold)},
+		{Fault: "redis-restart:persist=aof-always", Draws: draws(20, 4, oracle.ClassOverlap)},
+	}}}
+	if a, words := an.Accord(an.Record.Cells[1]); a != AsDocumented || words != "OVERLAP 4/20 (8%-42%)" {
+		t.Errorf("the deployment's cell: %s %s, want as documented by its fault's claim", a, words)
+	}
+	if a, _ := an.Accord(an.Record.Cells[0]); a != Undocumented {
+		t.Errorf("the fault as most run: %s, want undocumented", a)
+	}
+	for _, bad := range []Deployment{
+		{Name: "x", Quote: "", Source: "s", Faults: []string{"redis-restart:persist=aof-always"}},
+		{Name: "x", Quote: "q", Source: "s", Faults: []string{"meteor"}},
+		{Name: "x", Quote: "q", Source: "s"},
+		{Name: "X y", Quote: "q", Source: "s", Faults: []string{"redis-restart"}},
+	} {
+		c.Deployments = []Deployment{bad}
+		if err := c.check(); err == nil {
+			t.Errorf("check took deployment %+v", bad)
+		}
+	}
+}

@@ -83,9 +83,10 @@ func (c *Claims) speak(fault string, class oracle.Class) (admit, never []string)
 	return admit, never
 }
 
-// covers reports whether the claim speaks to fault.
+// covers reports whether the claim speaks to fault: a fault's name, or a cell's plan
+// with its settings (a deployment's), by its fault's name.
 func (cl Claim) covers(fault string) bool {
-	return slices.Contains(cl.Faults, "*") || slices.Contains(cl.Faults, fault)
+	return slices.Contains(cl.Faults, "*") || slices.Contains(cl.Faults, FaultsOf(fault)[0])
 }
 
 // Slowed is the fault an exploration's timing stands for when its holders' work (a
@@ -140,7 +141,7 @@ func (cell Cell) Seen(c *Claims) []Seen {
 			continue
 		}
 		if k := cell.count(class); k > 0 {
-			out = append(out, Seen{class, k, c.Judge([]string{cell.Fault}, class)})
+			out = append(out, Seen{class, k, c.Judge(FaultsOf(cell.Fault), class)})
 		}
 	}
 	return out

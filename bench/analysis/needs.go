@@ -70,7 +70,7 @@ func (an Analysis) Needs() []Need {
 		for _, class := range r.classes {
 			var under []string
 			for _, cell := range an.Record.Cells {
-				if (r.faults == nil || slices.Contains(r.faults, faults.Kind(cell.Fault))) && cell.count(class) > 0 {
+				if (r.faults == nil || slices.Contains(r.faults, faults.Kind(FaultsOf(cell.Fault)[0]))) && cell.count(class) > 0 {
 					under = append(under, cell.Fault)
 				}
 			}

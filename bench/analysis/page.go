@@ -312,6 +312,14 @@ func (an Analysis) header(b *md) {
 		p("%s", c.Notes)
 		p("")
 	}
+	for _, d := range c.Deployments {
+		src := d.Source
+		if d.URL != "" {
+			src = fmt.Sprintf("[%s](%s)", d.Source, d.URL)
+		}
+		p("Deployment **%s**: %s, as %s prescribes: %s", d.Name, strings.Join(d.Faults, ", "), src, quote(d.Quote))
+		p("")
+	}
 }
 
 // claims lists each claim: how it fared, its quote, source and mapping.
