@@ -3,7 +3,10 @@
 // The lock most Node services hand-roll on node-redis, behind the adapter protocol
 // (adapters/PROTOCOL.md): SET key token NX PX ttl to take it, and a Lua compare-and-delete
 // to give it back, so that a holder whose lease ran out deletes nobody else's. It is the
-// token design's algorithm, and is held to what token documents.
+// token design's algorithm, and is held to what token documents. It does not answer
+// the protocol's "held" question: node-redis is a client, not a lock library, so there is
+// no library of its own to ask whether the lock is still held; its holders write as the
+// token design's do (late, after their lease ran out under a fault).
 const crypto = require('crypto');
 const { serve, timed } = require('./protocol');
 

@@ -32,21 +32,17 @@ const (
 // changes its fault, as the tables say it.
 const MostRun = "one Redis, no persistence, restarted empty"
 
-// Accord is the cell's accord and what decides it, with its rate: the most frequent
-// class of the deciding standing, the most severe among equals ("LOCK-BROKEN 8/20
-// (22%-61%)"); under AsDocumented the most frequent class seen, SAFE when nothing was.
+// Accord is the cell's accord and what decides it, with its rate: the most severe
+// class of the deciding standing ("LOCK-BROKEN 8/20 (22%-61%)"), what a user choosing
+// must weigh however rare; under AsDocumented the most severe class seen, SAFE when
+// nothing was.
 func (an Analysis) Accord(cell Cell) (Accord, string) {
 	if cell.Judged() == 0 {
 		return Unexercised, ""
 	}
 	seen := cell.Seen(an.Claims) // the most severe first
 	pick := func(ok func(Standing) bool) (Seen, bool) {
-		i := -1
-		for j, s := range seen {
-			if ok(s.Standing) && (i < 0 || s.K > seen[i].K) {
-				i = j
-			}
-		}
+		i := slices.IndexFunc(seen, func(s Seen) bool { return ok(s.Standing) })
 		if i < 0 {
 			return Seen{}, false
 		}

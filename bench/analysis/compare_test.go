@@ -30,9 +30,11 @@ func TestAccord(t *testing.T) {
 		{"silent, and held to it", Cell{Fault: "evict", Draws: draws(20, 7, oracle.ClassLost)}, Undocumented, "LOST 7/20 (18%-57%)"},
 		{"silent, and nobody judges it", Cell{Fault: "evict", Draws: draws(20, 5, oracle.ClassStuck)}, AsDocumented, "STUCK 5/20 (11%-47%)"},
 		{"the fault never struck", Cell{Fault: "evict", Draws: unstruck}, Unexercised, ""},
-		// Of two contradictions the more frequent decides, the more severe among equals.
-		{"the more frequent of two", Cell{Fault: "none", Draws: append(draws(10, 2, oracle.ClassOversold), draws(10, 5, oracle.ClassBroken)...)},
-			Contradicts, "LOCK-BROKEN 5/20 (11%-47%)"},
+		// Of two contradictions the more severe decides, however rarer.
+		{"the more severe of two", Cell{Fault: "none", Draws: append(draws(10, 2, oracle.ClassOversold), draws(10, 5, oracle.ClassBroken)...)},
+			Contradicts, "OVERSOLD 2/20 (3%-30%)"},
+		{"admitted: the more severe of two", Cell{Fault: "client-pause", Draws: append(draws(10, 1, oracle.ClassOversold), draws(10, 9, oracle.ClassOverlap)...)},
+			AsDocumented, "OVERSOLD 1/20 (1%-24%)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

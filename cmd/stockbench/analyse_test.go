@@ -96,6 +96,12 @@ func TestAnalyseBadInput(t *testing.T) {
 		{"a file that is no path", func(t *testing.T) []string {
 			return []string{claimsFile(t, map[string]string{"claims": claim(`"file": "lock.go"`)})}
 		}, "want an absolute path or go:MODULE@VERSION/PATH"},
+		{"a deployment whose fault takes no such setting", func(t *testing.T) []string {
+			return []string{claimsFile(t, map[string]string{"deployments": `[{"name": "as-documented", "quote": "q", "source": "s", "faults": ["client-pause:persist=aof-always"]}]`})}
+		}, `deployments[0].faults: "client-pause:persist=aof-always"`},
+		{"a deployment no doc prescribes", func(t *testing.T) []string {
+			return []string{claimsFile(t, map[string]string{"deployments": `[{"name": "fast", "quote": "", "source": "", "faults": ["redis-restart:persist=aof-always"]}]`})}
+		}, "quote and source are required"},
 		{"render of nothing", func(t *testing.T) []string { return []string{"--render", t.TempDir()} }, "no record in"},
 	}
 	for _, tt := range tests {
