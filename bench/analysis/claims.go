@@ -91,6 +91,25 @@ type Deployment struct {
 	Faults []string `json:"faults"`
 }
 
+// check refuses a deployment no doc prescribes, or whose faults do not parse as one
+// fault each with its settings; at names it in the error.
+func (d Deployment) check(at string) error {
+	switch {
+	case !name.MatchString(d.Name):
+		return fmt.Errorf("%s.name: want lower-case letters, digits and dashes, got %q", at, d.Name)
+	case strings.TrimSpace(d.Quote) == "" || d.Source == "":
+		return fmt.Errorf("%s: a deployment is what a doc prescribes: quote and source are required", at)
+	case len(d.Faults) == 0:
+		return fmt.Errorf("%s.faults: name the faults it changes, with their settings", at)
+	}
+	for _, f := range d.Faults {
+		if p, err := faults.Parse(f); err != nil || len(p) != 1 {
+			return fmt.Errorf("%s.faults: %q: want one fault with its settings: %v", at, f, err)
+		}
+	}
+	return nil
+}
+
 // Explore is a claims file's exploration, as explore's flags.
 type Explore struct {
 	Budget string `json:"budget"`
@@ -237,19 +256,8 @@ func (c *Claims) check() error {
 		}
 	}
 	for i, d := range c.Deployments {
-		at := fmt.Sprintf("deployments[%d]", i)
-		switch {
-		case !name.MatchString(d.Name):
-			return fmt.Errorf("%s.name: want lower-case letters, digits and dashes, got %q", at, d.Name)
-		case strings.TrimSpace(d.Quote) == "" || d.Source == "":
-			return fmt.Errorf("%s: a deployment is what a doc prescribes: quote and source are required", at)
-		case len(d.Faults) == 0:
-			return fmt.Errorf("%s.faults: name the faults it changes, with their settings", at)
-		}
-		for _, f := range d.Faults {
-			if p, err := faults.Parse(f); err != nil || len(p) != 1 {
-				return fmt.Errorf("%s.faults: %q: want one fault with its settings: %v", at, f, err)
-			}
+		if err := d.check(fmt.Sprintf("deployments[%d]", i)); err != nil {
+			return err
 		}
 	}
 	for i, l := range c.Lookups {
