@@ -556,14 +556,12 @@ func Summary(all []Analysis) string {
 		}
 		var t md
 		comparisonTable(&t, all, kind)
-		fmt.Fprintf(&b, "## The %s libraries compared\n\nWhat a flash sale must add to each: [%s](%s).\n\n%s\n", map[results.SaleKind]string{results.LockSale: "lock", results.QueueSale: "queue"}[kind], comparisons[kind], comparisons[kind], t.String())
+		fmt.Fprintf(&b, "## The %s libraries compared\n\nWhat a flash sale must add to each: [%s](%s).\n\n%s\n", kindWords[kind], comparisons[kind], comparisons[kind], t.String())
 	}
 	b.WriteString("## Each library\n\n")
 	b.WriteString("Claims held / broken counts the claims that forbid something, which a sale could break; a claim that only admits classes is counted apart (+n admit only).\n\n")
 	b.WriteString("| Library | Language | Release, from | Claims held / broken | Findings (confirmed) | Worst rate | Measured |\n|---|---|---|---|---|---|---|\n")
-	slices.SortFunc(all, func(a, b Analysis) int {
-		return cmp.Or(cmp.Compare(a.Claims.Language, b.Claims.Language), cmp.Compare(a.Claims.Library, b.Claims.Library))
-	})
+	slices.SortFunc(all, summaryOrder)
 	for _, an := range all {
 		t := an.tally()
 		claims := fmt.Sprintf("%d / %d of %d", t.held, t.broken, t.couldFail())
