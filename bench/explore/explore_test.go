@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -56,6 +57,8 @@ func designs(names ...string) []results.Sale {
 // work past the TTL breaks "bare" and not "checked", shrinks the sale, and reports
 // LOCK-BROKEN 10/10 against 0/10 as significant; a design against itself differs
 // nowhere. Refused draws are passed over, and the same seed draws the same sales.
+var allVsNone = regexp.MustCompile(`^bare is worse than checked here: LOCK-BROKEN (9/9|10/10) vs 0/(9|10), p=`)
+
 func TestExploreTellsDesignsApart(t *testing.T) {
 	run := func(names ...string) *Report {
 		rep, err := Explore(context.Background(), Config{Designs: designs(names...), Space: NewSpace(results.LockSale, false, nil),
@@ -67,7 +70,9 @@ func TestExploreTellsDesignsApart(t *testing.T) {
 	}
 	rep := run("checked", "bare")
 	d := rep.Differences()
-	if len(d) == 0 || !strings.HasPrefix(d[0], "bare is worse than checked here: LOCK-BROKEN 10/10 vs 0/10, p=1.1e-05") {
+	// Every measured sale of bare broken, none of checked: 10/10 vs 0/10, or fewer where
+	// the 2 s budget on a loaded machine cut a rerun short (9/9 vs 0/10 seen in make test).
+	if len(d) == 0 || !allVsNone.MatchString(d[0]) {
 		t.Fatalf("differences: %q", d)
 	}
 	if !strings.Contains(d[0], "work >= TTL") {
