@@ -24,9 +24,9 @@ an idle worker, StopRequested, and the job it took is in no queue and no registr
 for good (rq/rq#2236).
 
 Every key RQ writes is put under the sale's hash tag (its namespaces patched to
-keys.queue + ":rq:"), and deleted by the process when its sale ends. Without
---worker-loop a process serves sale after sale (protocol 3), with a worker of its own
-for each.
+keys.queue + ":rq:"), and deleted by the process when its sale ends. A process serves
+sale after sale (protocol 3), with a worker of its own for each; with --worker-loop,
+bye stops RQ's loop as its warm shutdown does.
 """
 import os
 import signal
@@ -84,8 +84,8 @@ LOOP_DOCUMENTED = dict(DOCUMENTED, **{"step-term": ["LOST"]})
 
 
 def main():
-    """Serves sale after sale (protocol 3), each from its hello to its bye; RQ's own loop
-    (--worker-loop) one sale per process."""
+    """Serves sale after sale (protocol 3), each from its hello to its bye, with RQ's own
+    loop (--worker-loop) or the adapter's driving of RQ's steps."""
     while True:
         first, client = hello()
         if client is None:
@@ -95,8 +95,9 @@ def main():
             namespace(prefix)
             queue = Queue("sale", connection=client)
             if "--worker-loop" in sys.argv[1:]:
-                return main_loop(first, client, prefix, queue)
-            sale(client, prefix, queue)
+                main_loop(first, client, prefix, queue)
+            else:
+                sale(client, prefix, queue)
         finally:
             client.close()
         if not another():
@@ -155,15 +156,16 @@ def sale(client, prefix, queue):
     serve(client, prefix, queue, {"enqueue": enqueue, "dequeue": dequeue, "ack": ack}, stop_when_drained)
 
 
-def serve(client, prefix, queue, ops, after=None):
+def serve(client, prefix, queue, ops, after=None, bye=None):
     """Answers each request with what ops[op] makes of it (len, and an unknown op or a
     Redis error, answered here), calling after once each reply is written; when stdin
-    closes, or at bye, the sale is over: it leaves nothing of RQ's behind."""
-    def bye():
+    closes, or at bye, the sale is over: it leaves nothing of RQ's behind. bye, when
+    given, ends the sale first, and says whether the process is kept (protocol.requests)."""
+    def cleaned():
         clean(client, prefix)
         return True
 
-    for req in requests(on_bye=bye):
+    for req in requests(on_bye=bye or cleaned):
         rid, op = req.get("id", 0), req.get("op")
         try:
             if op in ops:
@@ -182,7 +184,7 @@ def serve(client, prefix, queue, ops, after=None):
 
 
 # The jobs RQ's loop (the main thread) runs, handed to the harness by the protocol (a
-# thread of its own).
+# thread of its own): the sale's.
 handoff = Handoff()
 
 
@@ -198,6 +200,7 @@ class SteppingWorker(SimpleWorker):
     steps = ()
     hold = 0.0
     stopping = False  # a signal asked it to stop
+    sale_over = False  # bye asked it to stop: the process serves the next sale
 
     def request_stop(self, signum, frame):
         self.stopping = True
@@ -213,9 +216,16 @@ class SteppingWorker(SimpleWorker):
 
 
 def main_loop(first, client, prefix, queue):
-    """RQ's own loop serves the sale (--worker-loop), hello already read."""
+    """RQ's own loop serves the sale (--worker-loop), hello already read, until a signal
+    stops it (the process then goes, as `rq worker` does) or bye does (the process is
+    kept for the next sale)."""
+    global handoff
+    handoff = Handoff()
     SteppingWorker.steps = tuple(first.get("steps") or ())
     SteppingWorker.hold = first.get("step_hold_ms", 0) / 1000.0
+    current = []  # the loop's worker
+    stopped = threading.Event()  # the sale's loop has returned
+    kept = threading.Event()  # bye ended the sale: the process serves the next
 
     def enqueue(req):
         queue.enqueue_call(func=handoff_job, args=(req["order"], req["seq"]), job_id="o" + req["order"])
@@ -228,12 +238,34 @@ def main_loop(first, client, prefix, queue):
     def dequeue(req):
         return handoff.dequeue(req["wait_ms"])
 
-    def protocol():
-        serve(client, prefix, queue, {"enqueue": enqueue, "dequeue": dequeue, "ack": ack})
-        os._exit(0)
+    def bye():
+        # Kept only when no job of this sale is still in the loop (one the harness never
+        # acknowledged blocks the main thread) and no signal stopped it: else the harness
+        # stops the process.
+        if handoff.busy() or stopped.is_set() or not current:
+            return False
+        current[0].sale_over = True
+        os.kill(os.getpid(), signal.SIGUSR1)  # to the main thread, where the loop waits
+        if not stopped.wait(3):
+            return False
+        clean(client, prefix)
+        kept.set()
+        return True
 
-    ready(["queue", "ack"], LOOP_DOCUMENTED, steps=["dequeued"])
-    threading.Thread(target=protocol, daemon=True).start()
+    def protocol():
+        serve(client, prefix, queue, {"enqueue": enqueue, "dequeue": dequeue, "ack": ack}, bye=bye)
+        if kept.is_set():
+            return  # the main thread reads the next hello
+        with WRITING:
+            os._exit(0)
+
+    ready(["queue", "ack"], LOOP_DOCUMENTED, steps=["dequeued"], again=True)
+    # RQ's warm shutdown (Worker._shutdown, what its SIGTERM handler does but for the
+    # cold shutdown a second signal would be): an idle loop stops at once, interrupted
+    # in its BLPOP, a busy one after its job.
+    signal.signal(signal.SIGUSR1, lambda *_: current[0]._shutdown() if current and current[0].sale_over else None)
+    served = threading.Thread(target=protocol, daemon=True)
+    served.start()
     # RQ's loop, its signal handlers with it, in the main thread, as `rq worker` runs it:
     # SIGTERM is its warm shutdown. RQ quits its loop on an error it does not handle (a
     # connection the server closed, as a restart does): a supervisor then starts the
@@ -241,9 +273,14 @@ def main_loop(first, client, prefix, queue):
     # (RQ's is the TTL less 15 s), inside the client's 2 s reply timeout.
     while True:
         worker = SteppingWorker([queue], connection=client, name=uuid.uuid4().hex, default_worker_ttl=16)
+        current[:] = [worker]
         worker.work(burst=False, logging_level="WARNING")
-        if worker.stopping:
+        if worker.stopping or worker.sale_over:
             break
         time.sleep(0.1)
+    stopped.set()
+    if worker.sale_over:
+        served.join()  # bye answered: the next line is the next hello
+        return
     with WRITING:
         os._exit(0)  # the loop stopped (a deploy's signal): the process goes, as `rq worker` does

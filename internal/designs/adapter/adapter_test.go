@@ -354,11 +354,15 @@ var sidekiqLib = []string{"ruby", "-e", `require "sidekiq"; require "redis-names
 
 // queueEarns runs impl under no fault and each queue fault, with each fulfil, and checks
 // that each sale earned, and its record was judged by, what documented says.
-func queueEarns(t *testing.T, impl queueimpl.Impl, documented func(scenarios.Fulfil) faults.Verdicts) {
+// tune, when given, sets the sale at the library's own clock.
+func queueEarns(t *testing.T, impl queueimpl.Impl, documented func(scenarios.Fulfil) faults.Verdicts, tune ...func(*scenarios.QueueSale)) {
 	h := rigtest.Harness(t)
 	sale, err := scenarios.LookupQueue("queue-sale")
 	if err != nil {
 		t.Fatal(err)
+	}
+	for _, f := range tune {
+		f(&sale)
 	}
 	for _, fulfil := range scenarios.Fulfils {
 		for _, k := range append([]faults.Kind{""}, faults.Kinds(faults.Queues)...) {

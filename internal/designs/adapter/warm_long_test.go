@@ -18,7 +18,7 @@ import (
 	"github.com/stockbench/stockbench/scenarios"
 )
 
-// TestWarmQueueProcesses: the queue adapters of RQ, Sidekiq, Celery and Laravel serve sale after sale.
+// TestWarmQueueProcesses: the queue adapters of RQ (both ways), Sidekiq, Celery and Laravel serve sale after sale.
 // The next sale's pool says hello again to the processes the last one kept, each then
 // starting a worker of its own; the same seeds earn the same classes from kept
 // processes as from fresh ones, under no fault and under worker-crash, whose class no
@@ -39,6 +39,8 @@ func TestWarmQueueProcesses(t *testing.T) {
 		visibility    time.Duration // the sale's, when not its default
 	}{
 		{"rq", "/usr/bin/python3 ../../../adapters/python/rq_queue.py", rqLib, faults.WorkerCrash, 0},
+		// RQ's own loop, stopped at bye by its warm shutdown.
+		{"rq-loop", "/usr/bin/python3 ../../../adapters/python/rq_queue.py --worker-loop", rqLib, faults.WorkerCrash, 0},
 		{"sidekiq", "ruby ../../../adapters/ruby/bin/stockbench-sidekiq-queue", sidekiqLib, faults.WorkerCrash, 0},
 		// Celery's worker-crash is a race (a fresh worker's restore may come past the
 		// visibility timeout); an evicted job is lost by every draw.
