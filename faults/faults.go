@@ -18,9 +18,11 @@ package faults
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/stockbench/stockbench/internal/wait"
@@ -255,7 +257,7 @@ type Spec struct {
 	length float64
 	// server acts on the lock server for d while the victim (who) works, and says what
 	// it did.
-	server func(ctx context.Context, in *Injector, d time.Duration, who Who) (string, error)
+	server func(ctx context.Context, in *Injector, f Fault, d time.Duration, who Who) (string, error)
 	// by: the fault's length is how far a clock jumps (by=), not how long it lasts (for=).
 	by bool
 	// choice names the fault's one named setting (a mode, a persistence), and choices its
@@ -263,7 +265,8 @@ type Spec struct {
 	choice  string
 	choices []string
 	// timeless: the fault takes as long as it takes (a crash, a restart, a failover),
-	// whatever its length says, so that its for= changes nothing.
+	// whatever its length says, so that its for= changes nothing (but a restart's, which
+	// keeps the server down that long first) and nobody draws one.
 	timeless bool
 	// thinks: the victim's fate also stretches the think of a lock-free purchase.
 	thinks bool
@@ -359,22 +362,29 @@ var specs = []Spec{
 	},
 	{
 		Kind: RedisPause, Applies: Locks, Fires: OnVictim, Needs: Needs{SeparateStock: true, Owned: true},
-		Summary: fmt.Sprintf("the lock server stops %s the TTL while the %s holder works", length, nth),
-		server: func(ctx context.Context, in *Injector, d time.Duration, who Who) (string, error) {
-			return fmt.Sprintf("lock server paused %s while %s holds the lock", d, who), in.srv.Lock.Pause(ctx, d)
+		Summary: fmt.Sprintf("the lock server stops %s the TTL while the %s holder works (servers=k: the first k of a design's several lock servers at once, a minority or a majority of Redlock's)", length, nth),
+		server: func(ctx context.Context, in *Injector, f Fault, d time.Duration, who Who) (string, error) {
+			on := in.lockServers(f)
+			err := onEach(on, func(s Server) error { return s.Pause(ctx, d) })
+			return fmt.Sprintf("%s paused %s while %s holds the lock", in.serversWord(len(on)), d, who), err
 		},
 	},
 	{
 		Kind: RedisRestart, Applies: Locks | Queues, Fires: OnVictim, Needs: Needs{SeparateStock: true, Owned: true},
 		choice: "persist", choices: words(Persistences),
-		Summary:  fmt.Sprintf("the lock server (or the queue's) is killed and restarts while the %s holder (or task) is being worked on: empty, or with what its persistence mode kept (persist=none|rdb|aof-everysec|aof-always)", nth),
+		Summary:  fmt.Sprintf("the lock server (or the queue's) is killed and restarts while the %s holder (or task) is being worked on: empty, or with what its persistence mode kept (persist=none|rdb|aof-everysec|aof-always); at once, or kept down for= first (a delayed restart, as the Redis docs prescribe for locks: longer than the longest lease); servers=k: the first k of a design's several lock servers at once", nth),
 		timeless: true,
-		server: func(ctx context.Context, in *Injector, _ time.Duration, who Who) (string, error) {
+		server: func(ctx context.Context, in *Injector, f Fault, _ time.Duration, who Who) (string, error) {
 			began := time.Now()
-			err := in.srv.Lock.Restart(ctx)
+			on := in.lockServers(f)
+			err := onEach(on, func(s Server) error { return s.Restart(ctx, f.For) })
+			down := ""
+			if f.For > 0 {
+				down = fmt.Sprintf(", kept down %s,", f.For)
+			}
 			// How long it was down says whether a lock it kept had expired meanwhile.
-			return fmt.Sprintf("lock server killed and restarted %s, answering again after %s, while %s holds it",
-				in.persist.kept(), time.Since(began).Round(time.Millisecond), who), err
+			return fmt.Sprintf("%s killed%s and restarted %s, answering again after %s, while %s holds it",
+				in.serversWord(len(on)), down, in.persist.kept(), time.Since(began).Round(time.Millisecond), who), err
 		},
 	},
 	{
@@ -398,7 +408,7 @@ var specs = []Spec{
 			return "replica detached from the lock server", in.srv.Replica.Detach(ctx)
 		},
 		timeless: true,
-		server: func(ctx context.Context, in *Injector, _ time.Duration, who Who) (string, error) {
+		server: func(ctx context.Context, in *Injector, _ Fault, _ time.Duration, who Who) (string, error) {
 			// Clients move first, as a sentinel tells them to; then the old primary dies.
 			in.srv.Lock.Redirect(in.srv.Replica.Addr())
 			return fmt.Sprintf("lock server killed; its replica, detached before, serves in its place while %s holds the lock", who),
@@ -408,7 +418,7 @@ var specs = []Spec{
 	{
 		Kind: ClockJump, Applies: Locks, Fires: OnVictim, Needs: Needs{SeparateStock: true, Owned: true, Clock: true}, by: true,
 		Summary: fmt.Sprintf("the lock server's wall clock jumps %s the TTL forward while the %s holder works: Redis keeps expiries as wall-clock times, so its keys expire early (by=how far)", length, nth),
-		server: func(ctx context.Context, in *Injector, d time.Duration, who Who) (string, error) {
+		server: func(ctx context.Context, in *Injector, _ Fault, d time.Duration, who Who) (string, error) {
 			return fmt.Sprintf("lock server's clock jumped %s forward while %s holds the lock", d, who), in.srv.Lock.JumpClock(ctx, d)
 		},
 	},
@@ -420,14 +430,14 @@ var specs = []Spec{
 	{
 		Kind: NetTimeout, Applies: Locks, Fires: OnVictim, Needs: Needs{SeparateStock: true, Proxy: true},
 		Summary: fmt.Sprintf("the network to the lock server carries nothing for %s the TTL while the %s holder works (toxiproxy)", length, nth),
-		server: func(ctx context.Context, in *Injector, d time.Duration, who Who) (string, error) {
+		server: func(ctx context.Context, in *Injector, _ Fault, d time.Duration, who Who) (string, error) {
 			return fmt.Sprintf("network to the lock server carries nothing for %s while %s holds the lock", d, who), in.outage(ctx, d)
 		},
 	},
 	{
 		Kind: AppBlackhole, Applies: Locks, Fires: OnVictim, Needs: Needs{SeparateStock: true, Proxy: true, PerApp: true}, optIn: true,
 		Summary: fmt.Sprintf("the network between the %s holder's application instance and the lock servers carries nothing for %s the TTL, its connections left open, while the other instances reach them (toxiproxy; the sale's --apps 2 or more, 2 when not given)", nth, length),
-		server: func(ctx context.Context, in *Injector, d time.Duration, who Who) (string, error) {
+		server: func(ctx context.Context, in *Injector, _ Fault, d time.Duration, who Who) (string, error) {
 			return fmt.Sprintf("network between app %d and the lock servers carries nothing for %s while %s holds the lock; the other apps reach them", who.App+1, d, who),
 				in.blackhole(ctx, who.App, d)
 		},
@@ -446,7 +456,7 @@ var specs = []Spec{
 		start:    groupSynced,
 		Summary:  fmt.Sprintf("the Sentinel group's master is killed while the %s holder works; the sentinels promote its replica (real Sentinel, containers)", nth),
 		timeless: true,
-		server: func(ctx context.Context, in *Injector, _ time.Duration, who Who) (string, error) {
+		server: func(ctx context.Context, in *Injector, _ Fault, _ time.Duration, who Who) (string, error) {
 			detail, err := in.srv.Sentinel.KillMaster(ctx)
 			return fmt.Sprintf("%s, while %s holds the lock", detail, who), err
 		},
@@ -455,7 +465,7 @@ var specs = []Spec{
 		Kind: SentinelPartition, Applies: Locks, Fires: OnVictim, Needs: Needs{Sentinel: true},
 		start:   groupSynced,
 		Summary: fmt.Sprintf("the Sentinel group's master is cut off from the sentinels and its replica, not from the buyers, while the %s holder works: a split brain", nth),
-		server: func(ctx context.Context, in *Injector, d time.Duration, who Who) (string, error) {
+		server: func(ctx context.Context, in *Injector, _ Fault, d time.Duration, who Who) (string, error) {
 			detail, err := in.srv.Sentinel.Partition(ctx, d)
 			return fmt.Sprintf("%s, while %s holds the lock", detail, who), err
 		},
@@ -468,7 +478,7 @@ var specs = []Spec{
 			"replica=listed (the default): every master lists its replica in the slot map before the buyers' clients connect; "+
 			"replica=late: the replicas join as the fault strikes, after the clients mapped the cluster, as a replica added to a running cluster", nth),
 		timeless: true,
-		server: func(ctx context.Context, in *Injector, _ time.Duration, who Who) (string, error) {
+		server: func(ctx context.Context, in *Injector, _ Fault, _ time.Duration, who Who) (string, error) {
 			detail, err := in.srv.Cluster.KillMaster(ctx, in.prefix)
 			return fmt.Sprintf("%s, while %s holds the lock", detail, who), err
 		},
@@ -478,7 +488,7 @@ var specs = []Spec{
 		start:    slotsSynced,
 		Summary:  fmt.Sprintf("on a Redis Cluster of containers, the sale's slot (lock and stock) migrates to another master while the %s holder works (ASK, TRYAGAIN, then MOVED)", nth),
 		timeless: true,
-		server: func(ctx context.Context, in *Injector, _ time.Duration, who Who) (string, error) {
+		server: func(ctx context.Context, in *Injector, _ Fault, _ time.Duration, who Who) (string, error) {
 			detail, err := in.srv.Cluster.Migrate(ctx, in.prefix)
 			return fmt.Sprintf("%s, while %s holds the lock", detail, who), err
 		},
@@ -560,9 +570,36 @@ func slotsSynced(ctx context.Context, in *Injector, _ Fault) (string, error) {
 	return in.srv.Cluster.Synced(ctx, in.prefix)
 }
 
+// lockServers are the lock servers f strikes: the first of them, or its servers=k first.
+func (in *Injector) lockServers(f Fault) []Server {
+	if f.Servers <= 1 || len(in.srv.Locks) == 0 {
+		return []Server{in.srv.Lock}
+	}
+	return in.srv.Locks[:min(f.Servers, len(in.srv.Locks))]
+}
+
+// serversWord names k of the sale's lock servers, for the record.
+func (in *Injector) serversWord(k int) string {
+	if k <= 1 {
+		return "lock server"
+	}
+	return fmt.Sprintf("%d of %d lock servers", k, len(in.srv.Locks))
+}
+
+// onEach runs do on every server at once and joins what went wrong.
+func onEach(on []Server, do func(Server) error) error {
+	errs := make([]error, len(on))
+	var wg sync.WaitGroup
+	for i, s := range on {
+		wg.Go(func() { errs[i] = do(s) })
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
 // rolling restarts a majority of the lock servers one after another, waiting gap before
 // each, and says how long each took to answer again.
-func rolling(ctx context.Context, in *Injector, gap time.Duration, who Who) (string, error) {
+func rolling(ctx context.Context, in *Injector, _ Fault, gap time.Duration, who Who) (string, error) {
 	n := len(in.srv.Locks)/2 + 1
 	took := make([]string, 0, n)
 	for i := range n {
@@ -570,7 +607,7 @@ func rolling(ctx context.Context, in *Injector, gap time.Duration, who Who) (str
 			return fmt.Sprintf("rolling restart stopped after %d of %d lock servers", i, n), err
 		}
 		began := time.Now()
-		if err := in.srv.Locks[i].Restart(ctx); err != nil {
+		if err := in.srv.Locks[i].Restart(ctx, 0); err != nil {
 			return fmt.Sprintf("lock server %d of %d did not come back", i+1, len(in.srv.Locks)),
 				fmt.Errorf("restart lock server %d: %w", i+1, err)
 		}

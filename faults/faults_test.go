@@ -43,6 +43,11 @@ func TestParse(t *testing.T) {
 		{"server-errors:mode=loading", "server-errors:mode=loading", ""},             // a reloading server's
 		{"server-errors:mode=busy", "", "unknown mode"},                              // not one
 		{"redis-pause:mode=oom", "", "only server-errors answers in a mode"},         // a pause answers nothing
+		{"redis-restart:servers=2:for=2s", "redis-restart:for=2s:servers=2", ""},     // a majority of three, kept down
+		{"redis-pause:servers=3", "redis-pause:servers=3", ""},                       // three at once
+		{"client-pause:servers=2", "", "strike several lock servers"},                // a client has no servers
+		{"redis-restart:servers=0", "", "at least 1"},                                // none struck
+		{"redis-restart:servers=2:persist=rdb", "", "only the first lock server"},    // the others run without
 	}
 	for _, tt := range tests {
 		p, err := Parse(tt.in)
@@ -73,6 +78,8 @@ func TestNeeds(t *testing.T) {
 		{"redis-restart:persist=rdb", Needs{SeparateStock: true, Owned: true, Persist: PersistRDB}}, // a server in that mode
 		{"redis-restart:persist=none", Needs{SeparateStock: true, Owned: true}},                     // the usual server
 		{"rolling-restart", Needs{SeparateStock: true, Owned: true, AllLocks: true}},                // every lock server
+		{"redis-restart:servers=2", Needs{SeparateStock: true, Owned: true, AllLocks: true}},        // those it strikes come fresh
+		{"redis-pause:servers=1", Needs{SeparateStock: true, Owned: true}},                          // the first alone
 		{"server-errors:mode=loading", Needs{SeparateStock: true, Owned: true, Debug: true}},        // a server that takes DEBUG
 		{"evict-lease+consumer-churn", Needs{}},                                                     // keys under the run's prefix
 	}

@@ -17,7 +17,8 @@ import (
 // Server is a lock server a fault acts on; *target.Target is one.
 type Server interface {
 	Pause(ctx context.Context, d time.Duration) error
-	Restart(ctx context.Context) error
+	// Restart kills the server and starts it again once down has passed (0: at once).
+	Restart(ctx context.Context, down time.Duration) error
 	Kill(ctx context.Context) error
 	Redirect(addr string)
 	Addr() string
@@ -523,7 +524,7 @@ func (in *Injector) fire(a armed, who Who) *sync.WaitGroup {
 	go func() {
 		defer in.fired.Done()
 		defer wg.Done()
-		detail, err := a.spec.server(in.halt, in, a.lasting(in.ttl), who)
+		detail, err := a.spec.server(in.halt, in, a.Fault, a.lasting(in.ttl), who)
 		in.recordSince(a.Kind, began, detail, err)
 		in.mu.Lock()
 		in.inFlight--

@@ -134,7 +134,7 @@ func usedMemory(ctx context.Context, c redis.UniversalClient) (int64, error) {
 // answerErrors makes the lock server answer errors to writes for d, then as before: OOM
 // (maxmemory below what it uses, noeviction), or READONLY (a replica of a master that
 // is not there, which keeps its data, as a demoted master does until it syncs).
-func answerErrors(ctx context.Context, in *Injector, d time.Duration, who Who) (string, error) {
+func answerErrors(ctx context.Context, in *Injector, _ Fault, d time.Duration, who Who) (string, error) {
 	c := in.srv.Admin
 	mode := ModeOOM
 	for _, a := range in.armed {

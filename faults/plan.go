@@ -23,6 +23,9 @@ type Fault struct {
 	Latency, Jitter time.Duration
 	// Count is how many workers a worker crash takes. Default: DefaultCount.
 	Count int
+	// Servers is how many of a design's lock servers RedisPause or RedisRestart strikes
+	// at once, the first ones: a minority or a majority of Redlock's. Default: 1.
+	Servers int
 	// P, when set, makes the fault strike at a rate: every victim of its kind (each
 	// holder, purchase or task; each call for LatencySpike) with probability P, drawn
 	// from the sale's seed, instead of the Nth alone. Default: 0, the Nth alone
@@ -132,14 +135,15 @@ func cmpOr[T int | time.Duration](v, def T) T {
 
 // AsDocumented reports whether f's settings leave its meaning as designs document their
 // verdicts under it: choosing another victim (nth) or more of them (count) does; making
-// it last longer or the network slower (for, latency, jitter) does not.
+// it last longer or the network slower (for, latency, jitter) does not, nor does
+// striking several lock servers (servers), which designs document for one.
 //
 // A rate (p) or a drawn length (dist) is a question of how often, not whether: no design
 // documents a verdict under one. Nor under a restart that keeps data (persist): what it
 // keeps depends on the mode and the moment. Nor at a step other than the default, which
 // an adapter may not even name.
 func (f Fault) AsDocumented() bool {
-	return f.For == 0 && f.By == 0 && f.Latency == 0 && f.Jitter == 0 && f.P == 0 && f.Dist == "" && f.Kind != LatencySpike &&
+	return f.Servers <= 1 && f.For == 0 && f.By == 0 && f.Latency == 0 && f.Jitter == 0 && f.P == 0 && f.Dist == "" && f.Kind != LatencySpike &&
 		(f.Persist == "" || f.Persist == PersistNone) && (f.Step == "" || f.Step == DefaultStep) && f.Mode == "" &&
 		(f.Replica == "" || f.Replica == ReplicaListed)
 }
@@ -158,6 +162,7 @@ func (f Fault) String() string {
 		{"latency", f.Latency > 0, f.Latency.String()},
 		{"jitter", f.Jitter > 0, f.Jitter.String()},
 		{"count", f.Count > 0, strconv.Itoa(f.Count)},
+		{"servers", f.Servers > 0, strconv.Itoa(f.Servers)},
 		{"p", f.P > 0, strconv.FormatFloat(f.P, 'g', -1, 64)},
 		{"dist", f.Dist != "", string(f.Dist)},
 		{"persist", f.Persist != "", string(f.Persist)},
@@ -252,8 +257,21 @@ func (p Plan) Needs() Needs {
 		if f.Kind == ClusterKill && f.Replica == ReplicaLate {
 			n.LateReplicas = true
 		}
+		if f.Servers > 1 {
+			n.AllLocks = true // the servers it strikes come fresh, as the first
+		}
 	}
 	return n
+}
+
+// Servers is how many lock servers the plan's faults strike at once, at most: a design
+// over fewer cannot take it (1 for a plan that strikes none or one).
+func (p Plan) Servers() int {
+	most := 1
+	for _, f := range p {
+		most = max(most, f.Servers)
+	}
+	return most
 }
 
 // Parse reads a plan: faults joined by "+", each a kind with optional settings, as in
@@ -308,6 +326,11 @@ func parseFault(s string) (Fault, error) {
 			f.Jitter, err = positive(v)
 		case "count":
 			f.Count, err = atLeastOne(v)
+		case "servers":
+			f.Servers, err = atLeastOne(v)
+			if err == nil && f.Kind != RedisPause && f.Kind != RedisRestart {
+				err = fmt.Errorf("only %s and %s strike several lock servers at once", RedisPause, RedisRestart)
+			}
 		case "p":
 			f.P, err = probability(v)
 			if err == nil && !spec(f.Kind).Rated() {
@@ -318,43 +341,56 @@ func parseFault(s string) (Fault, error) {
 			if f.Dist != Fixed && f.Dist != Exp && f.Dist != Pareto {
 				err = fmt.Errorf("unknown distribution (known: %s, %s, %s)", Fixed, Exp, Pareto)
 			}
-		case "persist":
-			f.Persist, err = parsePersistence(v)
-			if err == nil && f.Kind != RedisRestart {
-				err = fmt.Errorf("only %s restarts a server with what it kept (%s restarts them empty)", RedisRestart, RollingRestart)
-			}
-		case "step":
-			f.Step = v
-			switch {
-			case f.Kind != StepTerm:
-				err = fmt.Errorf("only %s strikes at a step", StepTerm)
-			case !stepName(v):
-				err = fmt.Errorf("a step is a name of letters, digits and dashes")
-			}
-		case "mode":
-			f.Mode = v
-			switch {
-			case f.Kind != ServerErrors:
-				err = fmt.Errorf("only %s answers in a mode", ServerErrors)
-			case !slices.Contains(modes, v):
-				err = fmt.Errorf("unknown mode (modes: %s)", strings.Join(modes, ", "))
-			}
-		case "replica":
-			f.Replica = v
-			switch {
-			case f.Kind != ClusterKill:
-				err = fmt.Errorf("only %s has replicas that join late", ClusterKill)
-			case !slices.Contains(replicaTimes, v):
-				err = fmt.Errorf("unknown time (replica=%s)", strings.Join(replicaTimes, "|"))
-			}
 		default:
-			err = fmt.Errorf("unknown setting (settings: nth, for, by, latency, jitter, count, p, dist, persist, step, mode, replica)")
+			err = f.setNamed(k, v)
 		}
 		if err != nil {
 			return f, fmt.Errorf("fault %s: %s=%s: %w", f.Kind, k, v, err)
 		}
 	}
+	if f.Servers > 1 && f.Persist != "" && f.Persist != PersistNone {
+		return f, fmt.Errorf("fault %s: servers=%d with persist=%s: only the first lock server runs with persistence", f.Kind, f.Servers, f.Persist)
+	}
 	return f, nil
+}
+
+// setNamed sets one of f's settings that name a choice (persist, step, mode, replica),
+// checking it is f's kind's to take.
+func (f *Fault) setNamed(k, v string) (err error) {
+	switch k {
+	case "persist":
+		f.Persist, err = parsePersistence(v)
+		if err == nil && f.Kind != RedisRestart {
+			err = fmt.Errorf("only %s restarts a server with what it kept (%s restarts them empty)", RedisRestart, RollingRestart)
+		}
+	case "step":
+		f.Step = v
+		switch {
+		case f.Kind != StepTerm:
+			err = fmt.Errorf("only %s strikes at a step", StepTerm)
+		case !stepName(v):
+			err = fmt.Errorf("a step is a name of letters, digits and dashes")
+		}
+	case "mode":
+		f.Mode = v
+		switch {
+		case f.Kind != ServerErrors:
+			err = fmt.Errorf("only %s answers in a mode", ServerErrors)
+		case !slices.Contains(modes, v):
+			err = fmt.Errorf("unknown mode (modes: %s)", strings.Join(modes, ", "))
+		}
+	case "replica":
+		f.Replica = v
+		switch {
+		case f.Kind != ClusterKill:
+			err = fmt.Errorf("only %s has replicas that join late", ClusterKill)
+		case !slices.Contains(replicaTimes, v):
+			err = fmt.Errorf("unknown time (replica=%s)", strings.Join(replicaTimes, "|"))
+		}
+	default:
+		err = fmt.Errorf("unknown setting (settings: nth, for, by, latency, jitter, count, servers, p, dist, persist, step, mode, replica)")
+	}
+	return err
 }
 
 // stepName reports whether s can name a step: what an adapter reports, as "dequeued".

@@ -127,6 +127,9 @@ func (s FlashSale) Takes(impl lockimpl.Impl) error {
 	if s.Drop.On() && impl.NewLocker == nil {
 		return fmt.Errorf("%s left out of %s: it is lock-free, and a scheduled drop runs its schedulers under a lock design", impl.Name, cmp.Or(s.Name, "the drop"))
 	}
+	if k := s.Faults.Servers(); k > impl.LockNodes() {
+		return fmt.Errorf("fault %s strikes %d lock servers at once; %s runs over %d (--adapter-nodes gives an adapter that supports nodes more)", s.Faults, k, impl.Name, impl.LockNodes())
+	}
 	return nil
 }
 

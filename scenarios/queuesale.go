@@ -71,6 +71,7 @@ func (s QueueSale) Validate() error {
 	check(s.Fulfil != "" && s.Fulfil != Naive && s.Fulfil != Idempotent, "unknown fulfil %q (known: %s, %s)", s.Fulfil, Naive, Idempotent)
 	check(s.Visibility < 0, "visibility timeout must be positive, got %s", s.Visibility)
 	check(s.Work < 0, "work must not be negative, got %s", s.Work)
+	check(s.Faults.Servers() > 1, "fault %s strikes %d servers; a queue sale runs on one", s.Faults, s.Faults.Servers())
 	return errors.Join(errs...)
 }
 

@@ -67,14 +67,15 @@ func (r Redis) check(nodes int, design string) error {
 	return nil
 }
 
-// watched are the servers a sale cannot go on without: every one, but the lock server
-// when the plan's faults stop, restart or kill it on purpose.
+// watched are the servers a sale cannot go on without: every one, but the lock servers
+// the plan's faults stop, restart or kill on purpose (the first, or its first servers=k).
 func (r Redis) watched(p faults.Plan) []redis.UniversalClient {
 	all := r.admins()
 	if !p.Needs().Owned {
 		return all
 	}
-	return slices.DeleteFunc(all, func(c redis.UniversalClient) bool { return c == r.LockAdmins[0] && c != r.StockAdmin })
+	struck := r.LockAdmins[:min(p.Servers(), len(r.LockAdmins))]
+	return slices.DeleteFunc(all, func(c redis.UniversalClient) bool { return slices.Contains(struck, c) && c != r.StockAdmin })
 }
 
 // admins are the distinct servers of r, by their direct clients.

@@ -210,9 +210,13 @@ func (a *analysis) cells(ctx context.Context) {
 		cell.Fault = fault
 		draws := make([]*results.Draw, a.cfg.Runs)
 		var cw sync.WaitGroup
+		plan, nodes := CellPlan(fault)
 		for k := range a.cfg.Runs {
 			s := a.cfg.Sale.Clone()
-			s.Faults = fault
+			s.Faults = plan
+			if nodes > 1 && s.Source != nil {
+				s.Source.Nodes = nodes
+			}
 			s.Set("seed", strconv.FormatUint(results.DrawSeed(a.cfg.Sale.Seed(), k), 10))
 			cw.Go(func() {
 				run, err := a.run(ctx, Cells, s)
@@ -308,7 +312,7 @@ func (a *analysis) settle(ctx context.Context, cell string, class oracle.Class) 
 	f := Finding{Faults: cell, Class: class, Smallest: small, ShrinkSales: tried, Shrunk: ctx.Err() == nil && time.Now().Before(deadline)}
 	example := last
 	f.Shown, f.Reruns, example = a.rerun(ctx, small, class, example)
-	if cell != faults.None {
+	if plan, _ := CellPlan(cell); plan != faults.None {
 		control := small.Clone()
 		control.Faults = faults.None
 		f.ControlShown, f.ControlRuns, _ = a.rerun(ctx, control, class, results.Run{})

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/stockbench/stockbench/bench/catalog"
 	"github.com/stockbench/stockbench/faults"
 	"github.com/stockbench/stockbench/internal/designs/designfile"
 	"github.com/stockbench/stockbench/oracle"
@@ -81,18 +82,26 @@ type Claims struct {
 }
 
 // Deployment is servers run as a doc prescribes, quoted: its cells are the faults it
-// changes, each a fault plan with its settings ("redis-restart:persist=aof-always"), so
-// that a page and the comparison set each beside the same fault as most run.
+// changes, each a fault plan with its settings ("redis-restart:persist=aof-always", a
+// delayed restart "redis-restart:for=1.5s"), so that a page and the comparison set each
+// beside the same fault as most run. A deployment over several independent lock servers
+// (Nodes, Redlock's) runs all its cells over them, "none" among them, each named with
+// them ("redis-restart:servers=2 over 3 servers": two of the three restarted at once).
 type Deployment struct {
-	Name   string   `json:"name"`
-	Quote  string   `json:"quote"`
-	Source string   `json:"source"`
-	URL    string   `json:"url,omitempty"`
+	Name   string `json:"name"`
+	Quote  string `json:"quote"`
+	Source string `json:"source"`
+	URL    string `json:"url,omitempty"`
+	// Nodes, when set, is how many independent lock servers the design runs over in
+	// this deployment's cells, as --adapter-nodes gives them: from 2 to
+	// catalog.MaxNodes, for a lock adapter that takes several. Default: the design's own.
+	Nodes  int      `json:"nodes,omitempty"`
 	Faults []string `json:"faults"`
 }
 
 // check refuses a deployment no doc prescribes, or whose faults do not parse as one
-// fault each with its settings; at names it in the error.
+// fault each with its settings (none, too, over several servers) striking no more
+// servers than it has; at names it in the error.
 func (d Deployment) check(at string) error {
 	switch {
 	case !name.MatchString(d.Name):
@@ -101,13 +110,61 @@ func (d Deployment) check(at string) error {
 		return fmt.Errorf("%s: a deployment is what a doc prescribes: quote and source are required", at)
 	case len(d.Faults) == 0:
 		return fmt.Errorf("%s.faults: name the faults it changes, with their settings", at)
+	case d.Nodes != 0 && (d.Nodes < 2 || d.Nodes > catalog.MaxNodes):
+		return fmt.Errorf("%s.nodes: from 2 to %d independent lock servers, got %d", at, catalog.MaxNodes, d.Nodes)
 	}
 	for _, f := range d.Faults {
-		if p, err := faults.Parse(f); err != nil || len(p) != 1 {
+		p, err := faults.Parse(f)
+		switch {
+		case f == faults.None && d.Nodes > 1:
+		case err != nil || len(p) != 1:
 			return fmt.Errorf("%s.faults: %q: want one fault with its settings: %v", at, f, err)
+		case p.Servers() > max(d.Nodes, 1):
+			return fmt.Errorf("%s.faults: %q strikes %d lock servers; the deployment has %d", at, f, p.Servers(), max(d.Nodes, 1))
 		}
 	}
 	return nil
+}
+
+// overNodes is the name of a deployment's cell: plan, and the lock servers it runs
+// over when they are several.
+func overNodes(plan string, nodes int) string {
+	if nodes < 2 {
+		return plan
+	}
+	return fmt.Sprintf("%s over %d servers", plan, nodes)
+}
+
+// CellPlan is a cell's fault plan and the lock servers its sales run over (0 for the
+// design's own), read back from its name.
+func CellPlan(cell string) (plan string, nodes int) {
+	plan, over, ok := strings.Cut(cell, " over ")
+	if !ok {
+		return cell, 0
+	}
+	fmt.Sscanf(over, "%d servers", &nodes)
+	return plan, nodes
+}
+
+// deploymentOf is the name of the deployment cell is one of, "" for a cell as most run.
+func (c *Claims) deploymentOf(cell string) string {
+	for _, d := range c.Deployments {
+		for _, f := range d.Faults {
+			if overNodes(f, d.Nodes) == cell {
+				return d.Name
+			}
+		}
+	}
+	return ""
+}
+
+// Nodes is the most independent lock servers a deployment of c runs over (0 for none).
+func (c *Claims) Nodes() int {
+	most := 0
+	for _, d := range c.Deployments {
+		most = max(most, d.Nodes)
+	}
+	return most
 }
 
 // Explore is a claims file's exploration, as explore's flags.
@@ -132,6 +189,10 @@ type Claim struct {
 	File string `json:"file,omitempty"`
 	// Faults are the cells the claim speaks to: fault names, "none", or "*" for all.
 	Faults []string `json:"faults"`
+	// Deployments, when set, narrow it to the cells of these deployments (their names):
+	// what a doc says of servers run as it prescribes. There it speaks before the
+	// claims of every deployment (see Claims.JudgeCell).
+	Deployments []string `json:"deployments,omitempty"`
 	// Never are the classes the claim forbids there; Admits those it allows (an
 	// expiring lock admits OVERLAP when its holder outlives it, and the oversold stock
 	// that follows).
@@ -249,6 +310,11 @@ func (c *Claims) check() error {
 				}
 			}
 		}
+		for _, d := range cl.Deployments {
+			if !slices.ContainsFunc(c.Deployments, func(x Deployment) bool { return x.Name == d }) {
+				return fmt.Errorf("%s.deployments: no deployment %q", at, d)
+			}
+		}
 	}
 	for _, f := range c.Faults {
 		if _, ok := faults.Lookup(faults.Kind(f)); !ok && f != faults.None {
@@ -308,11 +374,14 @@ func (c *Claims) Cells(kind results.SaleKind) ([]string, error) {
 		}
 	}
 	for _, d := range c.Deployments {
+		if d.Nodes > 1 && kind == results.QueueSale {
+			return nil, fmt.Errorf("deployment %s: nodes: a queue sale runs on one server", d.Name)
+		}
 		for _, f := range d.Faults {
-			if k := FaultsOf(f)[0]; !slices.Contains(ofKind, faults.Kind(k)) {
+			if k := FaultsOf(f)[0]; k != faults.None && !slices.Contains(ofKind, faults.Kind(k)) {
 				return nil, fmt.Errorf("deployment %s: %s is not a fault of %s sales", d.Name, k, kind)
 			}
-			cells = append(cells, f)
+			cells = append(cells, overNodes(f, d.Nodes))
 		}
 	}
 	return cells, nil

@@ -95,6 +95,12 @@ func (f *Flags) Prepare(pos []string, cat *catalog.Catalog, design func(*flag.Fl
 		return nil, fmt.Errorf("%s: %w", pos[0], err)
 	}
 	sale := x.Designs[0]
+	if n := cl.Nodes(); n > 1 {
+		if sale.Kind != results.LockSale || sale.Source == nil || sale.Source.Exec == "" && sale.Source.Go == "" {
+			return nil, fmt.Errorf("%s: deployments: nodes: %s is no lock adapter; only an adapter that takes several lock servers runs over %d", pos[0], sale.Design, n)
+		}
+		cat.NodesLater = n // the adapter's hello says whether it takes them, before a sale starts
+	}
 	for name, v := range cl.Settings {
 		sale.Set(name, v)
 	}

@@ -97,11 +97,15 @@ func Comparison(all []Analysis, kind results.SaleKind) string {
 // records measured: the libraries in rows, the faults in columns.
 func comparisonTable(b *md, all []Analysis, kind results.SaleKind) {
 	libs := ofKind(all, kind)
-	var cols []string // the faults of every record, in the order its cells ran
+	var cols, over []string // the faults of every record, in the order its cells ran
 	for _, an := range libs {
 		for _, c := range an.Record.Cells {
-			if !slices.Contains(cols, c.Fault) {
-				cols = append(cols, c.Fault)
+			to := &cols
+			if _, nodes := CellPlan(c.Fault); nodes > 1 {
+				to = &over
+			}
+			if !slices.Contains(*to, c.Fault) {
+				*to = append(*to, c.Fault)
 			}
 		}
 	}
@@ -125,6 +129,66 @@ func comparisonTable(b *md, all []Analysis, kind results.SaleKind) {
 		}
 		if kind == results.LockSale {
 			row = append(row, an.stalest())
+		}
+		b.p("| %s |", strings.Join(row, " | "))
+	}
+	if pairs := alikeRows(libs, cols); len(pairs) > 0 {
+		b.p("")
+		b.p("Read alike in every column both measured (the same word, decided by the same class, rates aside): %s. These faults do not tell them apart; their pages say what their docs claim of each.", strings.Join(pairs, "; "))
+	}
+	overNodesTable(b, libs, over)
+}
+
+// alikeRows are the pairs of libraries whose rows of cols read alike: in every column
+// both measured, the same accord decided by the same class. A user cannot choose
+// between such a pair by the table, so it says so.
+func alikeRows(libs []Analysis, cols []string) []string {
+	word := func(an Analysis, col string) (string, bool) {
+		cell, ok := an.cell(col)
+		if !ok {
+			return "", false
+		}
+		a, rate := an.Accord(cell)
+		class, _, _ := strings.Cut(rate, " ")
+		return string(a) + " " + class, true
+	}
+	var pairs []string
+	for i, x := range libs {
+		for _, y := range libs[i+1:] {
+			alike, both := true, 0
+			for _, col := range cols {
+				wx, okx := word(x, col)
+				wy, oky := word(y, col)
+				if okx && oky {
+					both++
+					alike = alike && wx == wy
+				}
+			}
+			if alike && both > 0 {
+				pairs = append(pairs, fmt.Sprintf("[%s](%s.md) and [%s](%s.md)", x.Claims.Title, x.Claims.Library, y.Claims.Title, y.Claims.Library))
+			}
+		}
+	}
+	return pairs
+}
+
+// overNodesTable writes the cells run over several independent lock servers (Redlock's
+// deployments), for the libraries that have them, apart from the table of one server.
+func overNodesTable(b *md, libs []Analysis, cols []string) {
+	if len(cols) == 0 {
+		return
+	}
+	b.p("")
+	b.p("Over several independent lock servers, in the deployments of the libraries whose docs prescribe them (Redlock's three or five); `servers=k` strikes the first k of them at once, `for=` keeps a restarted server down that long first:")
+	b.p("")
+	b.p("| Library | %s |\n|---|%s", strings.Join(cols, " | "), strings.Repeat("---|", len(cols)))
+	for _, an := range libs {
+		if !slices.ContainsFunc(an.Record.Cells, func(c Cell) bool { return slices.Contains(cols, c.Fault) }) {
+			continue
+		}
+		row := []string{fmt.Sprintf("[%s](%s.md)", an.Claims.Title, an.Claims.Library)}
+		for _, c := range cols {
+			row = append(row, an.accordWords(c))
 		}
 		b.p("| %s |", strings.Join(row, " | "))
 	}

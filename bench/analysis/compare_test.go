@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -144,10 +145,119 @@ func TestDeploymentCells(t *testing.T) {
 		{Name: "x", Quote: "q", Source: "s", Faults: []string{"meteor"}},
 		{Name: "x", Quote: "q", Source: "s"},
 		{Name: "X y", Quote: "q", Source: "s", Faults: []string{"redis-restart"}},
+		{Name: "x", Quote: "q", Source: "s", Faults: []string{"none"}},                            // none is a deployment's over servers of its own
+		{Name: "x", Quote: "q", Source: "s", Nodes: 1, Faults: []string{"redis-restart"}},         // one server is as most run
+		{Name: "x", Quote: "q", Source: "s", Nodes: 10, Faults: []string{"redis-restart"}},        // past catalog.MaxNodes
+		{Name: "x", Quote: "q", Source: "s", Nodes: 3, Faults: []string{"redis-pause:servers=4"}}, // more than it has
+		{Name: "x", Quote: "q", Source: "s", Faults: []string{"redis-restart:servers=2"}},         // over one server
 	} {
 		c.Deployments = []Deployment{bad}
 		if err := c.check(); err == nil {
 			t.Errorf("check took deployment %+v", bad)
 		}
+	}
+}
+
+// A deployment over several lock servers runs every cell over them, none too, each
+// named with them, and judged by the claims of its fault; a queue sale has no such.
+func TestDeploymentOverNodes(t *testing.T) {
+	c := *lockClaims
+	c.Faults = []string{"none", "redis-restart"}
+	c.Claims = append(slices.Clone(c.Claims), Claim{ID: "restart", Quote: "q", Source: "s", Faults: []string{"redis-restart"}, Admits: []string{"OVERLAP", "OVERSOLD"}})
+	c.Deployments = []Deployment{{Name: "redlock-3", Quote: "we assume we have N Redis masters", Source: "the Redis docs", Nodes: 3,
+		Faults: []string{"none", "redis-restart", "redis-restart:servers=2", "redis-restart:servers=2:for=1.5s"}}}
+	if err := c.check(); err != nil {
+		t.Fatal(err)
+	}
+	cells, err := c.Cells(results.LockSale)
+	want := "none|redis-restart|none over 3 servers|redis-restart over 3 servers|redis-restart:servers=2 over 3 servers|redis-restart:servers=2:for=1.5s over 3 servers"
+	if err != nil || strings.Join(cells, "|") != want {
+		t.Fatalf("Cells = %q, %v; want %q", cells, err, want)
+	}
+	for _, tt := range []struct {
+		cell, plan string
+		nodes      int
+	}{{"redis-restart", "redis-restart", 0}, {"redis-restart:servers=2 over 3 servers", "redis-restart:servers=2", 3}, {"none over 5 servers", "none", 5}} {
+		if plan, nodes := CellPlan(tt.cell); plan != tt.plan || nodes != tt.nodes {
+			t.Errorf("CellPlan(%q) = %q, %d; want %q, %d", tt.cell, plan, nodes, tt.plan, tt.nodes)
+		}
+	}
+	if c.Nodes() != 3 {
+		t.Errorf("Nodes() = %d, want 3", c.Nodes())
+	}
+	an := Analysis{Claims: &c, Record: &Record{Kind: results.LockSale, Cells: []Cell{
+		{Fault: "none over 3 servers", Draws: draws(20, 1, oracle.ClassOversold)},
+		{Fault: "redis-restart:servers=2 over 3 servers", Draws: draws(20, 20, oracle.ClassOverlap)},
+	}}}
+	if a, _ := an.Accord(an.Record.Cells[0]); a != Contradicts {
+		t.Errorf("OVERSOLD with no fault over 3 servers: %s, want it to contradict the exclusion claim", a)
+	}
+	if a, _ := an.Accord(an.Record.Cells[1]); a != AsDocumented {
+		t.Errorf("OVERLAP under a majority's restart: %s, want as documented by the restart claim", a)
+	}
+	c.Faults, c.Claims = []string{"none"}, c.Claims[2:3] // a claim of every fault, which a queue has too
+	if _, err := c.Cells(results.QueueSale); err == nil || !strings.Contains(err.Error(), "queue sale runs on one server") {
+		t.Errorf("a queue library's deployment over 3 servers: %v", err)
+	}
+}
+
+// A claim narrowed to a deployment speaks there first, and nowhere else: a delayed
+// restart's promise forbids what the restarts' admission allows, in that deployment's
+// cell alone; of a class it says nothing of, the other claims judge.
+func TestClaimNarrowedToDeployment(t *testing.T) {
+	c := *lockClaims
+	c.Faults = []string{"none", "redis-restart"}
+	c.Deployments = []Deployment{{Name: "delayed-restart", Quote: "unavailable for at least a bit more than the max TTL", Source: "the Redis docs", Faults: []string{"redis-restart:for=1.5s"}}}
+	c.Claims = append(slices.Clone(c.Claims),
+		Claim{ID: "restarts", Quote: "q", Source: "s", Faults: []string{"redis-restart"}, Admits: []string{"LOCK-BROKEN", "OVERLAP"}},
+		Claim{ID: "delayed", Quote: "q", Source: "s", Faults: []string{"redis-restart"}, Deployments: []string{"delayed-restart"}, Never: []string{"LOCK-BROKEN"}})
+	if err := c.check(); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		cell  string
+		class oracle.Class
+		want  Judgement
+	}{
+		{"redis-restart", oracle.ClassBroken, Judgement{Admitted, []string{"restarts"}}},
+		{"redis-restart:for=1.5s", oracle.ClassBroken, Judgement{Breaks, []string{"delayed"}}},
+		{"redis-restart:for=1.5s", oracle.ClassOverlap, Judgement{Admitted, []string{"restarts"}}},
+	} {
+		if got := c.JudgeCell(tt.cell, tt.class); got.Standing != tt.want.Standing || !slices.Equal(got.Claims, tt.want.Claims) {
+			t.Errorf("JudgeCell(%s, %s) = %v, want %v", tt.cell, tt.class, got, tt.want)
+		}
+	}
+	an := Analysis{Claims: &c, Record: &Record{Kind: results.LockSale, Cells: []Cell{
+		{Fault: "redis-restart", Draws: draws(20, 20, oracle.ClassBroken)},
+		{Fault: "redis-restart:for=1.5s", Draws: draws(20, 0, oracle.ClassBroken)},
+	}}}
+	if st := an.ClaimStatus(c.Claims[len(c.Claims)-1]); st != Held {
+		t.Errorf("the delayed restart's claim, broken only where it does not speak: %s, want %s", st, Held)
+	}
+	c.Claims[len(c.Claims)-1].Deployments = []string{"nowhere"}
+	if err := c.check(); err == nil || !strings.Contains(err.Error(), `no deployment "nowhere"`) {
+		t.Errorf("a claim narrowed to no deployment: %v", err)
+	}
+}
+
+// Two libraries whose rows read alike in every column both measured, rates aside, are
+// named as such; one that differs in a single column is not.
+func TestAlikeRows(t *testing.T) {
+	lib := func(name string, restart oracle.Class, k int) Analysis {
+		c := *lockClaims
+		c.Library, c.Title = name, name
+		return Analysis{Claims: &c, Record: &Record{Kind: results.LockSale, Cells: []Cell{
+			{Fault: "none", Draws: draws(20, 0, oracle.ClassSafe)},
+			{Fault: "client-pause", Draws: draws(20, 20, oracle.ClassOverlap)},
+			{Fault: "redis-restart", Draws: draws(20, k, restart)},
+		}}}
+	}
+	libs := []Analysis{lib("a", oracle.ClassOverlap, 20), lib("b", oracle.ClassOverlap, 17), lib("c", oracle.ClassBroken, 3)}
+	got := alikeRows(libs, []string{"none", "client-pause", "redis-restart"})
+	if want := []string{"[a](a.md) and [b](b.md)"}; !slices.Equal(got, want) {
+		t.Errorf("alikeRows = %q, want %q", got, want)
+	}
+	if got := alikeRows(libs, []string{"none", "client-pause"}); len(got) != 3 {
+		t.Errorf("over the columns where all three read alike: %q, want every pair", got)
 	}
 }

@@ -67,10 +67,46 @@ func (c *Claims) Judge(plan []string, class oracle.Class) Judgement {
 	return Judgement{Standing: Unclaimed}
 }
 
-// speak are the claims that speak to fault and allow class, and those that forbid it.
+// JudgeCell is how class, seen in cell (a fault as most run, or a deployment's cell),
+// stands against c's claims. In a deployment's cell the claims narrowed to that
+// deployment speak first, what a doc says of servers run as it prescribes: a class they
+// admit is admitted, one they forbid breaks them; of a class they say nothing of, the
+// claims of every deployment judge as Judge does.
+func (c *Claims) JudgeCell(cell string, class oracle.Class) Judgement {
+	if d := c.deploymentOf(cell); d != "" {
+		var admit, never []string
+		for _, cl := range c.Claims {
+			if !slices.Contains(cl.Deployments, d) || !cl.covers(cell) {
+				continue
+			}
+			if slices.Contains(cl.Admits, string(class)) {
+				admit = append(admit, cl.ID)
+			}
+			if slices.Contains(cl.Never, string(class)) {
+				never = append(never, cl.ID)
+			}
+		}
+		switch {
+		case len(admit) > 0:
+			return Judgement{Admitted, admit}
+		case len(never) > 0:
+			return Judgement{Breaks, never}
+		}
+	}
+	return c.Judge(FaultsOf(cell), class)
+}
+
+// Covers reports whether claim cl speaks to cell: by its fault, and, for a claim
+// narrowed to deployments, in one of them.
+func (c *Claims) Covers(cl Claim, cell string) bool {
+	return cl.covers(cell) && (len(cl.Deployments) == 0 || slices.Contains(cl.Deployments, c.deploymentOf(cell)))
+}
+
+// speak are the claims of every deployment that speak to fault and allow class, and
+// those that forbid it.
 func (c *Claims) speak(fault string, class oracle.Class) (admit, never []string) {
 	for _, cl := range c.Claims {
-		if !cl.covers(fault) {
+		if !cl.covers(fault) || len(cl.Deployments) > 0 {
 			continue
 		}
 		if slices.Contains(cl.Admits, string(class)) {
@@ -105,6 +141,7 @@ func Slowed(kind results.SaleKind, timing string) string {
 // (client-pause:nth=2+evict) or an exploration's region, whose knobs may be names alone
 // (failover+term-holder:p).
 func FaultsOf(spec string) []string {
+	spec, _ = CellPlan(spec)
 	var kinds []string
 	for _, part := range strings.Split(spec, "+") {
 		if k, _, _ := strings.Cut(part, ":"); k != "" && k != faults.None {
@@ -141,7 +178,7 @@ func (cell Cell) Seen(c *Claims) []Seen {
 			continue
 		}
 		if k := cell.count(class); k > 0 {
-			out = append(out, Seen{class, k, c.Judge(FaultsOf(cell.Fault), class)})
+			out = append(out, Seen{class, k, c.JudgeCell(cell.Fault, class)})
 		}
 	}
 	return out

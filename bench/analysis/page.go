@@ -41,7 +41,7 @@ func (an Analysis) ClaimStatus(cl Claim) Status {
 	}
 	struck := false
 	for _, cell := range an.Record.Cells {
-		if !cl.covers(cell.Fault) {
+		if !an.Claims.Covers(cl, cell.Fault) {
 			continue
 		}
 		struck = struck || cell.Fault == faults.None || cell.Judged() > 0
@@ -155,6 +155,9 @@ func (an Analysis) Findings() []Judged {
 	var out []Judged
 	for _, f := range an.Record.Findings {
 		j := an.Claims.Judge(an.plan(f), f.Class)
+		if f.Timing == "" {
+			j = an.Claims.JudgeCell(f.Faults, f.Class) // a cell's, judged as its cell
+		}
 		if !j.Standing.Finding() {
 			continue
 		}
@@ -317,7 +320,11 @@ func (an Analysis) header(b *md) {
 		if d.URL != "" {
 			src = fmt.Sprintf("[%s](%s)", d.Source, d.URL)
 		}
-		p("Deployment **%s**: %s, as %s prescribes: %s", d.Name, strings.Join(d.Faults, ", "), src, quote(d.Quote))
+		over := ""
+		if d.Nodes > 1 {
+			over = fmt.Sprintf(" over %d independent lock servers (servers=k: the first k of them struck at once)", d.Nodes)
+		}
+		p("Deployment **%s**: %s%s, as %s prescribes: %s", d.Name, strings.Join(d.Faults, ", "), over, src, quote(d.Quote))
 		p("")
 	}
 }
@@ -335,7 +342,11 @@ func (an Analysis) claims(b *md) {
 		if cl.URL != "" {
 			src = fmt.Sprintf("[%s](%s)", cl.Source, cl.URL)
 		}
-		p("  - From %s. Under %s: %s.", src, strings.Join(cl.Faults, ", "), mapping(cl))
+		in := ""
+		if len(cl.Deployments) > 0 {
+			in = " in deployment " + strings.Join(cl.Deployments, ", ") + " (where it speaks first)"
+		}
+		p("  - From %s. Under %s%s: %s.", src, strings.Join(cl.Faults, ", "), in, mapping(cl))
 		if cl.Why != "" {
 			p("  - %s", cl.Why)
 		}

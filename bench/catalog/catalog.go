@@ -34,6 +34,10 @@ type Catalog struct {
 	// Nodes is how many independent lock servers each lock adapter gets, which must
 	// support nodes (--adapter-nodes). Default: 1.
 	Nodes int
+	// NodesLater, when above 1, is how many lock servers some sales of the run will give
+	// each lock adapter, though Nodes does not (an analysis's Redlock deployments):
+	// Check refuses an adapter that does not support nodes before any of them starts.
+	NodesLater int
 }
 
 // execDesign is a process adapter: a lock (try, release), a whole purchase (buy) or a
@@ -230,8 +234,8 @@ func (c *Catalog) Check(ctx context.Context, r redis.UniversalClient) error {
 		if err != nil {
 			return err
 		}
-		if c.Nodes > 1 && e.part == adapter.SupportsLock && !slices.Contains(supports, adapter.SupportsNodes) {
-			return fmt.Errorf("adapter %s does not support nodes: --adapter-nodes %d gives a lock several servers only when its adapter takes them", e.cfg.Name, c.Nodes)
+		if n := max(c.Nodes, c.NodesLater); n > 1 && e.part == adapter.SupportsLock && !slices.Contains(supports, adapter.SupportsNodes) {
+			return fmt.Errorf("adapter %s does not support nodes: --adapter-nodes %d gives a lock several servers only when its adapter takes them", e.cfg.Name, n)
 		}
 		if !slices.Contains(supports, e.part) {
 			hint := "it supports none of lock, buy and queue"

@@ -56,22 +56,32 @@ func (t *Target) Kill(ctx context.Context) error {
 	return nil
 }
 
-// Restart kills the server and starts it again with nothing in it (persistence is off),
-// and waits until it answers; clients follow it if its address changed. Once begun it
-// is carried through whatever ctx does: a server killed and never started again would
-// be a fault nobody asked for.
-func (t *Target) Restart(ctx context.Context) error {
+// Restart kills the server, keeps it down for down (0: starts it again at once; a
+// delayed restart, as the Redis docs prescribe for locks on servers without persistence,
+// outlasts the longest lease), starts it again with what its persistence kept, and waits
+// until it answers; clients follow it if its address changed, and their dials wait for
+// it meanwhile. When ctx ends during the downtime the server starts at once; once begun
+// the restart is carried through whatever ctx does: a server killed and never started
+// again would be a fault nobody asked for.
+func (t *Target) Restart(ctx context.Context, down time.Duration) error {
 	if t.ctl == nil {
 		return ErrNotOwned
 	}
-	ctx = context.WithoutCancel(ctx)
-	down := make(chan struct{})
-	t.up.Store(&down)
-	defer close(down) // whatever happens, dials stop waiting
-	if err := t.Kill(ctx); err != nil {
+	kept := context.WithoutCancel(ctx)
+	waiting := make(chan struct{})
+	t.up.Store(&waiting)
+	defer close(waiting) // whatever happens, dials stop waiting
+	if err := t.Kill(kept); err != nil {
 		return err
 	}
 	t.conns.closeAll()
+	downtime := time.NewTimer(down)
+	defer downtime.Stop()
+	select {
+	case <-downtime.C:
+	case <-ctx.Done():
+	}
+	ctx = kept
 	addr, err := t.ctl.start(ctx)
 	if err != nil {
 		return fmt.Errorf("target: restart: %w", err)

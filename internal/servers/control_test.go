@@ -75,7 +75,7 @@ func TestPauseAndRestart(t *testing.T) {
 			}
 			tg.ctl = steps.control
 
-			if err := tg.Restart(ctx); err != nil {
+			if err := tg.Restart(ctx, 0); err != nil {
 				t.Fatal(err)
 			}
 			var err error
@@ -89,6 +89,63 @@ func TestPauseAndRestart(t *testing.T) {
 			}
 			if n := c.Exists(ctx, "k").Val(); n != 0 {
 				t.Error("want the restarted server empty")
+			}
+		})
+	}
+}
+
+// killStart notes when the server was killed and when it was started again.
+type killStart struct {
+	control
+	killed, started chan time.Time
+}
+
+func (k *killStart) kill(ctx context.Context) error {
+	err := k.control.kill(ctx)
+	k.killed <- time.Now()
+	return err
+}
+
+func (k *killStart) start(ctx context.Context) (string, error) {
+	k.started <- time.Now()
+	return k.control.start(ctx)
+}
+
+// TestDelayedRestart: a delayed restart keeps the server down for its downtime before
+// starting it again, and no longer once the fault's context ends: the server then
+// starts at once rather than stay dead.
+func TestDelayedRestart(t *testing.T) {
+	for name, p := range providers(t) {
+		t.Run(name, func(t *testing.T) {
+			tg := start(t, p)
+			steps := &killStart{control: tg.ctl, killed: make(chan time.Time, 2), started: make(chan time.Time, 2)}
+			tg.ctl = steps
+			const down = 700 * time.Millisecond
+			if err := tg.Restart(context.Background(), down); err != nil {
+				t.Fatal(err)
+			}
+			if gap := (<-steps.started).Sub(<-steps.killed); gap < down {
+				t.Errorf("started again %s after the kill, want at least %s", gap, down)
+			}
+
+			ctx, cancel := context.WithCancel(context.Background())
+			done := make(chan error, 1)
+			go func() { done <- tg.Restart(ctx, time.Hour) }()
+			<-steps.killed
+			cancel()
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Fatal(err)
+				}
+			case <-time.After(30 * time.Second):
+				t.Fatal("a restart whose context ended kept the server down")
+			}
+			<-steps.started
+			c := tg.Client(1)
+			defer c.Close()
+			if err := c.Ping(context.Background()).Err(); err != nil {
+				t.Fatalf("ping after the cut-short downtime: %v", err)
 			}
 		})
 	}
