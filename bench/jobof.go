@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/stockbench/stockbench/bench/catalog"
+	"github.com/stockbench/stockbench/internal/designs/adapter"
 	"github.com/stockbench/stockbench/results"
 	"github.com/stockbench/stockbench/scenarios"
 )
@@ -75,7 +76,7 @@ func addSource(c *catalog.Catalog, s *results.Sale) error {
 		return c.AddFile(src.File, s.Kind != results.QueueSale)
 	case src.Go != "":
 		c.Procs, c.Nodes = src.Procs, src.Nodes
-		return c.AddGoLock(context.Background(), s.Design+"="+src.Go)
+		return c.AddGo(context.Background(), cmp.Or(src.Part, adapter.SupportsLock), s.Design+"="+src.Go)
 	case src.Exec != "":
 		c.Procs, c.Nodes = src.Procs, src.Nodes
 		return c.AddExec(src.Part, s.Design+"="+src.Exec)

@@ -23,6 +23,13 @@ import (
 // ErrEmpty is returned by Dequeue when no task came within the wait.
 var ErrEmpty = errors.New("queueimpl: empty")
 
+// ErrWorkerGone is returned (wrapped) by a Task's Ack when the process that held the
+// task exited of its own accord before the ack, as Laravel's worker kills itself once a
+// job outlasts its --timeout: the worker died holding the task, after its work, and
+// what becomes of the task is its library's affair. A process a fault signaled is not
+// gone this way.
+var ErrWorkerGone = errors.New("the worker's process exited holding the task")
+
 // Order is what a buyer enqueues.
 type Order struct {
 	// ID names the order; unique per order.

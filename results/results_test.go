@@ -319,7 +319,8 @@ func TestVerdictViews(t *testing.T) {
 }
 
 // TestSaleArgs: a sale's command line brings its design back from where it came: a
-// file, an adapter's command with its pool and servers, or a Go library by --lock-go
+// file, an adapter's command with its pool and servers, or a Go library by --lock-go or
+// --queue-go
 // (built again on the machine that reruns it), never the path of a build.
 func TestSaleArgs(t *testing.T) {
 	for _, c := range []struct {
@@ -331,6 +332,10 @@ func TestSaleArgs(t *testing.T) {
 		{&DesignSource{Exec: "php mine.php", Part: "lock", Procs: 8}, "run --scenario flash-sale --lock d --lock-exec d=php mine.php --adapter-procs 8 --fault none --buyers 4"},
 		{&DesignSource{Exec: "/home/u/.cache/stockbench/go-adapters/redislock-lock-v0.9.4-0a1b2c3d4e5f --refresh", Go: "github.com/bsm/redislock@v0.9.4 --refresh", Part: "lock", Nodes: 3},
 			"run --scenario flash-sale --lock d --lock-go d=github.com/bsm/redislock@v0.9.4 --refresh --adapter-nodes 3 --fault none --buyers 4"},
+		{&DesignSource{Exec: "/home/u/.cache/stockbench/go-adapters/asynq-queue-v0.26.0-0a1b2c3d4e5f", Go: "github.com/hibiken/asynq@v0.26.0", Part: "queue"},
+			"run --scenario flash-sale --lock d --queue-go d=github.com/hibiken/asynq@v0.26.0 --fault none --buyers 4"},
+		{&DesignSource{Exec: "/old/record/redsync-lock", Go: "github.com/go-redsync/redsync/v4@v4.12.1"}, // a record from before Part was kept
+			"run --scenario flash-sale --lock d --lock-go d=github.com/go-redsync/redsync/v4@v4.12.1 --fault none --buyers 4"},
 	} {
 		s := Sale{Scenario: "flash-sale", Design: "d", Faults: "none", Source: c.src, Settings: []Setting{{"buyers", "4"}}}
 		if got := strings.Join(s.Args(), " "); got != c.want {

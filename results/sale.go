@@ -1,6 +1,7 @@
 package results
 
 import (
+	"cmp"
 	"slices"
 	"strconv"
 )
@@ -39,7 +40,7 @@ type DesignSource struct {
 	File string `json:"file,omitempty"`
 	// Exec is an adapter's command, and Part what it runs: lock, buy or queue.
 	Exec string `json:"exec,omitempty"`
-	// Go is the Go library a lock adapter was built against (--lock-go's spec, as
+	// Go is the Go library an adapter was built against (--lock-go's or --queue-go's spec, as
 	// MODULE@VERSION ARGS): a rerun builds it again rather than run Exec, a path in the
 	// cache of the machine that ran it.
 	Go    string `json:"go,omitempty"`
@@ -131,7 +132,7 @@ func (d *DesignSource) Flags(kind SaleKind, name string) []string {
 	}
 	args := []string{"--" + d.Part + "-exec", name + "=" + d.Exec}
 	if d.Go != "" {
-		args = []string{"--lock-go", name + "=" + d.Go}
+		args = []string{"--" + cmp.Or(d.Part, "lock") + "-go", name + "=" + d.Go}
 	}
 	if d.Procs > 0 {
 		args = append(args, "--adapter-procs", strconv.Itoa(d.Procs))

@@ -192,11 +192,16 @@ func (qs *queueRun) enqueue(ctx context.Context, i int) {
 //
 // A design served by a pool of processes whose library pulls tasks itself (RQ's own
 // loop, Celery's prefetch) holds a task in one process until a worker asks that one:
-// the quiet period then also covers asking every process twice.
+// the quiet period then also covers asking every process twice. A library that hands a
+// dead worker's task on by a clock of its own, later than the visibility timeout
+// (asynq's recoverer, a minute and more), is waited for as long as it says.
 func (qs *queueRun) awaitSettled(ctx context.Context) {
 	quiet := 2*qs.Visibility + 300*time.Millisecond
 	if p, ok := qs.q.(pooled); ok {
 		quiet = max(quiet, 2*time.Duration(p.Procs())*dequeueWait/time.Duration(max(qs.Workers, 1)))
+	}
+	if r, ok := qs.q.(redelivering); ok {
+		quiet = max(quiet, r.Redelivery()+300*time.Millisecond)
 	}
 	last, lastChange := qs.takes(ctx), time.Now()
 	wait.Every(ctx, 20*time.Millisecond, func() bool {
@@ -243,6 +248,10 @@ func (qs *queueRun) takes(ctx context.Context) int64 {
 
 // pooled is a queue design served by a pool of processes: Procs is its size.
 type pooled interface{ Procs() int }
+
+// redelivering is a queue whose library hands a dead worker's task on by a clock of its
+// own: Redelivery is the longest that takes, 0 where the visibility timeout says it.
+type redelivering interface{ Redelivery() time.Duration }
 
 func (qs *queueRun) accepted() int {
 	n := 0

@@ -130,6 +130,8 @@ func (qs *queueRun) handle(ctx context.Context, name string, task queueimpl.Task
 	case err != nil && tm.over():
 		qs.termEnded(o, "gone after the task's work, before its ack: its effect stands")
 		t.Result = oracle.TakeCrashed
+	case errors.Is(err, queueimpl.ErrWorkerGone): // its library's own doing: its effect stands
+		t.Result = oracle.TakeCrashed
 	case err != nil && !ended(ctx):
 		qs.t.failed(err)
 	case tm.gone != nil:

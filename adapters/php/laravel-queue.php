@@ -9,6 +9,7 @@
 // silent worker held comes back retry_after seconds after its pop, give or take the
 // second Laravel counts in (below). Every key is under the
 // sale's queue key (phpredis's OPT_PREFIX, which Laravel's scripts' keys get too).
+// With --worker, Laravel's own worker loop pops and runs the jobs instead (below).
 require __DIR__ . '/protocol.php';
 need('/usr/share/php/Illuminate/autoload.php', 'php-laravel-framework');
 
@@ -33,6 +34,17 @@ foreach (['evict-lease', 'evict-job', 'consumer-churn'] as $f) {
     $naive[$f] = ['NOT-EXERCISED'];
 }
 $idempotent = array_map(fn ($c) => array_values(array_diff($c, ['DUPLICATED'])) ?: ['SAFE'], $naive);
+
+// documented is hello's documented for the sale: at retry_after 1 (below) a job may come
+// back to a second worker with no fault, DUPLICATED everywhere with a naive fulfil.
+function documented(array $naive, array $idempotent): callable {
+    return function (array $hello) use ($naive, $idempotent): array {
+        if (retry_after($hello) === 1) {
+            $naive = array_map(fn ($c) => array_values(array_unique([...$c, 'DUPLICATED'])), $naive);
+        }
+        return [$naive, $idempotent];
+    };
+}
 
 // Laravel reserves a job until a whole-second timestamp (now + retry_after, the
 // fraction dropped) and migrates it once the current whole second reaches that, so a
@@ -65,15 +77,20 @@ function forget(array $keys): void {
     }
 }
 
+// With --worker, each process is Laravel's own queue worker instead
+// (Illuminate\Queue\Worker::daemon, as `php artisan queue:work redis --tries=3` runs it;
+// laravel-worker.php): it pops, counts attempts, fails a job past its tries, keeps its
+// --timeout with SIGALRM, and stops after the job in hand on SIGTERM. Its job's handler
+// hands the order to the harness's worker and deletes the job on ack.
+if (in_array('--worker', $argv, true)) {
+    require __DIR__ . '/laravel-worker.php';
+    exit(work($naive, $idempotent));
+}
+
 // Sale after sale (protocol 3): each from its hello to its bye, with a queue and jobs
 // of its own.
 do {
-    $hello = hello(['queue', 'ack'], function (array $hello) use ($naive, $idempotent): array {
-        if (retry_after($hello) === 1) {
-            $naive = array_map(fn ($c) => array_values(array_unique([...$c, 'DUPLICATED'])), $naive);
-        }
-        return [$naive, $idempotent];
-    }, again: true);
+    $hello = hello(['queue', 'ack'], documented($naive, $idempotent), again: true);
     $keys = $hello['keys'];
     $retryAfter = retry_after($hello);
 

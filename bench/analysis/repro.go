@@ -149,9 +149,12 @@ func readRepro(dir string) (Repro, error) {
 	return r, nil
 }
 
+// known reports whether fault names a cell's fault plan: a fault alone, or a
+// deployment's, with its settings and its servers.
 func known(fault string) bool {
-	_, ok := faults.Lookup(faults.Kind(fault))
-	return ok
+	plan, _ := CellPlan(fault)
+	_, err := faults.Parse(plan)
+	return err == nil
 }
 
 func (r Repro) timeout() (time.Duration, error) {

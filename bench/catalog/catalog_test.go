@@ -118,7 +118,7 @@ func TestParseGoSpec(t *testing.T) {
 	}
 }
 
-// TestAdapterOf: each Go library --lock-go knows has its adapter among the shipped ones,
+// TestAdapterOf: each Go library --lock-go and --queue-go know has its adapter among the shipped ones,
 // found by what it imports; another module is named with the adapters there are.
 func TestAdapterOf(t *testing.T) {
 	src, err := unpack(shipped)
@@ -129,12 +129,13 @@ func TestAdapterOf(t *testing.T) {
 		"github.com/go-redsync/redsync/v4": "redsync-lock",
 		"github.com/bsm/redislock":         "redislock-lock",
 		"github.com/redis/rueidis":         "rueidislock-lock",
+		"github.com/hibiken/asynq":         "asynq-queue",
 	} {
 		if got, err := adapterOf(src, module); got != prog || err != nil {
 			t.Errorf("%s: got %q, %v; want %s", module, got, err, prog)
 		}
 	}
-	if _, err := adapterOf(src, "example.com/nolock"); err == nil || !strings.Contains(err.Error(), "redislock-lock, redsync-lock, rueidislock-lock") {
+	if _, err := adapterOf(src, "example.com/nolock"); err == nil || !strings.Contains(err.Error(), "asynq-queue, redislock-lock, redsync-lock, rueidislock-lock") {
 		t.Errorf("an unknown module: want the adapters named, got %v", err)
 	}
 	if tags := buildTags(src, "redsync-lock"); !slices.Equal(tags, []string{"setnx"}) {

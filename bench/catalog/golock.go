@@ -34,7 +34,7 @@ const goAdapters = "adapters/go"
 //go:embed goadapters.txtar
 var shipped []byte
 
-// GoSpec is a Go lock library --lock-go names: "MODULE@VERSION [ARGS]" (a release, a
+// GoSpec is a Go library --lock-go or --queue-go names: "MODULE@VERSION [ARGS]" (a release, a
 // commit or a branch, as go get takes it) or "MODULE=DIR [ARGS]" (a working tree of
 // the module, as a go.mod's replace).
 type GoSpec struct {
@@ -80,13 +80,13 @@ func (s GoSpec) checkDir() error {
 	return nil
 }
 
-// AddGoLock adds a lock adapter built from adapters/go against a Go library (--lock-go):
-// spec is "[NAME=]MODULE@VERSION [ARGS]" or "[NAME=]MODULE=DIR [ARGS]", the program
+// AddGo adds an adapter of part (adapter.SupportsLock or SupportsQueue) built from
+// adapters/go against a Go library (--lock-go, --queue-go): spec is "[NAME=]MODULE@VERSION [ARGS]" or "[NAME=]MODULE=DIR [ARGS]", the program
 // being the adapter that imports MODULE, built once into the user's cache directory;
 // NAME is by default PROGRAM-VERSION, or PROGRAM-DIR for a working tree. Two versions
 // of one library side by side are what a maintainer reviewing a change compares
 // (explore --lock-go MODULE@LAST_RELEASE --lock-go MODULE=../their-branch).
-func (c *Catalog) AddGoLock(ctx context.Context, spec string) error {
+func (c *Catalog) AddGo(ctx context.Context, part, spec string) error {
 	name, rest := Named(spec, "/@")
 	s, err := ParseGoSpec(rest)
 	if err != nil {
@@ -94,7 +94,7 @@ func (c *Catalog) AddGoLock(ctx context.Context, spec string) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
 	defer cancel()
-	bin, prog, err := s.build(ctx)
+	bin, prog, err := s.build(ctx, part)
 	if err != nil {
 		return err
 	}
@@ -105,15 +105,16 @@ func (c *Catalog) AddGoLock(ctx context.Context, spec string) error {
 	if err := c.free(name, command); err != nil {
 		return err
 	}
-	c.execs = append(c.execs, execDesign{cfg: adapter.Config{Name: name, Command: command}, part: adapter.SupportsLock, goSpec: strings.TrimSpace(rest)})
+	c.execs = append(c.execs, execDesign{cfg: adapter.Config{Name: name, Command: command}, part: part, goSpec: strings.TrimSpace(rest)})
 	return nil
 }
 
 // build builds the adapter that imports s.Module against s, unless the cache holds it,
-// and returns the binary's path and the program's name. A binary is named for what
-// it was built from (the adapters' files, the version or the working tree's files), so
+// and returns the binary's path and the program's name; a program of another part (an
+// adapter's directory ends in -lock or -queue) is refused before it is built. A binary
+// is named for what it was built from (the adapters' files, the version or the working tree's files), so
 // that a changed adapter or tree is built again and nothing stale runs.
-func (s GoSpec) build(ctx context.Context) (bin, prog string, err error) {
+func (s GoSpec) build(ctx context.Context, part string) (bin, prog string, err error) {
 	src, err := adapterFiles()
 	if err != nil {
 		return "", "", err
@@ -121,6 +122,10 @@ func (s GoSpec) build(ctx context.Context) (bin, prog string, err error) {
 	prog, err = adapterOf(src, s.Module)
 	if err != nil {
 		return "", "", err
+	}
+	if other, _ := strings.CutSuffix(prog, "-"+part); other == prog {
+		_, its, _ := strings.Cut(prog[strings.LastIndex(prog, "-"):], "-")
+		return "", "", fmt.Errorf("%s's adapter %s runs a %s: name it with --%s-go", s.Module, prog, its, its)
 	}
 	if s.Version != "" && !release.MatchString(s.Version) {
 		// A branch moves and a short commit is a query: the version it resolves to now
@@ -214,7 +219,7 @@ func cacheDir() (string, error) {
 	}
 	dir = filepath.Join(dir, "stockbench", "go-adapters")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", fmt.Errorf("--lock-go keeps its builds in %s: %w", dir, err)
+		return "", fmt.Errorf("Go adapters are kept in %s: %w", dir, err)
 	}
 	return dir, nil
 }
@@ -281,7 +286,7 @@ func writeFiles(dir string, files map[string][]byte) error {
 
 func goCmd(ctx context.Context, dir string, args ...string) (string, error) {
 	if _, err := exec.LookPath("go"); err != nil {
-		return "", errors.New("--lock-go builds with the go command, which is not on PATH")
+		return "", errors.New("a Go adapter (--lock-go, --queue-go) builds with the go command, which is not on PATH")
 	}
 	cmd := exec.CommandContext(ctx, "go", args...)
 	cmd.Dir = dir

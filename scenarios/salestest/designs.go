@@ -51,7 +51,7 @@ func QueueExec(t testing.TB, spec string, procs int) queueimpl.Impl {
 func LockGo(t testing.TB, spec string) lockimpl.Impl {
 	t.Helper()
 	var c catalog.Catalog
-	return only(t, c.AddGoLock(context.Background(), spec), c.Locks)
+	return only(t, c.AddGo(context.Background(), adapter.SupportsLock, spec), c.Locks)
 }
 
 // only is the one design of the catalogue, once added without error.

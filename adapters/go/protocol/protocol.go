@@ -32,8 +32,22 @@ type Hello struct {
 	sale *sale // what ends with the sale (Defer)
 }
 
-// sale is what one sale's set-up left to undo once it ends.
-type sale struct{ deferred []func() }
+// sale is what one sale's set-up left to undo once it ends, and what hello's answer
+// says besides what the set-up returns.
+type sale struct {
+	deferred []func()
+	answer   Reply
+}
+
+// Answer adds key to hello's answer (a queue's redelivery_ms, say).
+func (h Hello) Answer(key string, v any) {
+	if h.sale != nil {
+		if h.sale.answer == nil {
+			h.sale.answer = Reply{}
+		}
+		h.sale.answer[key] = v
+	}
+}
 
 // Defer runs f when the sale this hello began ends: at bye (protocol 3: the process
 // then serves the next sale) or once stdin closes. An adapter closes there the clients
@@ -75,6 +89,13 @@ type Request struct {
 	Key   string `json:"key"`
 	TTLms int64  `json:"ttl_ms"`
 	Lease string `json:"lease"`
+	// A queue's: the order enqueued and its place in line (enqueue), the worker that
+	// asks and how long it waits (dequeue), the task acknowledged (ack).
+	Order  string `json:"order"`
+	Seq    int64  `json:"seq"`
+	Worker string `json:"worker"`
+	WaitMs int64  `json:"wait_ms"`
+	Task   string `json:"task"`
 }
 
 // Reply is a reply's fields besides its id.
@@ -150,7 +171,11 @@ func serveSale(lines *bufio.Scanner, enc *json.Encoder, setUp func(Hello) (Handl
 	if contains(h.Versions, 3) {
 		version = 3
 	}
-	if err := enc.Encode(Reply{"ok": true, "protocol": version, "supports": supports, "documented": documented}); err != nil {
+	answer := Reply{"ok": true, "protocol": version, "supports": supports, "documented": documented}
+	for k, v := range h.sale.answer {
+		answer[k] = v
+	}
+	if err := enc.Encode(answer); err != nil {
 		return false, err
 	}
 	for lines.Scan() {

@@ -327,6 +327,52 @@ var rqLib = []string{"/usr/bin/python3", "-c", "import rq"}
 
 var celeryLib = []string{"/usr/bin/python3", "-c", "import celery, kombu"}
 
+// A queue library's own clock and its own exits: a sale waits for the redelivery its
+// adapter's hello says (redelivery_ms) before it calls a task lost, however short the
+// visibility timeout; a process that exits of its own accord holding a task (at its
+// ack), or between tasks (after one), is replaced as a supervisor would, the task its
+// library's affair: the sale goes on, complete, and sells its stock.
+func TestQueueProcessesOwnClock(t *testing.T) {
+	need(t, "Debian's Python with redis-py (python3-redis)", python...)
+	script, _ := filepath.Abs("testdata/ackqueue.py")
+	h := rigtest.Harness(t)
+	sale, err := scenarios.LookupQueue("queue-sale")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args    string
+		plan    faults.Plan
+		atLeast time.Duration // the sale's least length
+	}{
+		{"--redelivery-ms 3000", faults.Plan{{Kind: faults.WorkerCrash}}, 3 * time.Second},
+		{"--exit-at-ack 5", nil, 0},
+		{"--exit-after-ack 5", nil, 0},
+	} {
+		t.Run(tc.args, func(t *testing.T) {
+			s := sale
+			s.Faults, s.Prefix, s.Conns = tc.plan, fmt.Sprintf("{adapter:own:%s}", tc.args), testProcs
+			impl := Queue(Config{Name: "ackqueue", Command: "/usr/bin/python3 " + script + " " + tc.args})
+			run := rigtest.On(t, h, rig.Need{Nodes: 1, Faults: tc.plan, Conns: s.WithDefaults().Conns}, func(ctx context.Context, red scenarios.Redis) (results.Run, error) {
+				return s.Run(ctx, red, impl)
+			})
+			q := run.Queue
+			if !run.Complete || q.Oversold > 0 || int64(q.Fulfilled) < s.Stock && tc.plan == nil {
+				t.Errorf("want a complete sale of the stock, got %s (%s), complete %v, %s: %+v", run.Verdict.Cell(), run.Verdict, run.Complete, run.Error, q)
+			}
+			if run.Duration < tc.atLeast {
+				t.Errorf("the sale ended after %s, before the %s its adapter's clock says a task may take to come back", run.Duration, tc.atLeast)
+			}
+			if strings.Contains(tc.args, "exit") && !strings.Contains(run.Log, "a fresh one takes its place") {
+				t.Errorf("want the process that exited replaced and said so; its log:\n%s", run.Log)
+			}
+		})
+	}
+	if left := leftBehind(reaped, script); len(left) > 0 {
+		t.Errorf("processes left behind: %v", left)
+	}
+}
+
 // What the Celery adapter documents (celery_queue.py), asserted here as the record's.
 var (
 	celeryNaive = faults.Verdicts{None: safeClass, Under: map[faults.Kind][]oracle.Class{

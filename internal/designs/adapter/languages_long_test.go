@@ -69,12 +69,7 @@ func TestNodeLock(t *testing.T) {
 // what its hello documents: its holders ask Until() before each write, where the
 // built-in design's write without asking, so it is judged by its own word.
 func TestGoAdapterAtItsOwnVersion(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "redsync-lock")
-	build := exec.Command("go", "build", "-o", bin, "./redsync-lock")
-	build.Dir, build.Env = "../../../adapters/go", append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build in adapters/go: %v\n%s", err, out)
-	}
+	bin := goAdapter(t, "redsync-lock")
 	out, err := exec.Command("go", "version", "-m", bin).Output()
 	if err != nil {
 		t.Fatal(err)
@@ -100,12 +95,7 @@ func TestGoAdapterAtItsOwnVersion(t *testing.T) {
 // server's front), renewing its leases with Extend: slow work no longer outlives the
 // lease, where without renewals it does, as the built-in redlock documents.
 func TestGoAdapterOnFiveServers(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "redsync-lock")
-	build := exec.Command("go", "build", "-o", bin, "./redsync-lock")
-	build.Dir, build.Env = "../../../adapters/go", append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build in adapters/go: %v\n%s", err, out)
-	}
+	bin := goAdapter(t, "redsync-lock")
 	h := rigtest.Harness(t)
 	sale, err := scenarios.Lookup("fault-sale")
 	if err != nil {
@@ -304,6 +294,69 @@ func TestSidekiq(t *testing.T) {
 	queueEarns(t, Queue(Config{Name: "sidekiq", Command: "ruby ../../../adapters/ruby/bin/stockbench-sidekiq-queue", Procs: testProcs}),
 		func(scenarios.Fulfil) faults.Verdicts { return atMostOnce },
 		func(s *scenarios.QueueSale) { s.Visibility = 3 * time.Second })
+}
+
+// asynq's own Client and, in each worker process, its own Server (adapters/go/asynq-queue,
+// built as --queue-go builds it) earn what the adapter documents: nothing lost or done
+// twice while the workers live; a deploy's SIGTERM is asynq's Stop and Shutdown, which
+// pushes the task in hand back to Redis before the process exits, so another worker
+// does it (SAFE, never NOT-EXERCISED: the fault strikes a process); a stall shorter
+// than the 30 s lease keeps it; a restart empties the queue. A killed worker's task
+// waits out asynq's lease and the recoverer's cutoff and minute: with --redelivery 0 the
+// sale ends twice the visibility timeout after its last take, before that (LOST, or SAFE
+// where no killed worker held one); at the adapter's default its hello says
+// redelivery_ms (126 s), the sale waits for the recoverer, and the task comes back. The
+// sales run with a visibility timeout of 3 s: a deploy's grace of 1.5 s, asynq's
+// shutdown timeout 0.4 s of it.
+func TestAsynq(t *testing.T) {
+	bin := goAdapter(t, "asynq-queue")
+	h := rigtest.Harness(t)
+	sale, err := scenarios.LookupQueue("queue-sale")
+	if err != nil {
+		t.Fatal(err)
+	}
+	safeOrDup := []oracle.Class{oracle.ClassSafe, oracle.ClassDuplicated}
+	lost := []oracle.Class{oracle.ClassSafe, oracle.ClassLost, oracle.ClassDuplicated}
+	for _, tc := range []struct {
+		fault faults.Kind
+		args  string
+		want  []oracle.Class
+	}{
+		{"", " --redelivery 0", safeClass},
+		{faults.WorkerTerm, " --redelivery 0", safeClass},
+		{faults.WorkerPause, " --redelivery 0", safeClass},
+		{faults.WorkerCrash, " --redelivery 0", lost},
+		{faults.WorkerCrashLate, " --redelivery 0", safeOrDup},
+		{faults.RedisRestart, " --redelivery 0", []oracle.Class{oracle.ClassLost}},
+		{faults.StepTerm, " --redelivery 0", notExercised},
+		{faults.WorkerCrash, "", safeOrDup}, // waits for the recoverer
+	} {
+		var plan faults.Plan
+		if tc.fault != "" {
+			plan = faults.Plan{{Kind: tc.fault}}
+		}
+		t.Run(fmt.Sprintf("%s%s", plan, tc.args), func(t *testing.T) {
+			s := sale
+			s.Visibility, s.Faults, s.Prefix = 3*time.Second, plan, fmt.Sprintf("{adapter:asynq:%s:%s}", plan, tc.args)
+			impl := Queue(Config{Name: "asynq", Command: bin + tc.args, Procs: testProcs})
+			run := rigtest.On(t, h, rig.Need{Nodes: 1, Faults: plan, Conns: s.WithDefaults().Conns}, func(ctx context.Context, red scenarios.Redis) (results.Run, error) {
+				if tc.args == "" { // the sale waits past rigtest's minute for the recoverer
+					c, cancel := context.WithTimeout(context.WithoutCancel(ctx), 4*time.Minute)
+					defer cancel()
+					ctx = c
+				}
+				return s.Run(ctx, red, impl)
+			})
+			q := run.Queue
+			if !slices.Contains(tc.want, run.Verdict.Class) || q.Oversold > 0 {
+				t.Errorf("want one of %v, got %s (%s): %+v", tc.want, run.Verdict.Cell(), run.Verdict, q)
+			}
+			if tc.fault == faults.WorkerCrash && tc.args == "" && (q.Crashed == 0 || q.Lost > 0) {
+				t.Errorf("want the killed workers' tasks given back by the recoverer, none lost: %+v", q)
+			}
+			judged(t, run, tc.want)
+		})
+	}
 }
 
 // RQ's own worker loop (--worker-loop): what the adapter driving RQ's steps earns, and a

@@ -109,6 +109,27 @@ func TestLaravelQueue(t *testing.T) {
 			})
 		}
 	}
+	// Laravel's own worker loop (--worker): a job that comes back after a dead worker is
+	// its second attempt, run (--tries 3); a worker stopped past its --timeout kills
+	// itself once it runs again, and the sale goes on with a fresh one (no lost order,
+	// the run complete). At retry_after 5, as the analysis runs it.
+	for _, k := range []faults.Kind{"", faults.WorkerCrash, faults.WorkerCrashLate, faults.WorkerPause, faults.WorkerTerm} {
+		var plan faults.Plan
+		if k != "" {
+			plan = faults.Plan{{Kind: k}}
+		}
+		t.Run(fmt.Sprintf("worker/%s", plan), func(t *testing.T) {
+			s := sale
+			s.Visibility, s.Faults, s.Prefix = 5*time.Second, plan, fmt.Sprintf("{adapter:laravel-worker:%s}", plan)
+			loop := Queue(Config{Name: "laravel-worker", Command: "php ../../../adapters/php/laravel-queue.php --worker", Procs: testProcs})
+			run := rigtest.On(t, h, rig.Need{Nodes: 1, Faults: plan, Conns: s.WithDefaults().Conns}, func(ctx context.Context, red scenarios.Redis) (results.Run, error) {
+				return s.Run(ctx, red, loop)
+			})
+			if !run.Complete || run.AsExpected == nil || !*run.AsExpected || run.Queue.Lost > 0 || run.Queue.Oversold > 0 {
+				t.Errorf("want a complete run of a documented class, nothing lost: %s (%s), complete %v, %s", run.Verdict.Cell(), run.Verdict, run.Complete, run.Error)
+			}
+		})
+	}
 	// At the sale's default visibility retry_after is 1 s, which Laravel counts from
 	// the second of the pop, and a job may come back within milliseconds: the hello
 	// admits DUPLICATED with no fault. At 2 s it never comes back within a second, and

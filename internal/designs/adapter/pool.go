@@ -48,6 +48,9 @@ type pool struct {
 	// stepped, for a sale that strikes at a step (queueimpl.Sale.Stepped), hears each
 	// report and says whether to strike the process that made it.
 	stepped func(step, where string) (grace time.Duration, strike bool)
+	// supervised: a process that exited of its own accord (exitedByItself) is replaced,
+	// as a supervisor restarts a queue's worker, rather than broken (a queue's pool).
+	supervised bool
 }
 
 // newPool starts size processes of argv, a few at a time, and says hello to each. Two
@@ -196,6 +199,10 @@ func (p *pool) taken(pr *proc) (*proc, error) {
 	if pr.struck.Load() {
 		return nil, errStruck
 	}
+	if p.supervised && pr.exitedByItself() {
+		p.restart(pr, pr.err())
+		return nil, errStruck // the caller takes another
+	}
 	if err := pr.err(); err != nil {
 		p.idle <- pr
 		return nil, p.broken(err)
@@ -263,6 +270,15 @@ func (p *pool) replace(ctx context.Context, pr *proc) error {
 		return p.broken(err)
 	}
 	return nil
+}
+
+// restart replaces pr, which exited of its own accord (its failure err), with a fresh
+// process, as a supervisor restarts a worker, and says so in the adapter's log; a
+// successor that cannot start leaves the pool a process short, and the next call finds
+// out why.
+func (p *pool) restart(pr *proc, err error) error {
+	fmt.Fprintf(p.stderr, "stockbench: a process exited of its own accord (%v); a fresh one takes its place\n", err)
+	return p.replace(context.Background(), pr)
 }
 
 // broken wraps a process's failure as the adapter's.

@@ -50,6 +50,11 @@ type proc struct {
 	// struck is set once a fault sent the process a deploy's SIGTERM: its exit, and the
 	// calls it leaves unanswered, are the fault's doing.
 	struck atomic.Bool
+	// gone is set once it exited; cleanExit when it exited 0 or by a SIGKILL of its
+	// own (Laravel's worker past its --timeout); answered counts its replies, hello's
+	// included.
+	gone, cleanExit atomic.Bool
+	answered        atomic.Int64
 	// signaled is set once the process was sent any signal (a fault's pause, crash or
 	// deploy): it is not kept for another sale.
 	signaled atomic.Bool
@@ -163,9 +168,13 @@ func (p *proc) read(stdout io.Reader) {
 			p.fail(fmt.Errorf("answered id %d, which nobody asked: %q", r.ID, clip(string(line))))
 			return
 		}
+		p.answered.Add(1)
 		ch <- r
 	}
 	err := p.cmd.Wait()
+	// Known before its callers are woken: they ask exitedByItself.
+	p.cleanExit.Store(err == nil || killedItself(err))
+	p.gone.Store(true)
 	if p.killed.Load() {
 		p.fail(errDead)
 		return
@@ -314,6 +323,25 @@ func (p *proc) starve(until time.Time, run, period time.Duration) {
 func (p *proc) signal(sig syscall.Signal) {
 	p.signaled.Store(true)
 	syscall.Kill(-p.cmd.Process.Pid, sig)
+}
+
+// exitedByItself reports whether the process exited of its own accord, as a library's
+// worker stops (exit 0) or kills itself (SIGKILL), after it served a request: neither a
+// crash (a segfault, an exception's exit status), nor one that cannot start, nor the
+// harness's kill or a deploy's SIGTERM.
+func (p *proc) exitedByItself() bool {
+	return p.gone.Load() && p.cleanExit.Load() && p.answered.Load() > 1 && !p.killed.Load() && !p.struck.Load()
+}
+
+// killedItself reports whether err is an exit by SIGKILL, which a process the harness
+// did not kill sent itself.
+func killedItself(err error) bool {
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) {
+		return false
+	}
+	ws, ok := ee.Sys().(syscall.WaitStatus)
+	return ok && ws.Signaled() && ws.Signal() == syscall.SIGKILL
 }
 
 // kill kills the process's whole group and waits for its output to end.

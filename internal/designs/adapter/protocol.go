@@ -91,6 +91,11 @@ type reply struct {
 	// tasks' own records: the keys evict-lease and evict-job evict.
 	LeaseKeys []string `json:"lease_keys"`
 	JobKeys   []string `json:"job_keys"`
+	// RedeliveryMs, in a queue's hello answer, is the longest its library takes to hand
+	// a dead worker's task on by its own clock, where that is longer than the visibility
+	// timeout (asynq's recoverer): a sale waits that long for a task before it calls it
+	// lost.
+	RedeliveryMs int64 `json:"redelivery_ms"`
 }
 
 // Redis is where the adapter's processes connect. Addr is always set: a loopback

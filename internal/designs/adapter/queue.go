@@ -1,6 +1,7 @@
 package adapter
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strings"
@@ -78,6 +79,7 @@ func (q *queue) Start(ctx context.Context, s queueimpl.Sale) error {
 	if err := q.start(ctx, q.env.Locks[0], q.cfg.size(s.Conns), func(r *Redis) request { return queueHello(r, s) }); err != nil {
 		return err
 	}
+	q.pool.supervised = true
 	if err := q.checkClassKeys(s.Keys); err != nil {
 		q.Stop()
 		return err
@@ -110,6 +112,16 @@ func (q *queue) Procs() int {
 	return cap(q.pool.idle)
 }
 
+// Redelivery is hello's redelivery_ms: the longest the library takes to hand a dead
+// worker's task on, or 0 where the visibility timeout says it (or before the pool
+// started).
+func (q *queue) Redelivery() time.Duration {
+	if q.pool == nil || q.pool.said.RedeliveryMs < 0 {
+		return 0
+	}
+	return time.Duration(q.pool.said.RedeliveryMs) * time.Millisecond
+}
+
 // Documented implements queueimpl.Documenter: hello's documented for either fulfil,
 // unless documented_idempotent says otherwise for an idempotent one.
 func (q *queue) Documented() queueimpl.Verdicts {
@@ -123,8 +135,41 @@ func (q *queue) Documented() queueimpl.Verdicts {
 
 // Enqueue implements queueimpl.Queue.
 func (q *queue) Enqueue(ctx context.Context, o queueimpl.Order) error {
-	_, err := q.call(ctx, request{Op: "enqueue", Order: o.ID, Seq: &o.Seq})
+	_, err := q.callAny(ctx, request{Op: "enqueue", Order: o.ID, Seq: &o.Seq})
 	return err
+}
+
+// callAny sends req on a process of the pool, on another when the one it took turns out
+// to have exited of its own accord (gone).
+func (q *queue) callAny(ctx context.Context, req request) (reply, error) {
+	for tries := 0; ; tries++ {
+		pr, err := q.pool.get(ctx)
+		if err != nil {
+			return reply{}, err
+		}
+		r, err := q.ask(ctx, pr, req)
+		if err != nil && tries < 3 {
+			if gone, rerr := q.gone(ctx, pr, err); gone {
+				if rerr != nil {
+					return reply{}, rerr
+				}
+				continue
+			}
+		}
+		q.pool.put(pr)
+		return r, err
+	}
+}
+
+// gone reports whether pr, whose call failed with err, exited of its own accord, as a
+// library's worker stops or kills itself (Laravel's, past its --timeout or once its
+// connection was lost), and if so replaces it with a fresh one, as a supervisor
+// restarts it, saying so in the adapter's log; rerr is the replacement's failure.
+func (q *queue) gone(ctx context.Context, pr *proc, err error) (gone bool, rerr error) {
+	if !pr.exitedByItself() || ctx.Err() != nil {
+		return false, nil
+	}
+	return true, q.pool.restart(pr, err)
 }
 
 // Dequeue implements queueimpl.Queue. A task of an adapter that acknowledges stays with
@@ -143,6 +188,11 @@ func (q *queue) Dequeue(ctx context.Context, worker string, wait time.Duration) 
 		// flight: it leaves the pool, and what it held is its library's affair.
 		return nil, queueimpl.ErrEmpty
 	}
+	if err != nil {
+		if gone, rerr := q.gone(ctx, pr, err); gone {
+			return nil, cmp.Or(rerr, queueimpl.ErrEmpty)
+		}
+	}
 	if err != nil || r.Empty || !q.pool.can(SupportsAck) {
 		q.pool.put(pr)
 		pr = nil
@@ -160,7 +210,7 @@ func (q *queue) Dequeue(ctx context.Context, worker string, wait time.Duration) 
 
 // Len implements queueimpl.Queue.
 func (q *queue) Len(ctx context.Context) (int64, error) {
-	r, err := q.call(ctx, request{Op: "len"})
+	r, err := q.callAny(ctx, request{Op: "len"})
 	if err == nil && r.Len == nil {
 		err = fmt.Errorf("%s: len: no len in the reply", q.cfg.Name)
 	}
@@ -185,12 +235,21 @@ type task struct {
 
 func (t *task) Order() queueimpl.Order { return t.o }
 
-// Ack implements queueimpl.Task, and gives the process back.
+// Ack implements queueimpl.Task, and gives the process back. A process that exited of
+// its own accord while it held the task (its library's own timeout killed it) is
+// replaced by a fresh one, as a supervisor restarts it, and the ack says so
+// (queueimpl.ErrWorkerGone).
 func (t *task) Ack(ctx context.Context) error {
 	if t.pr == nil || t.dead {
 		return nil
 	}
 	_, err := t.q.ask(ctx, t.pr, request{Op: "ack", Task: t.id})
+	if err != nil && !t.terminated {
+		if gone, rerr := t.q.gone(ctx, t.pr, err); gone {
+			t.dead = true
+			return cmp.Or(rerr, fmt.Errorf("%s: order %s: %w (%v)", t.q.cfg.Name, t.o.ID, queueimpl.ErrWorkerGone, err))
+		}
+	}
 	if !t.terminated {
 		t.q.pool.put(t.pr)
 	}

@@ -3,7 +3,11 @@ RPOPLPUSH to a processing list; ack LREMs it. A task stays with the process that
 it out until its ack, so a worker's crash is the kill of that process.
 
 It dies at once on SIGTERM, as a Python process does by default; with --graceful it
-finishes the task it holds, answers its ack, and exits."""
+finishes the task it holds, answers its ack, and exits. With --redelivery-ms N its hello
+says a dead worker's task comes back within N ms by its own clock; with --exit-at-ack K
+it exits on its Kth ack without answering it, and with --exit-after-ack K right after
+answering it, as a library's worker that kills itself (Laravel's --timeout) or stops
+once its connection was lost."""
 import json
 import os
 import signal
@@ -23,7 +27,15 @@ hello = json.loads(sys.stdin.readline())
 host, port = hello["redis"]["addr"].rsplit(":", 1)
 r = redis.Redis(host=host, port=int(port), socket_timeout=2)
 keys = hello["keys"]
-say({"ok": True, "supports": ["queue", "ack"]})
+def flag(name):
+    return int(sys.argv[sys.argv.index(name) + 1]) if name in sys.argv else 0
+
+
+said = {"ok": True, "supports": ["queue", "ack"]}
+if flag("--redelivery-ms"):
+    said["redelivery_ms"] = flag("--redelivery-ms")
+say(said)
+acks = 0
 held = {}
 stopping = []
 if "--graceful" in sys.argv:
@@ -47,8 +59,13 @@ for line in sys.stdin:
         held["t" + order] = e
         say({"id": rid, "order": order, "seq": int(seq), "task": "t" + order})
     elif op == "ack":
+        acks += 1
+        if acks == flag("--exit-at-ack"):
+            os._exit(0)
         r.lrem(keys["processing"], 1, held.pop(req["task"]))
         say({"id": rid, "ok": True})
+        if acks == flag("--exit-after-ack"):
+            os._exit(0)
         if stopping and not held:
             os._exit(0)
     elif op == "len":
