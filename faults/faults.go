@@ -452,22 +452,22 @@ var specs = []Spec{
 		Summary: fmt.Sprintf("a share of %g of the buyers' calls wait %s before they go out (a hiccup of the client or the network; p=, latency=)", DefaultSpikeShare, DefaultSpike),
 	},
 	{
-		Kind: SentinelKill, Applies: Locks, Fires: OnVictim, Needs: Needs{Sentinel: true},
+		Kind: SentinelKill, Applies: Locks | Queues, Fires: OnVictim, Needs: Needs{Sentinel: true},
 		start:    groupSynced,
-		Summary:  fmt.Sprintf("the Sentinel group's master is killed while the %s holder works; the sentinels promote its replica (real Sentinel, containers)", nth),
+		Summary:  fmt.Sprintf("the Sentinel group's master is killed while the %s holder works (or task is worked on); the sentinels promote its replica (real Sentinel, containers)", nth),
 		timeless: true,
 		server: func(ctx context.Context, in *Injector, _ Fault, _ time.Duration, who Who) (string, error) {
 			detail, err := in.srv.Sentinel.KillMaster(ctx)
-			return fmt.Sprintf("%s, while %s holds the lock", detail, who), err
+			return fmt.Sprintf("%s, while %s holds it", detail, who), err
 		},
 	},
 	{
-		Kind: SentinelPartition, Applies: Locks, Fires: OnVictim, Needs: Needs{Sentinel: true},
+		Kind: SentinelPartition, Applies: Locks | Queues, Fires: OnVictim, Needs: Needs{Sentinel: true},
 		start:   groupSynced,
-		Summary: fmt.Sprintf("the Sentinel group's master is cut off from the sentinels and its replica, not from the buyers, while the %s holder works: a split brain", nth),
+		Summary: fmt.Sprintf("the Sentinel group's master is cut off from the sentinels and its replica, not from the buyers (nor the workers), while the %s holder works (or task is worked on): a split brain", nth),
 		server: func(ctx context.Context, in *Injector, _ Fault, d time.Duration, who Who) (string, error) {
 			detail, err := in.srv.Sentinel.Partition(ctx, d)
-			return fmt.Sprintf("%s, while %s holds the lock", detail, who), err
+			return fmt.Sprintf("%s, while %s holds it", detail, who), err
 		},
 	},
 	{

@@ -150,6 +150,9 @@ type saleEnd struct {
 // missing while buying) on after, and cleans up every key the sale wrote.
 func (sr *saleUnderWay) end(after context.Context, shardErr error) saleEnd {
 	var e saleEnd
+	if n := sr.s.Faults.Needs(); n.Sentinel || n.Cluster {
+		reachable(after, sr.r.admins())
+	}
 	if sr.statsErr == nil {
 		var now string
 		e.afterStats, now, sr.statsErr = commandStats(after, sr.r.admins()) // before the final reads, which are not the sale's
@@ -167,6 +170,15 @@ func (sr *saleUnderWay) end(after context.Context, shardErr error) saleEnd {
 		e.cleanErr = errors.Join(e.cleanErr, sr.r.StockAdmin.Del(after, shardKeys(s.Prefix).all()...).Err())
 	}
 	return e
+}
+
+// reachable waits, within ctx, until every client answers: after a failover the
+// harness's clients may still hold connections to the old master, dead without a word
+// (its container is gone), which must fail and go before the new master is dialled.
+func reachable(ctx context.Context, cs []redis.UniversalClient) {
+	for _, c := range cs {
+		wait.Every(ctx, 50*time.Millisecond, func() bool { return c.Ping(ctx).Err() != nil })
+	}
 }
 
 // record fills run with what the oracles found, the faults' events, the commands, the

@@ -5,6 +5,7 @@ package analysis
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -153,6 +154,18 @@ func (c *Claims) deploymentOf(cell string) string {
 			if overNodes(f, d.Nodes) == cell {
 				return d.Name
 			}
+		}
+	}
+	return ""
+}
+
+// sentinelDeployment names the deployment of the first of cells that runs over a
+// Sentinel group ("" for none): its design's own client must follow the group.
+func (c *Claims) sentinelDeployment(cells []string) string {
+	for _, cell := range cells {
+		plan, _ := CellPlan(cell)
+		if p, err := faults.Parse(plan); err == nil && p.Needs().Sentinel {
+			return cmp.Or(c.deploymentOf(cell), cell)
 		}
 	}
 	return ""
@@ -361,9 +374,12 @@ func (c *Claims) Cells(kind results.SaleKind) ([]string, error) {
 			}
 		}
 	}
+	// A deployment may run the faults on a topology of their own (a Sentinel group's),
+	// and a claim speak to them; the cells as most run are not on one.
+	deployed := append(slices.Clone(ofKind), faults.InfraKinds(a)...)
 	for _, cl := range c.Claims {
 		for _, f := range cl.Faults {
-			if f != "*" && f != faults.None && !slices.Contains(ofKind, faults.Kind(f)) {
+			if f != "*" && f != faults.None && !slices.Contains(deployed, faults.Kind(f)) {
 				return nil, fmt.Errorf("claim %s: %s is not a fault of %s sales", cl.ID, f, kind)
 			}
 		}
@@ -378,7 +394,7 @@ func (c *Claims) Cells(kind results.SaleKind) ([]string, error) {
 			return nil, fmt.Errorf("deployment %s: nodes: a queue sale runs on one server", d.Name)
 		}
 		for _, f := range d.Faults {
-			if k := FaultsOf(f)[0]; k != faults.None && !slices.Contains(ofKind, faults.Kind(k)) {
+			if k := FaultsOf(f)[0]; k != faults.None && !slices.Contains(deployed, faults.Kind(k)) {
 				return nil, fmt.Errorf("deployment %s: %s is not a fault of %s sales", d.Name, k, kind)
 			}
 			cells = append(cells, overNodes(f, d.Nodes))

@@ -54,6 +54,9 @@ func RenderDir(dir string, pos []string, stdout, stderr io.Writer) int {
 type Plan struct {
 	Config
 	file, pages string
+	// sentinel names a deployment whose cells run over a Sentinel group, which needs a
+	// Docker engine; "" for none.
+	sentinel string
 }
 
 // Prepare reads the claims file pos names and checks everything before a server starts:
@@ -111,6 +114,9 @@ func (f *Flags) Prepare(pos []string, cat *catalog.Catalog, design func(*flag.Fl
 	if p.Cells, err = cl.Cells(sale.Kind); err != nil {
 		return nil, fmt.Errorf("%s: %w", pos[0], err)
 	}
+	if p.sentinel = cl.sentinelDeployment(p.Cells); p.sentinel != "" && sale.Source != nil && (sale.Source.Exec != "" || sale.Source.Go != "") {
+		cat.SentinelLater = true // the adapter's hello says whether its client follows the group itself
+	}
 	switch {
 	case p.Runs < MinRuns || p.Runs > 1000:
 		return nil, fmt.Errorf("analyse: --runs must be from %d to 1000, got %d", MinRuns, p.Runs)
@@ -166,6 +172,11 @@ func (p *Plan) explore(budget string) error {
 // 130 interrupted (what was measured is written, marked so). ms reports whether designs
 // keep their leases to the millisecond, for the exploration's timings.
 func (p *Plan) Run(ctx context.Context, e *bench.Env, ms func([]string) bool, out string, stdout, stderr io.Writer) bench.Ending {
+	if p.sentinel != "" {
+		if err := e.Pool.Topologies(); err != nil {
+			return bench.Told(bench.Complain(stderr, bench.UsageError(fmt.Errorf("analyse: deployment %s: %w", p.sentinel, err))))
+		}
+	}
 	cfg := p.Config
 	cfg.Explore.Space.Fine = cfg.Sale.Kind == results.LockSale && ms([]string{cfg.Sale.Design})
 	if !e.Shared.Info.Owned {

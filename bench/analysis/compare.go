@@ -111,6 +111,10 @@ func comparisonTable(b *md, all []Analysis, kind results.SaleKind) {
 	}
 	b.p("Each cell is how the library did under that fault alone, against its own docs: **%s** (a class a claim of it forbids), %s (a class it says nothing of, one no library may show: %s), %s (only classes it admits), or %s. With the class that decides it, in how many draws, and its 95%% interval; each library's page has every class and the claims behind them. Each fault strikes servers as most run (%s); a column with settings (`redis-restart:persist=aof-always`) is that fault in a deployment the docs prescribe, measured for the libraries whose claims file names it (its page quotes the doc).",
 		Contradicts, Undocumented, joinClasses(heldTo(kind)), AsDocumented, Unexercised, MostRun)
+	if mixed := serverKinds(libs); len(mixed) > 1 {
+		b.p("")
+		b.p("The records were measured on Redis of %s. A restart is not alike on them: a process answers again within milliseconds, a container in about 0.7 s restarted empty and 2.5 s from its AOF, longer than the sales' 1 s lock TTL, so that a holder waiting on it outlives its lease. Read a restart column across rows of one kind; the Sentinel columns need containers.", strings.Join(mixed, ", and "))
+	}
 	if kind == results.LockSale {
 		b.p("")
 		b.p("*Told held while taken* is the longest a library told a holder who asked, right before its write, that it still held the lock once the next holder had it, over every draw (the fault it came under); *not asked* where the holders cannot ask it.")
@@ -258,4 +262,34 @@ func heldTo(kind results.SaleKind) []oracle.Class {
 		return slices.DeleteFunc(slices.Clone(HeldTo), func(c oracle.Class) bool { return c == oracle.ClassBroken })
 	}
 	return HeldTo
+}
+
+// serverKinds says, when libs' records were measured on Redis of more than one kind (as
+// a process, as a container), which libraries each kind served: "two kinds: as a
+// process (A, B)", one entry per kind; nil for one kind.
+func serverKinds(libs []Analysis) []string {
+	var kinds []string
+	by := map[string][]string{}
+	for _, an := range libs {
+		_, kind, _ := strings.Cut(an.Record.Machine, " as a ")
+		if kind == "" {
+			continue
+		}
+		if _, ok := by[kind]; !ok {
+			kinds = append(kinds, kind)
+		}
+		by[kind] = append(by[kind], an.Claims.Title)
+	}
+	if len(kinds) < 2 {
+		return nil
+	}
+	out := make([]string, len(kinds))
+	for i, k := range kinds {
+		out[i] = fmt.Sprintf("%s (%s)", k, strings.Join(by[k], ", "))
+	}
+	out[0] = "two kinds: as a " + out[0]
+	for i := 1; i < len(out); i++ {
+		out[i] = "as a " + out[i]
+	}
+	return out
 }

@@ -261,3 +261,23 @@ func TestAlikeRows(t *testing.T) {
 		t.Errorf("over the columns where all three read alike: %q, want every pair", got)
 	}
 }
+
+// Records of Redis of two kinds are named by kind, for the comparison's warning that
+// their restart columns are not alike; one kind says nothing.
+func TestServerKinds(t *testing.T) {
+	an := func(title, machine string) Analysis {
+		return Analysis{Claims: &Claims{Title: title}, Record: &Record{Machine: machine}}
+	}
+	for _, tt := range []struct {
+		libs []Analysis
+		want string
+	}{
+		{[]Analysis{an("A", "2 CPUs, Redis 7.0.15 as a process"), an("B", "2 CPUs, Redis 7.0.15 as a process")}, ""},
+		{[]Analysis{an("A", "2 CPUs, Redis 7.0.15 as a process"), an("B", "2 CPUs, Redis 7.0.15 as a container"), an("C", "2 CPUs, Redis 7.0.15 as a process")},
+			"two kinds: as a process (A, C)|as a container (B)"},
+	} {
+		if got := strings.Join(serverKinds(tt.libs), "|"); got != tt.want {
+			t.Errorf("want %q, got %q", tt.want, got)
+		}
+	}
+}

@@ -365,6 +365,13 @@ func (an Analysis) cells(b *md) {
 	for _, cell := range r.Cells {
 		p("| %s | %s | %s |", cell.Fault, cellLine(cell), standings(an.Claims, cell))
 	}
+	// A cell the claims file gained after its record was measured (a deployment added).
+	named, _ := an.Claims.Cells(r.Kind)
+	for _, f := range named {
+		if !slices.ContainsFunc(r.Cells, func(c Cell) bool { return c.Fault == f }) {
+			p("| %s | not measured | named by the claims file after this record was measured: `make analyses LIBS=%s` measures it |", f, an.Claims.Library)
+		}
+	}
 }
 
 // findings writes the cells' findings and the exploration's that break a claim in full,

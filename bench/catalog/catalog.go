@@ -38,6 +38,10 @@ type Catalog struct {
 	// each lock adapter, though Nodes does not (an analysis's Redlock deployments):
 	// Check refuses an adapter that does not support nodes before any of them starts.
 	NodesLater int
+	// SentinelLater: some sales of the run measure each adapter's own client over a
+	// Sentinel group (an analysis's Sentinel deployment), so Check refuses an adapter
+	// whose client does not follow one itself before any of them starts.
+	SentinelLater bool
 }
 
 // execDesign is a process adapter: a lock (try, release), a whole purchase (buy) or a
@@ -236,6 +240,9 @@ func (c *Catalog) Check(ctx context.Context, r redis.UniversalClient) error {
 		}
 		if n := max(c.Nodes, c.NodesLater); n > 1 && e.part == adapter.SupportsLock && !slices.Contains(supports, adapter.SupportsNodes) {
 			return fmt.Errorf("adapter %s does not support nodes: --adapter-nodes %d gives a lock several servers only when its adapter takes them", e.cfg.Name, n)
+		}
+		if c.SentinelLater && !slices.Contains(supports, adapter.SupportsSentinel) {
+			return fmt.Errorf("adapter %s does not support sentinel: its client does not follow a Sentinel group itself, so a sale over one would measure the harness's failover client, not the library's", e.cfg.Name)
 		}
 		if !slices.Contains(supports, e.part) {
 			hint := "it supports none of lock, buy and queue"

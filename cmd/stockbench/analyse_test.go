@@ -111,6 +111,15 @@ func TestAnalyseBadInput(t *testing.T) {
 			return []string{claimsFile(t, map[string]string{"design": `["--lock-exec", "php ` + seed + `"]`,
 				"deployments": `[{"name": "redlock-3", "quote": "q", "source": "s", "nodes": 3, "faults": ["none"]}]`})}
 		}, "adapter seed-lock does not support nodes: --adapter-nodes 3"},
+		{"a Sentinel deployment of an adapter whose client does not follow one", func(t *testing.T) []string {
+			needPHP(t)
+			seed, _ := filepath.Abs("../../adapters/php/seed-lock.php")
+			return []string{claimsFile(t, map[string]string{"design": `["--lock-exec", "php ` + seed + `"]`,
+				"deployments": `[{"name": "sentinel", "quote": "q", "source": "s", "faults": ["sentinel-kill"]}]`})}
+		}, "adapter seed-lock does not support sentinel: its client does not follow a Sentinel group itself"},
+		{"a Sentinel deployment without a Docker engine", func(t *testing.T) []string {
+			return []string{claimsFile(t, map[string]string{"deployments": `[{"name": "sentinel", "quote": "q", "source": "s", "faults": ["sentinel-kill"]}]`})}
+		}, "deployment sentinel: a Sentinel group or a Redis Cluster is containers on a network of their own: it needs a Docker engine"},
 		{"render of nothing", func(t *testing.T) []string { return []string{"--render", t.TempDir()} }, "no record in"},
 	}
 	for _, tt := range tests {

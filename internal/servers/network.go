@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 
 	"github.com/moby/moby/client"
 	"github.com/testcontainers/testcontainers-go"
@@ -36,12 +37,42 @@ func NewNetwork(ctx context.Context) (*Network, error) {
 // Name is the network's name, for Container.Network.
 func (n *Network) Name() string { return n.n.Name }
 
-// Remove removes the network; its containers must be gone first.
+// Remove removes the network. A container still on it is the run's own (one whose stop
+// failed or had not finished): it is removed first, and named in the error, so that
+// nothing of the run is left behind.
 func (n *Network) Remove(ctx context.Context) error {
-	if err := n.n.Remove(ctx); err != nil {
+	err := n.n.Remove(ctx)
+	if err == nil {
+		return nil
+	}
+	left := n.removeContainers(ctx)
+	if err = n.n.Remove(ctx); err != nil {
 		return fmt.Errorf("docker network %s: %w", n.n.Name, err)
 	}
+	if len(left) > 0 {
+		return fmt.Errorf("docker network %s: containers %s were still on it; removed", n.n.Name, strings.Join(left, ", "))
+	}
 	return nil
+}
+
+// removeContainers force-removes the containers on the network, and names them.
+func (n *Network) removeContainers(ctx context.Context) []string {
+	cli, err := dockerClient(ctx)
+	if err != nil {
+		return nil
+	}
+	defer cli.Close()
+	info, err := cli.NetworkInspect(ctx, n.n.ID, client.NetworkInspectOptions{})
+	if err != nil {
+		return nil
+	}
+	var names []string
+	for id, ep := range info.Network.Containers {
+		if _, err := cli.ContainerRemove(ctx, id, client.ContainerRemoveOptions{Force: true, RemoveVolumes: true}); err == nil {
+			names = append(names, ep.Name)
+		}
+	}
+	return names
 }
 
 // ownLabels mark what this harness process creates in Docker.

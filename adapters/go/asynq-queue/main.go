@@ -116,7 +116,7 @@ func main() {
 			mu.Unlock()
 			w.end()
 		})
-		return w.handle, []string{"queue", "ack"}, documented(time.Duration(h.VisibilityMs)*time.Millisecond, *redeliver > 0), nil
+		return w.handle, []string{"queue", "ack", "sentinel"}, documented(time.Duration(h.VisibilityMs)*time.Millisecond, *redeliver > 0), nil
 	})
 }
 

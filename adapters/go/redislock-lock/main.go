@@ -90,7 +90,7 @@ func main() {
 			}
 			return nil, fmt.Errorf("unknown op %s", req.Op)
 		}
-		supports := []string{"lock", "ms", "held"}
+		supports := []string{"lock", "ms", "held", "sentinel"}
 		if *refresh {
 			supports = append(supports, "renew")
 		}

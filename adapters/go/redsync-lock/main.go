@@ -68,7 +68,7 @@ func main() {
 		}
 		l := &locks{rs: redsync.New(pools...), opts: opts, leases: map[string]*redsync.Mutex{}}
 		// ms: go-redis sends a sub-second expiry as PX, redsync extends with PEXPIRE
-		supports := []string{"lock", "nodes", "ms", "held"}
+		supports := []string{"lock", "nodes", "ms", "held", "sentinel"}
 		if *extend {
 			supports = append(supports, "renew")
 		}

@@ -105,7 +105,7 @@ func main() {
 			}
 			return nil, fmt.Errorf("unknown op %s", req.Op)
 		}
-		return handle, []string{"lock", "renew", "ms", "held"}, documented(), nil
+		return handle, []string{"lock", "renew", "ms", "held", "sentinel"}, documented(), nil
 	})
 }
 

@@ -85,15 +85,22 @@ def sale(first, client, args):
     where, keys = first["redis"], first["keys"]
     visibility = first["visibility_ms"] / 1000.0
     prefix = keys["queue"] + ":celery:"
-    host, port = where["addr"].rsplit(":", 1)
     auth = ""
     if where.get("password"):
         auth = "%s:%s@" % (where.get("username") or "", where["password"])
-    app = Celery("stockbench", broker="redis://%s%s:%s/%d" % (auth, host, port, where.get("db", 0)))
+    transport = {"visibility_timeout": visibility, "global_keyprefix": prefix,
+                 "socket_timeout": 2, "socket_connect_timeout": 1}
+    if where.get("sentinel"):
+        # kombu's own Sentinel transport, as its docstring configures it: each sentinel a
+        # sentinel:// URL joined by ";", the master's name a transport option.
+        broker = ";".join("sentinel://%s%s/%d" % (auth, a, where.get("db", 0)) for a in where["sentinel"]["addrs"])
+        transport.update(master_name=where["sentinel"]["master"], sentinel_kwargs={"socket_timeout": 1})
+    else:
+        broker = "redis://%s%s/%d" % (auth, where["addr"], where.get("db", 0))
+    app = Celery("stockbench", broker=broker)
     app.conf.update(
         task_acks_late=True, task_default_queue="sale",
-        broker_transport_options={"visibility_timeout": visibility, "global_keyprefix": prefix,
-                                  "socket_timeout": 2, "socket_connect_timeout": 1},
+        broker_transport_options=transport,
         broker_connection_retry_on_startup=True, worker_enable_remote_control=False,
         worker_send_task_events=False, task_ignore_result=True, worker_hijack_root_logger=False,
         worker_redirect_stdouts=False)
@@ -169,7 +176,7 @@ def sale(first, client, args):
         # The worker's loop polls for up to a second between looks at its stop flag: a
         # pipe of its own in that poll lets bye wake it.
         get_event_loop().add_reader(wake[0], os.read, wake[0], 1)
-        ready(["queue", "ack"], DOCUMENTED, IDEMPOTENT,
+        ready(["queue", "ack", "sentinel"], DOCUMENTED, IDEMPOTENT,
               lease_keys=[prefix + "unacked_index"], job_keys=[prefix + "unacked"], again=True)
         threading.Thread(target=serve, daemon=True).start()
 

@@ -52,7 +52,7 @@ def main():
 
 def serve(client):
     """One sale: its requests until bye or stdin's end."""
-    ready(["lock", "ms", "held"], DOCUMENTED, again=True)  # ms: redis-py sends its timeout as PX milliseconds
+    ready(["lock", "ms", "held", "sentinel"], DOCUMENTED, again=True)  # ms: redis-py sends its timeout as PX milliseconds
     leases, serial = {}, 0
     for req in requests():
         rid, op = req.get("id", 0), req.get("op")

@@ -119,7 +119,7 @@ def sale(client, prefix, queue):
 
     signal.signal(signal.SIGTERM, request_stop)
     signal.signal(signal.SIGINT, request_stop)
-    ready(["queue", "ack"], DOCUMENTED, again=True)
+    ready(["queue", "ack", "sentinel"], DOCUMENTED, again=True)
 
     def enqueue(req):
         queue.enqueue_call(func="stockbench.fulfil", args=(req["order"],), job_id="o" + req["order"],
@@ -259,7 +259,7 @@ def main_loop(first, client, prefix, queue):
         with WRITING:
             os._exit(0)
 
-    ready(["queue", "ack"], LOOP_DOCUMENTED, steps=["dequeued"], again=True)
+    ready(["queue", "ack", "sentinel"], LOOP_DOCUMENTED, steps=["dequeued"], again=True)
     # RQ's warm shutdown (Worker._shutdown, what its SIGTERM handler does but for the
     # cold shutdown a second signal would be): an idle loop stops at once, interrupted
     # in its BLPOP, a busy one after its job.

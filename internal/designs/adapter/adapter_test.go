@@ -348,10 +348,13 @@ func TestQueueProcessesOwnClock(t *testing.T) {
 		{"--redelivery-ms 3000", faults.Plan{{Kind: faults.WorkerCrash}}, 3 * time.Second},
 		{"--exit-at-ack 5", nil, 0},
 		{"--exit-after-ack 5", nil, 0},
+		// A crash (exit 1) is restarted too, and a successor that cannot connect yet is
+		// started again a second later, as a supervisor does.
+		{"--crash-at-ack 5 --once", nil, time.Second},
 	} {
 		t.Run(tc.args, func(t *testing.T) {
 			s := sale
-			s.Faults, s.Prefix, s.Conns = tc.plan, fmt.Sprintf("{adapter:own:%s}", tc.args), testProcs
+			s.Faults, s.Prefix, s.Conns = tc.plan, fmt.Sprintf("{adapter:own:%s:%d}", tc.args, time.Now().UnixNano()), testProcs
 			impl := Queue(Config{Name: "ackqueue", Command: "/usr/bin/python3 " + script + " " + tc.args})
 			run := rigtest.On(t, h, rig.Need{Nodes: 1, Faults: tc.plan, Conns: s.WithDefaults().Conns}, func(ctx context.Context, red scenarios.Redis) (results.Run, error) {
 				return s.Run(ctx, red, impl)
@@ -363,11 +366,32 @@ func TestQueueProcessesOwnClock(t *testing.T) {
 			if run.Duration < tc.atLeast {
 				t.Errorf("the sale ended after %s, before the %s its adapter's clock says a task may take to come back", run.Duration, tc.atLeast)
 			}
-			if strings.Contains(tc.args, "exit") && !strings.Contains(run.Log, "a fresh one takes its place") {
+			if strings.Contains(tc.args, "-at-ack") && !strings.Contains(run.Log, "a fresh one takes its place") {
 				t.Errorf("want the process that exited replaced and said so; its log:\n%s", run.Log)
 			}
 		})
 	}
+	// A process that crashes at every first ack is restarted only so often: then the
+	// adapter is broken, in one line, and the sale incomplete.
+	t.Run("crash loop", func(t *testing.T) {
+		s := sale
+		s.Prefix, s.Conns = "{adapter:own:loop}", testProcs
+		impl := Queue(Config{Name: "ackqueue", Command: "/usr/bin/python3 " + script + " --crash-at-ack 1"})
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		run, err := rig.On(ctx, h, rig.Need{Nodes: 1, Conns: s.WithDefaults().Conns}, func(ctx context.Context, red scenarios.Redis) (results.Run, error) {
+			return s.Run(ctx, red, impl)
+		})
+		if err == nil || run.Complete || !strings.Contains(err.Error(), "adapter ackqueue: exited (exit status 1)") {
+			t.Errorf("want the sale incomplete on the adapter's crashes, got complete %v: %v", run.Complete, err)
+		}
+	})
+	t.Cleanup(func() {
+		marks, _ := filepath.Glob("/tmp/ackqueue-adapter-own-*")
+		for _, m := range marks {
+			os.Remove(m)
+		}
+	})
 	if left := leftBehind(reaped, script); len(left) > 0 {
 		t.Errorf("processes left behind: %v", left)
 	}

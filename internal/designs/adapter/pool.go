@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -49,8 +50,21 @@ type pool struct {
 	// report and says whether to strike the process that made it.
 	stepped func(step, where string) (grace time.Duration, strike bool)
 	// supervised: a process that exited of its own accord (exitedByItself) is replaced,
-	// as a supervisor restarts a queue's worker, rather than broken (a queue's pool).
+	// as a supervisor restarts a queue's worker, rather than broken (a queue's pool);
+	// crashes counts the replaced ones that crashed, at most maxCrashes a sale.
 	supervised bool
+	crashes    atomic.Int64
+}
+
+// maxCrashes is how many crashed processes a supervised pool of size replaces in one
+// sale: a library's worker may die of a failover's connection error, once or twice a
+// process, but an adapter that crashes again and again is broken, not supervised.
+func maxCrashes(size int) int64 { return int64(2*size + 2) }
+
+// supervises reports whether pr, found gone, is the supervisor's to restart (restart):
+// a supervised pool's process that exited of its own accord, crashed within the budget.
+func (p *pool) supervises(pr *proc) bool {
+	return p.supervised && pr.exitedByItself(p.crashes.Load() < maxCrashes(cap(p.idle)))
 }
 
 // newPool starts size processes of argv, a few at a time, and says hello to each. Two
@@ -199,7 +213,7 @@ func (p *pool) taken(pr *proc) (*proc, error) {
 	if pr.struck.Load() {
 		return nil, errStruck
 	}
-	if p.supervised && pr.exitedByItself() {
+	if p.supervises(pr) {
 		p.restart(pr, pr.err())
 		return nil, errStruck // the caller takes another
 	}
@@ -262,24 +276,54 @@ func (p *pool) heard(pr *proc, step, order string) {
 // and a successor taken warm in milliseconds found none yet (worker-crash: LOST 4 of 10
 // draws where fresh successors had restored them in all 10).
 func (p *pool) replace(ctx context.Context, pr *proc) error {
-	pr.kill()
-	p.mu.Lock()
-	p.all = slices.DeleteFunc(p.all, func(o *proc) bool { return o == pr })
-	p.mu.Unlock()
+	p.drop(pr)
 	if err := p.add(context.WithoutCancel(ctx), true); err != nil && !errors.Is(err, errDead) {
 		return p.broken(err)
 	}
 	return nil
 }
 
-// restart replaces pr, which exited of its own accord (its failure err), with a fresh
-// process, as a supervisor restarts a worker, and says so in the adapter's log; a
-// successor that cannot start leaves the pool a process short, and the next call finds
-// out why.
-func (p *pool) restart(pr *proc, err error) error {
-	fmt.Fprintf(p.stderr, "stockbench: a process exited of its own accord (%v); a fresh one takes its place\n", err)
-	return p.replace(context.Background(), pr)
+// drop kills pr and takes it out of the pool.
+func (p *pool) drop(pr *proc) {
+	pr.kill()
+	p.mu.Lock()
+	p.all = slices.DeleteFunc(p.all, func(o *proc) bool { return o == pr })
+	p.mu.Unlock()
 }
+
+// restart replaces pr, which exited of its own accord (its failure err), with a fresh
+// process, as a supervisor restarts a worker, and says so in the adapter's log. A
+// successor that cannot start yet (it cannot connect while a failover is under way: no
+// master known) is started again, restartTries times restartEvery apart; one that never
+// does leaves the pool a process short, and its failure is the adapter's.
+func (p *pool) restart(pr *proc, err error) error {
+	if !pr.cleanExit.Load() {
+		p.crashes.Add(1)
+	}
+	fmt.Fprintf(p.stderr, "stockbench: a process exited of its own accord (%v); a fresh one takes its place\n", err)
+	p.drop(pr)
+	for try := 1; ; try++ {
+		err := p.add(context.Background(), true)
+		switch {
+		case err == nil || errors.Is(err, errDead):
+			return nil
+		case try == restartTries:
+			return p.broken(err)
+		}
+		select {
+		case <-time.After(restartEvery):
+		case <-p.quit:
+			return nil
+		}
+	}
+}
+
+// A restarted process's successor that fails to start is tried again this many times,
+// this far apart: 10 s, a Sentinel failover's few seconds with room to spare.
+const (
+	restartTries = 10
+	restartEvery = time.Second
+)
 
 // broken wraps a process's failure as the adapter's.
 func (p *pool) broken(err error) error {

@@ -325,12 +325,13 @@ func (p *proc) signal(sig syscall.Signal) {
 	syscall.Kill(-p.cmd.Process.Pid, sig)
 }
 
-// exitedByItself reports whether the process exited of its own accord, as a library's
-// worker stops (exit 0) or kills itself (SIGKILL), after it served a request: neither a
-// crash (a segfault, an exception's exit status), nor one that cannot start, nor the
-// harness's kill or a deploy's SIGTERM.
-func (p *proc) exitedByItself() bool {
-	return p.gone.Load() && p.cleanExit.Load() && p.answered.Load() > 1 && !p.killed.Load() && !p.struck.Load()
+// exitedByItself reports whether the process exited of its own accord after it served a
+// request, as a library's worker stops (exit 0) or kills itself (SIGKILL), or, with
+// crashes, dies of its own error (an exception's exit status: RQ's worker meeting a
+// failover's MasterNotFoundError); never one that cannot start, nor the harness's kill
+// or a deploy's SIGTERM.
+func (p *proc) exitedByItself(crashes bool) bool {
+	return p.gone.Load() && (p.cleanExit.Load() || crashes) && p.answered.Load() > 1 && !p.killed.Load() && !p.struck.Load()
 }
 
 // killedItself reports whether err is an exit by SIGKILL, which a process the harness

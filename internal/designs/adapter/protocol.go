@@ -14,15 +14,16 @@ var versions = []int{1, 2, 3}
 
 // What an adapter may say it supports, in hello's reply.
 const (
-	SupportsLock  = "lock"  // try and release
-	SupportsRenew = "renew" // renew, sent every TTL/3 while a lease is held
-	SupportsHeld  = "held"  // held: the library's own "do I still hold it?", asked right before the write
-	SupportsHalf  = "half"  // try with half: only the first command of the acquire
-	SupportsNodes = "nodes" // a lock over several servers (Redlock's), hello's redis.nodes
-	SupportsMs    = "ms"    // ttl_ms kept to the millisecond (PX, PEXPIRE): sub-second TTLs are shorter leases
-	SupportsBuy   = "buy"   // a whole purchase, instead of lock
-	SupportsQueue = "queue" // enqueue, dequeue and len
-	SupportsAck   = "ack"   // ack: a task stays with its process until acknowledged
+	SupportsLock     = "lock"     // try and release
+	SupportsRenew    = "renew"    // renew, sent every TTL/3 while a lease is held
+	SupportsHeld     = "held"     // held: the library's own "do I still hold it?", asked right before the write
+	SupportsHalf     = "half"     // try with half: only the first command of the acquire
+	SupportsNodes    = "nodes"    // a lock over several servers (Redlock's), hello's redis.nodes
+	SupportsSentinel = "sentinel" // the library's own client follows hello's redis.sentinel, not the front
+	SupportsMs       = "ms"       // ttl_ms kept to the millisecond (PX, PEXPIRE): sub-second TTLs are shorter leases
+	SupportsBuy      = "buy"      // a whole purchase, instead of lock
+	SupportsQueue    = "queue"    // enqueue, dequeue and len
+	SupportsAck      = "ack"      // ack: a task stays with its process until acknowledged
 )
 
 // request is every request, each op using its own fields.

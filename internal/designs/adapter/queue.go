@@ -166,7 +166,7 @@ func (q *queue) callAny(ctx context.Context, req request) (reply, error) {
 // connection was lost), and if so replaces it with a fresh one, as a supervisor
 // restarts it, saying so in the adapter's log; rerr is the replacement's failure.
 func (q *queue) gone(ctx context.Context, pr *proc, err error) (gone bool, rerr error) {
-	if !pr.exitedByItself() || ctx.Err() != nil {
+	if !q.pool.supervises(pr) || ctx.Err() != nil {
 		return false, nil
 	}
 	return true, q.pool.restart(pr, err)

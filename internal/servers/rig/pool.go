@@ -90,9 +90,22 @@ func (p *Pool) fresh(ctx context.Context, args []string, clock bool, what string
 func (p *Pool) sentinel(ctx context.Context) (*servers.Sentinel, error) {
 	c, ok := p.more.(servers.Container)
 	if !ok {
-		return nil, fmt.Errorf("a Sentinel group is containers on a network of their own: it needs a Docker engine (--redis container)")
+		return nil, errNoTopology("a Sentinel group")
 	}
 	return servers.StartSentinel(ctx, cmp.Or(c.Image, servers.DefaultImage))
+}
+
+// Topologies says why the pool cannot start a Sentinel group or a cluster for a sale,
+// nil when it can: they are containers.
+func (p *Pool) Topologies() error {
+	if _, ok := p.more.(servers.Container); !ok {
+		return errNoTopology("a Sentinel group or a Redis Cluster")
+	}
+	return nil
+}
+
+func errNoTopology(what string) error {
+	return fmt.Errorf("%s is containers on a network of their own: it needs a Docker engine (--redis container)", what)
 }
 
 // cluster starts a Redis Cluster of the pool's containers, for one sale.

@@ -87,6 +87,7 @@ func Start(ctx context.Context, shared *servers.Target, pool *Pool, nodes int, p
 		var s *servers.Sentinel
 		if s, err = pool.sentinel(ctx); err == nil {
 			r.topo, r.topoFaults = s, faults.Servers{Sentinel: s}
+			err = r.ledgerApart(ctx, shared)
 		}
 	case needs.Cluster:
 		var c *servers.Cluster
@@ -103,6 +104,22 @@ func Start(ctx context.Context, shared *servers.Target, pool *Pool, nodes int, p
 		return nil, errors.Join(err, r.Close(context.WithoutCancel(ctx)))
 	}
 	return r, nil
+}
+
+// ledgerApart keeps the stock, and the records a sale keeps beside it, off a Sentinel
+// group: on the shared server (or one of the pool's, Apart). The lock or the queue lives
+// on the group and the ledger does not, so that what a failover loses or doubles is the
+// design's, never the harness's records of it.
+func (r *Rig) ledgerApart(ctx context.Context, shared *servers.Target) error {
+	if r.apart {
+		own, err := r.pool.get(ctx, 1, "a server of the sale's own")
+		if err != nil {
+			return err
+		}
+		r.spare, shared = own, own[0]
+	}
+	r.Stock = shared
+	return nil
 }
 
 func (r *Rig) assemble(ctx context.Context, shared *servers.Target, nodes int, needs faults.Needs) error {
@@ -184,8 +201,13 @@ func (r *Rig) Clients(conns int) scenarios.Redis {
 		r.clients = append(r.clients, buyers, admin)
 		srv := r.topoFaults
 		srv.Admin = admin
-		return scenarios.Redis{Stock: buyers, Locks: []redis.UniversalClient{buyers}, StockAdmin: admin,
+		red := scenarios.Redis{Stock: buyers, Locks: []redis.UniversalClient{buyers}, StockAdmin: admin,
 			LockAdmins: []redis.UniversalClient{admin}, Servers: srv, Topology: r.where()}
+		if r.Stock != nil {
+			red.Stock, red.StockAdmin = r.client(r.Stock, conns), r.Stock.Client(4)
+			r.clients = append(r.clients, red.Stock, red.StockAdmin)
+		}
+		return red
 	}
 	var red scenarios.Redis
 	buyers := make(map[*servers.Target]redis.UniversalClient)
@@ -272,7 +294,9 @@ func (r *Rig) Close(ctx context.Context) error {
 		l.close()
 	}
 	if r.topo != nil {
-		return r.topo.Close(ctx)
+		err := r.topo.Close(ctx)
+		r.pool.put(r.spare...) // the ledger's server, under a Sentinel group
+		return err
 	}
 	errs := make([]error, len(r.faulted))
 	var wg sync.WaitGroup

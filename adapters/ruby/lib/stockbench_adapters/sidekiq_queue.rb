@@ -72,6 +72,17 @@ module StockbenchAdapters
       # protocol's 15 s. Three connections: the Processor's fetch, a push, a len.
       redis = {url: url, namespace: namespace, size: 3, connect_timeout: 1, read_timeout: 2, write_timeout: 2,
                username: where["username"], password: where["password"]}.compact
+      if (sentinel = where["sentinel"])
+        # redis-rb's own Sentinel client, as its README configures it (Sidekiq hands its
+        # redis hash to redis-rb, unknown keys and all, says its wiki's Using Redis):
+        # the master's name as the URL's host, the sentinels beside it.
+        redis[:url] = "redis://#{sentinel["master"]}/#{where["db"] || 0}"
+        redis[:sentinels] = sentinel["addrs"].map do |a|
+          host, port = a.split(":")
+          {host: host, port: port.to_i}
+        end
+        redis[:role] = :master
+      end
       Sidekiq.configure_client { |c| c.redis = redis }
       Sidekiq.logger = Sidekiq::Logger.new($stderr) # stdout is the protocol's
       Sidekiq.logger.level = Logger::WARN
@@ -88,7 +99,7 @@ module StockbenchAdapters
       Fulfil.handoff = handoff
       manager = Sidekiq::Manager.new(options)
       stopping, untrap = shutdown(manager, options)
-      Protocol.ready(%w[queue ack], documented(grace, timeout), again: true)
+      Protocol.ready(%w[queue ack sentinel], documented(grace, timeout), again: true)
       manager.start
       another = Protocol.serve(nil, on_bye: -> { untrap.call; halt(manager); clean(redis) }) do |req|
         case req["op"]

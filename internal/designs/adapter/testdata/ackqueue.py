@@ -7,7 +7,10 @@ finishes the task it holds, answers its ack, and exits. With --redelivery-ms N i
 says a dead worker's task comes back within N ms by its own clock; with --exit-at-ack K
 it exits on its Kth ack without answering it, and with --exit-after-ack K right after
 answering it, as a library's worker that kills itself (Laravel's --timeout) or stops
-once its connection was lost."""
+once its connection was lost. With --crash-at-ack K it exits 1 on its Kth ack, as a
+worker dies of an uncaught error (RQ's, of a failover's MasterNotFoundError); with
+--once only the first process of the sale to get there does, and the process that
+starts next refuses hello once, as one that cannot connect before the failover ends."""
 import json
 import os
 import signal
@@ -31,6 +34,13 @@ def flag(name):
     return int(sys.argv[sys.argv.index(name) + 1]) if name in sys.argv else 0
 
 
+# With --once, the marks a crash leaves, under the sale's keys: that one crashed (no
+# other will), and that its successor is to refuse hello.
+mark = "/tmp/ackqueue-" + keys["queue"].strip("{}").replace(":", "-").replace("/", "-")
+if "--once" in sys.argv and os.path.exists(mark + "-refuse"):
+    os.remove(mark + "-refuse")
+    say({"ok": False, "error": "connect: No master found for 'stockbench'"})
+    sys.exit(1)
 said = {"ok": True, "supports": ["queue", "ack"]}
 if flag("--redelivery-ms"):
     said["redelivery_ms"] = flag("--redelivery-ms")
@@ -62,6 +72,17 @@ for line in sys.stdin:
         acks += 1
         if acks == flag("--exit-at-ack"):
             os._exit(0)
+        crash = acks == flag("--crash-at-ack")
+        if crash and "--once" in sys.argv:
+            try:
+                os.close(os.open(mark + "-crashed", os.O_CREAT | os.O_EXCL))
+                open(mark + "-refuse", "w").close()
+            except FileExistsError:
+                crash = False
+        if crash:
+            sys.stderr.write("redis.sentinel.MasterNotFoundError: No master found for 'stockbench'\n")
+            sys.stderr.flush()
+            os._exit(1)
         r.lrem(keys["processing"], 1, held.pop(req["task"]))
         say({"id": rid, "ok": True})
         if acks == flag("--exit-after-ack"):
