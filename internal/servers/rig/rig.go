@@ -110,16 +110,23 @@ func Start(ctx context.Context, shared *servers.Target, pool *Pool, nodes int, p
 // group: on the shared server (or one of the pool's, Apart). The lock or the queue lives
 // on the group and the ledger does not, so that what a failover loses or doubles is the
 // design's, never the harness's records of it.
-func (r *Rig) ledgerApart(ctx context.Context, shared *servers.Target) error {
-	if r.apart {
-		own, err := r.pool.get(ctx, 1, "a server of the sale's own")
-		if err != nil {
-			return err
-		}
-		r.spare, shared = own, own[0]
+func (r *Rig) ledgerApart(ctx context.Context, shared *servers.Target) (err error) {
+	r.Stock, err = r.sharedOrOwn(ctx, shared)
+	return err
+}
+
+// sharedOrOwn is the server that plays the shared one's part: shared, or with Apart one
+// of the pool's, given back at Close.
+func (r *Rig) sharedOrOwn(ctx context.Context, shared *servers.Target) (*servers.Target, error) {
+	if !r.apart {
+		return shared, nil
 	}
-	r.Stock = shared
-	return nil
+	own, err := r.pool.get(ctx, 1, "a server of the sale's own")
+	if err != nil {
+		return nil, err
+	}
+	r.spare = append(r.spare, own...)
+	return own[0], nil
 }
 
 func (r *Rig) assemble(ctx context.Context, shared *servers.Target, nodes int, needs faults.Needs) error {
@@ -166,13 +173,8 @@ func (r *Rig) assemble(ctx context.Context, shared *servers.Target, nodes int, n
 	} else {
 		r.spare = spare
 	}
-	if r.apart {
-		own, err := r.pool.get(ctx, 1, "a server of the sale's own")
-		if err != nil {
-			return err
-		}
-		r.spare = append(r.spare, own...)
-		shared = own[0]
+	if shared, err = r.sharedOrOwn(ctx, shared); err != nil {
+		return err
 	}
 
 	r.Stock = shared
