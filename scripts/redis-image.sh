@@ -3,7 +3,8 @@
 #
 # Order: $STOCKBENCH_REDIS_IMAGE (or redis:7) if the engine has it or can pull it; otherwise a
 # local image built FROM scratch out of Debian's redis-server binary and the libraries ldd lists
-# (for machines whose engine reaches no registry), with iproute2's ip beside it: the Sentinel
+# (for machines whose engine reaches no registry), its first process the keeper that restarts
+# the server inside the container (internal/servers/keeper), with iproute2's ip beside it: the Sentinel
 # topology cuts a server off its peers with a blackhole route inside its own container. When no Docker engine answers it prints
 # nothing and makes sure redis-server is installed: the harness then runs it as a process.
 # Progress goes to stderr, the image name to stdout.
@@ -20,7 +21,7 @@ if ! command -v docker >/dev/null 2>&1 || ! timeout 10 docker info >/dev/null 2>
 fi
 if docker image inspect "$want" >/dev/null 2>&1; then echo "$want"; exit 0; fi
 if timeout 120 docker pull -q "$want" >/dev/null 2>&1; then say "pulled $want"; echo "$want"; exit 0; fi
-version=local-2 # bump when the image's contents change: an older local image is rebuilt
+version=local-3 # bump when the image's contents change: an older local image is rebuilt
 if [ "$(docker image inspect -f '{{index .Config.Labels "org.stockbench.image"}}' "$local_tag" 2>/dev/null)" = "$version" ]; then
   say "$want cannot be pulled; using the local image $local_tag"
   echo "$local_tag"; exit 0
@@ -35,6 +36,9 @@ root=$ctx/rootfs
 mkdir -p "$root/usr/bin" "$root/data" "$root/tmp"
 chmod 1777 "$root/tmp"
 cp "$server" "$root/usr/bin/redis-server"   # a copy, not the symlink: redis picks its mode from argv[0]
+# The first process: restarts the server inside the container when the harness asks, in
+# the milliseconds a process restart takes (internal/servers/keeper).
+(cd "$(dirname "$0")/.." && CGO_ENABLED=0 ${GO:-go} build -trimpath -ldflags=-s -o "$root/usr/bin/stockbench-keeper" ./internal/servers/keeper)
 ipbin=$(command -v ip || true)
 if [ -z "$ipbin" ] && command -v apt-get >/dev/null 2>&1; then
   sudo=""; [ "$(id -u)" = 0 ] || sudo="sudo -n"
@@ -58,7 +62,7 @@ FROM scratch
 COPY rootfs/ /
 EXPOSE 6379
 WORKDIR /data
-ENTRYPOINT ["/usr/bin/redis-server"]
+ENTRYPOINT ["/usr/bin/stockbench-keeper", "/usr/bin/redis-server"]
 CMD ["--bind", "0.0.0.0", "--protected-mode", "no", "--save", "", "--appendonly", "no"]
 DOCKERFILE
 if ! out=$(docker build -q -t "$local_tag" --label org.stockbench.image=$version "$ctx" 2>&1); then echo "$out" >&2; exit 1; fi

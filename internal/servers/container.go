@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/moby/moby/api/types/container"
@@ -128,6 +129,7 @@ func (c Container) Start(ctx context.Context) (*Target, error) {
 		stop(context.WithoutCancel(ctx))
 		return nil, fmt.Errorf("container: %w", err)
 	}
+	ctl.addr = addr
 	t := newTarget(Info{Kind: KindContainer, Addr: addr, Owned: true, ContainerID: ctr.GetContainerID(),
 		Detail: fmt.Sprintf("%s (container %s, %s)", image, ctr.GetContainerID()[:12], via)},
 		redis.UniversalOptions{Addrs: []string{addr}}, stop, ctl)
@@ -142,6 +144,8 @@ func (c Container) Start(ctx context.Context) (*Target, error) {
 // containerCtl acts on a running container through the Docker API.
 type containerCtl struct {
 	ctr *testcontainers.DockerContainer
+	// addr is where the host reaches the server; a restart inside the container keeps it.
+	addr string
 }
 
 var _ control = (*containerCtl)(nil)
@@ -176,11 +180,17 @@ func (c *containerCtl) resume(ctx context.Context) error {
 // kill kills the container's server. With a local engine it sends SIGKILL to the
 // server's process itself, which lands at once: the engine's kill took 50 ms to seconds
 // on a loaded machine, long enough for a queue sale's workers to drain the queue the
-// kill was meant to empty. It then waits until the engine has seen the exit, so that a
-// start that follows starts it again.
+// kill was meant to empty. Under the image's keeper (internal/servers/keeper) only the
+// server dies and the container stays; otherwise it waits until the engine has seen the
+// exit, so that a start that follows starts it again.
 func (c *containerCtl) kill(ctx context.Context) error {
-	if pid := c.localPID(ctx); pid > 0 {
-		if p, err := os.FindProcess(pid); err == nil && p.Kill() == nil {
+	if first, keeper := c.localPID(ctx); keeper {
+		if server := childOf(first); server > 0 {
+			return killAndReap(ctx, server)
+		}
+		return nil // already dead, killed before (a rolling restart's kill, then its restart)
+	} else if first > 0 {
+		if p, err := os.FindProcess(first); err == nil && p.Kill() == nil {
 			return await(ctx, 30*time.Second, "the engine to see the server killed", func(ctx context.Context) (bool, error) {
 				st, err := c.ctr.State(ctx)
 				return err == nil && !st.Running, nil
@@ -193,21 +203,75 @@ func (c *containerCtl) kill(ctx context.Context) error {
 	})
 }
 
-// localPID is the host's pid of the container's server when the engine runs on this
-// machine and the process is this container's redis-server; 0 otherwise.
-func (c *containerCtl) localPID(ctx context.Context) int {
+// localPID is the host's pid of the container's first process when the engine runs on
+// this machine and that process is this container's redis-server or the keeper running
+// it (keeper true); 0 otherwise.
+func (c *containerCtl) localPID(ctx context.Context) (pid int, keeper bool) {
 	st, err := c.ctr.State(ctx)
 	if err != nil || !st.Running || st.Pid <= 0 {
-		return 0
+		return 0, false
 	}
 	cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", st.Pid))
 	if err != nil || !strings.Contains(string(cmdline), "redis-server") {
-		return 0
+		return 0, false
 	}
-	return st.Pid
+	return st.Pid, strings.HasSuffix(strings.SplitN(string(cmdline), "\x00", 2)[0], keeperName)
 }
 
+// keeperName is the keeper's file name in the harness's image (scripts/redis-image.sh).
+const keeperName = "stockbench-keeper"
+
+// childOf is the first child the host sees of process pid, 0 if none: the keeper's server.
+// Each of a process's threads lists the children it forked, and a Go program forks from any.
+func childOf(pid int) int {
+	tasks, _ := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+	for _, task := range tasks {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/children", pid, task.Name()))
+		if err != nil {
+			continue
+		}
+		if f := strings.Fields(string(b)); len(f) > 0 {
+			if child, err := strconv.Atoi(f[0]); err == nil {
+				return child
+			}
+		}
+	}
+	return 0
+}
+
+// killAndReap kills process pid and waits until its parent has reaped it, so that a
+// start that follows does not find the old server's port still taken.
+func killAndReap(ctx context.Context, pid int) error {
+	p, err := os.FindProcess(pid)
+	if err != nil {
+		return err
+	}
+	if err := p.Kill(); err != nil {
+		return fmt.Errorf("kill the server (pid %d): %w", pid, err)
+	}
+	// Polled at 2 ms, not at await's 100: a restart's downtime is the fault's, and the
+	// keeper reaps within a millisecond or two.
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(2 * time.Millisecond) {
+		if _, err := os.Stat(fmt.Sprintf("/proc/%d", pid)); os.IsNotExist(err) {
+			return nil
+		}
+	}
+	return fmt.Errorf("the keeper never reaped the killed server (pid %d) in 30s", pid)
+}
+
+// start starts the server again: the keeper is asked with SIGHUP, the address unchanged;
+// a stopped container is started by the engine, and may come back at another address.
 func (c *containerCtl) start(ctx context.Context) (string, error) {
+	if first, keeper := c.localPID(ctx); keeper {
+		p, err := os.FindProcess(first)
+		if err == nil {
+			err = p.Signal(syscall.SIGHUP)
+		}
+		if err != nil {
+			return "", fmt.Errorf("ask the keeper for the server: %w", err)
+		}
+		return c.addr, nil
+	}
 	err := c.docker(ctx, func(cli *testcontainers.DockerClient, id string) error {
 		_, err := cli.ContainerStart(ctx, id, client.ContainerStartOptions{})
 		return err
@@ -216,6 +280,7 @@ func (c *containerCtl) start(ctx context.Context) (string, error) {
 		return "", err
 	}
 	addr, _, err := c.address(ctx)
+	c.addr = addr
 	return addr, err
 }
 
