@@ -21,7 +21,7 @@ if ! command -v docker >/dev/null 2>&1 || ! timeout 10 docker info >/dev/null 2>
 fi
 if docker image inspect "$want" >/dev/null 2>&1; then echo "$want"; exit 0; fi
 if timeout 120 docker pull -q "$want" >/dev/null 2>&1; then say "pulled $want"; echo "$want"; exit 0; fi
-version=local-3 # bump when the image's contents change: an older local image is rebuilt
+version=local-4 # bump when the image's contents change: an older local image is rebuilt
 if [ "$(docker image inspect -f '{{index .Config.Labels "org.stockbench.image"}}' "$local_tag" 2>/dev/null)" = "$version" ]; then
   say "$want cannot be pulled; using the local image $local_tag"
   echo "$local_tag"; exit 0

@@ -221,6 +221,9 @@ func (a *analysis) cells(ctx context.Context) {
 			cw.Go(func() {
 				run, err := a.run(ctx, Cells, s)
 				if err != nil || !run.Complete {
+					if ctx.Err() == nil { // why it counts as "did not finish", for whoever reruns it
+						a.progress("%s: draw %d did not finish: %s", fault, k+1, cmp.Or(errText(err), run.Error, "cut short"))
+					}
 					return
 				}
 				d := results.DrawOf(&run)

@@ -9,7 +9,8 @@
 //
 // Usage: stockbench-keeper SERVER [ARGS...]. SIGTERM and SIGINT go to the server, and the
 // keeper exits with it; a server that dies otherwise is started again, with the same
-// arguments (so with what its persistence kept), at the next SIGHUP.
+// arguments (so with what its persistence kept), at the next SIGHUP (or at once, if one
+// came while the keeper was still seeing it die).
 package main
 
 import (
@@ -34,33 +35,38 @@ func main() {
 			fmt.Fprintln(os.Stderr, "stockbench-keeper:", err)
 			os.Exit(1)
 		}
-		if stopping := keep(cmd, sigs); stopping {
+		stopping, asked := keep(cmd, sigs)
+		if stopping {
 			os.Exit(exitCode(cmd))
 		}
 		// Down until asked: the harness decides how long a restart's downtime lasts.
-		for s := range sigs {
-			if s == syscall.SIGHUP {
-				break
+		for !asked {
+			if s := <-sigs; s != syscall.SIGHUP {
+				os.Exit(0) // SIGTERM or SIGINT with no server running
 			}
-			os.Exit(0) // SIGTERM or SIGINT with no server running
+			asked = true
 		}
 	}
 }
 
-// keep waits for the server to exit, passing on a stop signal; it reports whether the
-// server was told to stop (so the keeper should too).
-func keep(cmd *exec.Cmd, sigs <-chan os.Signal) (stopping bool) {
+// keep waits for the server to exit, passing on a stop signal. It reports whether the
+// server was told to stop (so the keeper should too), and whether a SIGHUP came
+// meanwhile: the harness asks only once it has seen the server gone, which can be before
+// the keeper has, so such a SIGHUP asks for the next start.
+func keep(cmd *exec.Cmd, sigs <-chan os.Signal) (stopping, asked bool) {
 	done := make(chan struct{})
 	go func() { cmd.Wait(); close(done) }()
 	for {
 		select {
 		case <-done:
-			return stopping
+			return stopping, asked
 		case s := <-sigs:
-			if s != syscall.SIGHUP { // a SIGHUP while the server runs asks for nothing
-				stopping = true
-				cmd.Process.Signal(s)
+			if s == syscall.SIGHUP {
+				asked = true
+				continue
 			}
+			stopping = true
+			cmd.Process.Signal(s)
 		}
 	}
 }
