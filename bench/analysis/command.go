@@ -192,7 +192,11 @@ func (p *Plan) Run(ctx context.Context, e *bench.Env, ms func([]string) bool, ou
 	}
 	cfg.Explore.Run = func(ctx context.Context, s results.Sale, _ int) (results.Run, error) { return cfg.Run(ctx, s) }
 	t := e.Shared.Info.Record()
-	cfg.Machine = fmt.Sprintf("%d CPUs, Redis %s as a %s", runtime.NumCPU(), t.Version, t.Kind)
+	kind := string(t.Kind)
+	if t.Kind == "container" && e.Shared.RestartsInPlace(ctx) {
+		kind = InPlace // the analysis's own servers come from the same image
+	}
+	cfg.Machine = fmt.Sprintf("%d CPUs, Redis %s as a %s", runtime.NumCPU(), t.Version, kind)
 	cfg.Progress = func(line string) { fmt.Fprintln(stderr, "stockbench: analyse:", line) }
 	fmt.Fprintf(stderr, "stockbench: analyse %s %s: %d faults, %d draws each, up to %d sales at once\n", cfg.Claims.Title, cfg.Claims.Release, len(cfg.Cells), cfg.Runs, cfg.Parallel)
 	rec := Analyse(ctx, cfg)

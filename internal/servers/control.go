@@ -94,6 +94,20 @@ func (t *Target) Restart(ctx context.Context, down time.Duration) error {
 	return t.ready(ctx, 10*time.Second)
 }
 
+// RestartsInPlace reports whether Restart brings the server back at its address within
+// milliseconds: a process, or a container whose image runs the keeper first
+// (internal/servers/keeper). A container the engine must stop and start again is not.
+func (t *Target) RestartsInPlace(ctx context.Context) bool {
+	switch c := t.ctl.(type) {
+	case *server:
+		return true
+	case *containerCtl:
+		_, keeper := c.localPID(ctx)
+		return keeper
+	}
+	return false
+}
+
 // Redirect points every client of t, existing and new, at addr, and closes the
 // connections they have open, as a sentinel-aware client does on a failover: a dead
 // container's address answers nothing, and commands on its connections would hang until

@@ -212,6 +212,9 @@ func TestRestartInsideContainer(t *testing.T) {
 	if !keeper {
 		t.Skipf("image %s does not run the keeper first (make redis-image builds one that does)", image())
 	}
+	if !tg.RestartsInPlace(ctx) {
+		t.Error("a container under the keeper does not say it restarts in place")
+	}
 	before, addr := childOf(first), tg.Addr()
 	c := tg.Client(2)
 	defer c.Close()
