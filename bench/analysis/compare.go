@@ -297,7 +297,7 @@ func serverKinds(libs []Analysis) string {
 	if _, engine := by["container"]; !engine {
 		return note + " Each answers again within milliseconds of a restart (a process in 23 ms, a container restarted in place, by the harness's image, in 26 ms), so their restart columns compare; the Sentinel columns need containers."
 	}
-	return note + " A restart is not alike on them: a process, or a container restarted in place by the harness's image, answers again within milliseconds; a container the engine stops and starts, in about 0.7 s empty and 2.5 s from its AOF, longer than the sales' 1 s lock TTL, so that a holder waiting on it outlives its lease. Read a restart column across rows of one kind; the Sentinel columns need containers."
+	return note + " A restart is not alike on them: a process, or a container restarted in place by the harness's image, answers again within milliseconds; a container the engine stops and starts, in about 0.7 s empty and 2.5 s from its AOF, longer than a lock sale's 1 s TTL or a queue sale's visibility timeout, so that a lease lapses while its holder waits. Read a restart column across rows of one kind; the Sentinel columns need containers."
 }
 
 func numberWord(n int) string {

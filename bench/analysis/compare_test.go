@@ -275,9 +275,9 @@ func TestServerKinds(t *testing.T) {
 		{[]Analysis{an("A", "2 CPUs, Redis 7.0.15 as a process"), an("B", "2 CPUs, Redis 7.0.15 as a process")}, ""},
 		{[]Analysis{an("A", "2 CPUs, Redis 7.0.15 as a process"), an("B", "2 CPUs, Redis 7.0.15 as a container"), an("C", "2 CPUs, Redis 7.0.15 as a process")},
 			"The records were measured on Redis of two kinds: as a process (A, C), and as a container (B). A restart is not alike on them"},
-		{[]Analysis{an("A", "2 CPUs, Redis 7.0.15 as a process"), an("B", "2 CPUs, Redis 7.0.15 as a " + InPlace)},
+		{[]Analysis{an("A", "2 CPUs, Redis 7.0.15 as a process"), an("B", "2 CPUs, Redis 7.0.15 as a "+InPlace)},
 			"The records were measured on Redis of two kinds: as a process (A), and as a container restarted in place (B). Each answers again within milliseconds"},
-		{[]Analysis{an("A", "2 CPUs, Redis 7.0.15 as a process"), an("B", "2 CPUs, Redis 7.0.15 as a " + InPlace), an("C", "2 CPUs, Redis 7.0.15 as a container")},
+		{[]Analysis{an("A", "2 CPUs, Redis 7.0.15 as a process"), an("B", "2 CPUs, Redis 7.0.15 as a "+InPlace), an("C", "2 CPUs, Redis 7.0.15 as a container")},
 			"of three kinds: as a process (A), and as a container restarted in place (B), and as a container (C). A restart is not alike"},
 	} {
 		if got := serverKinds(tt.libs); !strings.Contains(got, tt.want) || (tt.want == "") != (got == "") {
