@@ -220,9 +220,16 @@ func TestCommittedReproductions(t *testing.T) {
 				if recorded < 0 {
 					t.Errorf("%s's record has no run of %s that showed it: make analyses LIBS=%s", an.Claims.Library, r.ID, an.Claims.Library)
 				}
-				if run := r.Run(context.Background()); !run.Shows() {
-					t.Errorf("%s no longer shows %s under %s: %s\n%s", r.ID, r.Class, r.Faults, run.Outcome(), strings.Join(run.Output, "\n"))
+				// A reproduction is a race run once: up to three tries, so that one that
+				// shows its break in 8 runs of 10 fails here 1 time in 125.
+				var run ReproRun
+				for try := 1; try <= 3; try++ {
+					if run = r.Run(context.Background()); run.Shows() {
+						return
+					}
+					t.Logf("%s, try %d: %s", r.ID, try, run.Outcome())
 				}
+				t.Errorf("%s no longer shows %s under %s in 3 tries: %s\n%s", r.ID, r.Class, r.Faults, run.Outcome(), strings.Join(run.Output, "\n"))
 			})
 		}
 	}
