@@ -74,12 +74,7 @@ func (s *group) start(ctx context.Context, args []string, conf *string) (*node, 
 			testcontainers.WithFiles(testcontainers.ContainerFile{Reader: strings.NewReader(*conf), ContainerFilePath: "/data/sentinel.conf", FileMode: 0o666}),
 			testcontainers.WithWaitStrategy(wait.ForLog("+monitor master").WithStartupTimeout(30*time.Second)))
 	}
-	ctr, err := testcontainers.Run(context.WithoutCancel(ctx), s.image, opts...)
-	if ctr != nil {
-		s.mu.Lock()
-		s.all = append(s.all, ctr)
-		s.mu.Unlock()
-	}
+	ctr, err := s.run(ctx, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -92,6 +87,25 @@ func (s *group) start(ctx context.Context, args []string, conf *string) (*node, 
 		return nil, fmt.Errorf("container %s has no address on %s", ctr.GetContainerID()[:12], s.net.Name())
 	}
 	return &node{ctr: ctr, ip: ep.IPAddress.String()}, nil
+}
+
+// run runs one container of the group, kept in s.all to be removed at Close whether it
+// started or not. The engine still drew a host port for some (an analysis of Sidekiq
+// over Sentinel on 2026-12-04: "Error starting userland proxy: listen tcp4
+// 0.0.0.0:34368: bind: address already in use"), a collision with a port just taken: such
+// a start is tried again, three times in all.
+func (s *group) run(ctx context.Context, opts []testcontainers.ContainerCustomizer) (*testcontainers.DockerContainer, error) {
+	for try := 1; ; try++ {
+		ctr, err := testcontainers.Run(context.WithoutCancel(ctx), s.image, opts...)
+		if ctr != nil {
+			s.mu.Lock()
+			s.all = append(s.all, ctr)
+			s.mu.Unlock()
+		}
+		if err == nil || try == 3 || !strings.Contains(err.Error(), "address already in use") {
+			return ctr, err
+		}
+	}
 }
 
 // await polls done every 100ms until it holds, fails, or limit passes.
