@@ -40,9 +40,9 @@ var builtins = []Impl{
 		// and write nothing (OVERLAP 20 in one fresh clone's make bench; OVERSOLD in 12
 		// runs alone). So what the design guarantees there is the family of a second
 		// holder. The thieves steal from each other inside their leases: a broken lock.
-		Documented: everywhere(oversold).With([]oracle.Class{oracle.ClassOversold, oracle.ClassLost, oracle.ClassStuck}, faults.CrashHolder).
+		Documented: everywhere(stealRace).With([]oracle.Class{oracle.ClassOversold, oracle.ClassLost, oracle.ClassStuck}, faults.CrashHolder).
 			With(append(slices.Clone(secondHolder), oracle.ClassBroken), faults.CrashAcquire).
-			With(oversold, faults.TermHolder, faults.AppPause), // not struck: the race with no fault
+			With(stealRace, faults.TermHolder, faults.AppPause), // not struck: the race with no fault
 		// Its 56-year lock outlives a dead or paused holder; before the holder dies, the
 		// stall's meeting may already have come (LOCK-BROKEN beside other tests' load).
 		DropDocumented: drop(dropRace, append(slices.Clone(dropRace), oracle.ClassStuck), dropRace, oversold),

@@ -15,8 +15,14 @@ var (
 	// and oversells once the stock runs out, which on a machine so loaded that most
 	// buyers give up first it may not (token under redis-pause read LOST 4 with 72 of
 	// 100 buyers gone, beside the other packages' tests on two CPUs).
-	lateWrite  = []oracle.Class{oracle.ClassOversold, oracle.ClassLost}
-	stuck      = []oracle.Class{oracle.ClassStuck}
+	lateWrite = []oracle.Class{oracle.ClassOversold, oracle.ClassLost}
+	stuck     = []oracle.Class{oracle.ClassStuck}
+	// stealRace is what seed-setnx's steal of a live lock does: a second holder inside
+	// the first one's lease, whose write nearly always loses an update and oversells
+	// (OVERSOLD 40 of 40 seeds alone, 60 of 60 beside three busy loops), but whose holds
+	// may also meet without their reads and writes interleaving: the long suite in CI
+	// once read LOCK-BROKEN 46 and not one update lost.
+	stealRace  = []oracle.Class{oracle.ClassOversold, oracle.ClassLost, oracle.ClassBroken}
 	noOversell = []oracle.Class{oracle.ClassSafe, oracle.ClassOverlap, oracle.ClassStuck}
 	// fenced: a fault that takes the key from under a live holder lets a second one in
 	// inside the first one's lease, the lock broken, but the fence refuses the stale write.
