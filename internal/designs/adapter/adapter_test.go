@@ -323,6 +323,30 @@ func TestQueueWithAck(t *testing.T) {
 	}
 }
 
+// A library's worker that holds a task it took (Celery's, RQ's) hands it out only when
+// its process is asked: a sale in which nothing moves asks every process twice before it
+// ends, however long each ask takes. Here each process keeps the orders it is sent and
+// answers an empty ask 400 ms late, to one worker: the quiet period timed at 100 ms an
+// ask (0.9 s) ended the sale with orders still held (LOST 1 to 6 in 4 of 5 runs).
+func TestQueueAsksEveryProcess(t *testing.T) {
+	need(t, "Debian's Python with redis-py (python3-redis)", python...)
+	script, _ := filepath.Abs("testdata/ackqueue.py")
+	impl := Queue(Config{Name: "ackqueue", Command: "/usr/bin/python3 " + script + " --hoard --slow-empty-ms 400"})
+	h := rigtest.Harness(t)
+	sale, err := scenarios.LookupQueue("queue-sale")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := sale
+	s.Prefix, s.Conns, s.Workers, s.Buyers, s.Stock = "{adapter:hoard}", 4, 1, 20, 20
+	run := rigtest.On(t, h, rig.Need{Nodes: 1, Conns: s.WithDefaults().Conns}, func(ctx context.Context, red scenarios.Redis) (results.Run, error) {
+		return s.Run(ctx, red, impl)
+	})
+	if q := run.Queue; !run.Complete || run.Verdict.Class != "SAFE" || q.Lost > 0 || q.Fulfilled != 20 {
+		t.Errorf("want every order asked for and fulfilled, got %s (%s): %+v", run.Verdict.Cell(), run.Verdict, q)
+	}
+}
+
 var rqLib = []string{"/usr/bin/python3", "-c", "import rq"}
 
 var celeryLib = []string{"/usr/bin/python3", "-c", "import celery, kombu"}

@@ -224,6 +224,18 @@ func (p *pool) taken(pr *proc) (*proc, error) {
 	return pr, nil
 }
 
+// every reports whether ok holds for every process of the pool.
+func (p *pool) every(ok func(*proc) bool) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, pr := range p.all {
+		if !ok(pr) {
+			return false
+		}
+	}
+	return true
+}
+
 // put gives pr back, unless it broke; a process a fault killed is replaced.
 func (p *pool) put(pr *proc) { p.idle <- pr }
 

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -62,7 +63,13 @@ func queueHello(r *Redis, s queueimpl.Sale) request {
 	return req
 }
 
-type queue struct{ *design }
+type queue struct {
+	*design
+	mu sync.Mutex
+	// empties counts, for each process, the dequeues it answered empty since one last
+	// handed a task out (see Swept).
+	empties map[*proc]int
+}
 
 var (
 	_ queueimpl.Queue      = (*queue)(nil)
@@ -193,6 +200,7 @@ func (q *queue) Dequeue(ctx context.Context, worker string, wait time.Duration) 
 			return nil, cmp.Or(rerr, queueimpl.ErrEmpty)
 		}
 	}
+	asked := pr
 	if err != nil || r.Empty || !q.pool.can(SupportsAck) {
 		q.pool.put(pr)
 		pr = nil
@@ -201,11 +209,36 @@ func (q *queue) Dequeue(ctx context.Context, worker string, wait time.Duration) 
 	case err != nil:
 		return nil, err
 	case r.Empty:
+		q.mu.Lock()
+		if q.empties == nil {
+			q.empties = map[*proc]int{}
+		}
+		q.empties[asked]++
+		q.mu.Unlock()
 		return nil, queueimpl.ErrEmpty
 	case r.Order == "":
 		return nil, fmt.Errorf("%s: dequeue: a task without an order", q.cfg.Name)
 	}
+	q.mu.Lock()
+	clear(q.empties)
+	q.mu.Unlock()
 	return &task{q: q, pr: pr, id: r.Task, o: queueimpl.Order{ID: r.Order, Seq: r.Seq}}, nil
+}
+
+// Swept reports whether every process of the pool answered at least two dequeues empty
+// since one last handed a task out: a task its library took into one of them (Celery's
+// worker, RQ's loop) was not left unasked. Asks come in turn from the pool's idle
+// processes, but a turn is no promise: the backlog's len, asked of the pool's next idle
+// process every 50 ms, fell in step with the workers' turns and took the same process
+// each time for 2 s, its task never asked for. A process that broke is asked nothing
+// more, so it is not waited for.
+func (q *queue) Swept() bool {
+	if q.pool == nil {
+		return true
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.pool.every(func(pr *proc) bool { return q.empties[pr] >= 2 || pr.err() != nil })
 }
 
 // Len implements queueimpl.Queue.

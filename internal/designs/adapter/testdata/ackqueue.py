@@ -10,11 +10,16 @@ answering it, as a library's worker that kills itself (Laravel's --timeout) or s
 once its connection was lost. With --crash-at-ack K it exits 1 on its Kth ack, as a
 worker dies of an uncaught error (RQ's, of a failover's MasterNotFoundError); with
 --once only the first process of the sale to get there does, and the process that
-starts next refuses hello once, as one that cannot connect before the failover ends."""
+starts next refuses hello once, as one that cannot connect before the failover ends.
+With --hoard each process keeps the orders it is sent in a buffer of its own and hands
+them out only when it is asked, as a library's worker holds a task it took (Celery's,
+RQ's); with --slow-empty-ms N it answers a dequeue that finds nothing N ms late, as a
+process does on a loaded machine."""
 import json
 import os
 import signal
 import sys
+import time
 
 import redis
 
@@ -47,6 +52,7 @@ if flag("--redelivery-ms"):
 say(said)
 acks = 0
 held = {}
+hoard = []
 stopping = []
 if "--graceful" in sys.argv:
     def drain(signum, frame):
@@ -58,11 +64,17 @@ for line in sys.stdin:
     req = json.loads(line)
     rid, op = req["id"], req["op"]
     if op == "enqueue":
-        r.lpush(keys["queue"], "%d:%s" % (req["seq"], req["order"]))
+        e = "%d:%s" % (req["seq"], req["order"])
+        if "--hoard" in sys.argv:
+            hoard.append(e)
+            r.lpush(keys["processing"], e)
+        else:
+            r.lpush(keys["queue"], e)
         say({"id": rid, "ok": True})
     elif op == "dequeue":
-        e = r.rpoplpush(keys["queue"], keys["processing"])
+        e = hoard.pop(0).encode() if hoard else r.rpoplpush(keys["queue"], keys["processing"])
         if e is None:
+            time.sleep(flag("--slow-empty-ms") / 1000.0)
             say({"id": rid, "empty": True})
             continue
         seq, order = e.decode().split(":", 1)
