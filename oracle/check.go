@@ -278,6 +278,9 @@ func (r Report) Findings() []string {
 	if r.LockBroken > 0 {
 		f = append(f, fmt.Sprintf("LOCK-BROKEN %d", r.LockBroken))
 	}
+	if r.ToldHeld > 0 {
+		f = append(f, fmt.Sprintf("%s %d", KindToldHeld, r.ToldHeld))
+	}
 	if n := r.Overlaps - r.LockBroken; n > 0 {
 		f = append(f, fmt.Sprintf("OVERLAP %d", n))
 	}

@@ -122,6 +122,13 @@ func lockOverlaps(holds []Hold) (broken int, worst []Violation, first *Violation
 	return broken, worst, first
 }
 
+// KindToldHeld names, among a sale's findings, the holders its lock library told "you
+// hold it" once the next holder had the lock (Word.ToldHeld): the library's own wrong
+// word, which an analysis judges against what the library says its answer means. It
+// is a kind of finding, not a class: each such holder wrote on that word, so its sale
+// is at least LOCK-BROKEN.
+const KindToldHeld = "TOLD-HELD"
+
 // Word is what a sale's lock library told its holders when asked "do I still hold
 // it?" right before their writes, against when their locks were gone.
 type Word struct {

@@ -1,6 +1,8 @@
 package oracle
 
 import (
+	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -207,5 +209,17 @@ func TestLibraryWord(t *testing.T) {
 	}
 	if w := libraryWord([]Hold{hold(1, 0, 50), hold(2, 50, 90)}); w != (Word{}) {
 		t.Errorf("holders not asked: want nothing, got %+v", w)
+	}
+}
+
+// TestToldHeldFinding: a sale whose library told a holder "you hold it" once the next
+// one had the lock names it among its findings, for the analyses to judge.
+func TestToldHeldFinding(t *testing.T) {
+	r := Report{LockBroken: 2, Overlaps: 2, Word: Word{Asked: 5, ToldHeld: 2}}
+	if f := r.Findings(); !slices.Contains(f, KindToldHeld+" 2") {
+		t.Errorf("want %s 2 among %v", KindToldHeld, f)
+	}
+	if f := (Report{LockBroken: 2, Overlaps: 2, Word: Word{Asked: 5}}).Findings(); slices.ContainsFunc(f, func(s string) bool { return strings.HasPrefix(s, KindToldHeld) }) {
+		t.Errorf("no holder told wrong: want no %s, got %v", KindToldHeld, f)
 	}
 }

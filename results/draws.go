@@ -38,9 +38,11 @@ type Draw struct {
 	Unstruck bool `json:"unstruck,omitempty"`
 }
 
-// Has reports whether the draw earned class or found kind, as named.
+// Has reports whether the draw earned class or found kind, as named. A record from
+// before the sales' findings named TOLD-HELD has it in the draw's word.
 func (d Draw) Has(name string) bool {
-	return string(d.Class) == name || slices.Contains(d.Findings, name)
+	return string(d.Class) == name || slices.Contains(d.Findings, name) ||
+		name == oracle.KindToldHeld && d.Word != nil && d.Word.ToldHeld > 0
 }
 
 // DrawOf is a finished run as a draw: its seed, class and kinds of finding.

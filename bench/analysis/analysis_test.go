@@ -368,3 +368,26 @@ func TestCellsLeaveOutUnstruckDraws(t *testing.T) {
 		t.Errorf("worst: %q", got)
 	}
 }
+
+// TestWeight: a sale on a Sentinel group or a Cluster takes several of the analysis's
+// slots, never more than there are; any other sale one.
+func TestWeight(t *testing.T) {
+	for _, tt := range []struct {
+		faults   string
+		parallel int
+		want     int64
+	}{
+		{"none", 16, 1},
+		{"worker-crash", 16, 1},
+		{"redis-restart:persist=aof-everysec", 16, 1},
+		{"sentinel-kill", 16, groupWeight},
+		{"sentinel-partition", 16, groupWeight},
+		{"cluster-kill", 16, groupWeight},
+		{"sentinel-kill", 2, 2},
+	} {
+		a := &analysis{parallel: tt.parallel}
+		if got := a.weight(results.Sale{Faults: tt.faults}); got != tt.want {
+			t.Errorf("%s at %d at once: weight %d, want %d", tt.faults, tt.parallel, got, tt.want)
+		}
+	}
+}

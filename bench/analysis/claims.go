@@ -208,7 +208,9 @@ type Claim struct {
 	Deployments []string `json:"deployments,omitempty"`
 	// Never are the classes the claim forbids there; Admits those it allows (an
 	// expiring lock admits OVERLAP when its holder outlives it, and the oversold stock
-	// that follows).
+	// that follows). Either may name TOLD-HELD, the library's own "you hold it" to a
+	// holder whose lock the next one had (see Names): what a claim on the library's
+	// answer to "do I still hold it?" forbids.
 	Never  []string `json:"never"`
 	Admits []string `json:"admits"`
 	// Why says how the quote maps to the classes, where that is not plain.
@@ -312,7 +314,7 @@ func (c *Claims) check() error {
 		}
 		ids[cl.ID] = true
 		for _, class := range append(slices.Clone(cl.Never), cl.Admits...) {
-			if _, ok := oracle.Class(class).Rank(); !ok || class == string(oracle.ClassSafe) {
+			if !slices.Contains(Names(), oracle.Class(class)) {
 				return fmt.Errorf("%s: unknown class %q (classes: %s)", at, class, classNames())
 			}
 		}
@@ -343,7 +345,7 @@ func (c *Claims) check() error {
 		if !ids[l.Claim] {
 			return fmt.Errorf("lookups[%d].claim: no claim %q", i, l.Claim)
 		}
-		if _, ok := oracle.Class(l.Class).Rank(); !ok {
+		if !slices.Contains(Names(), oracle.Class(l.Class)) {
 			return fmt.Errorf("lookups[%d]: unknown class %q (classes: %s)", i, l.Class, classNames())
 		}
 		if _, err := time.Parse(time.DateOnly, l.Searched); err != nil || l.Query == "" {
@@ -403,12 +405,4 @@ func (c *Claims) Cells(kind results.SaleKind) ([]string, error) {
 	return cells, nil
 }
 
-func classNames() string {
-	var s []string
-	for _, c := range oracle.Classes() {
-		if c != oracle.ClassSafe {
-			s = append(s, string(c))
-		}
-	}
-	return strings.Join(s, ", ")
-}
+func classNames() string { return joinClasses(Names()) }

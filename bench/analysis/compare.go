@@ -118,7 +118,7 @@ func comparisonTable(b *md, all []Analysis, kind results.SaleKind) {
 	}
 	if kind == results.LockSale {
 		b.p("")
-		b.p("*Told held while taken* is the longest a library told a holder who asked, right before its write, that it still held the lock once the next holder had it, over every draw (the fault it came under); *not asked* where the holders cannot ask it.")
+		b.p("*Told held while taken* is the longest a library told a holder who asked, right before its write, that it still held the lock once the next holder had it, over every draw (the fault it came under); *not asked* where the holders cannot ask it. A cell decided by %s counts the draws with such a holder: the library's own answer was wrong, against what its docs say that answer means.", oracle.KindToldHeld)
 	}
 	b.p("")
 	head := "| Library | " + strings.Join(cols, " | ") + " |"

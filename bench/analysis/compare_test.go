@@ -285,3 +285,50 @@ func TestServerKinds(t *testing.T) {
 		}
 	}
 }
+
+// TestToldHeld: a claim on what the library's answer to "do I still hold it?" means
+// forbids TOLD-HELD, a holder told yes once the next one had the lock, read off the
+// draws' word in a record from before the findings named it. It decides the cell over
+// a class the library says nothing of, and a claim that admits losing the lock admits
+// it too.
+func TestToldHeld(t *testing.T) {
+	c := &Claims{
+		Library: "lib", Title: "lib", Language: "Go", Release: "v1", From: "the proxy", Design: []string{"--lock", "token"},
+		Claims: []Claim{
+			{ID: "until", Quote: "Until returns the time of validity", Source: "mutex.go", Faults: []string{"*"}, Never: []string{oracle.KindToldHeld}},
+			{ID: "restarts", Quote: "restarts lose the lock", Source: "lock.go", Faults: []string{"redis-restart"},
+				Admits: []string{"LOCK-BROKEN", "OVERSOLD", oracle.KindToldHeld}},
+		},
+	}
+	if err := c.check(); err != nil {
+		t.Fatalf("a claim naming TOLD-HELD: %v", err)
+	}
+	told := func(n, k int) []results.Draw {
+		ds := draws(n, n, oracle.ClassOversold, "LOCK-BROKEN")
+		for i := range k {
+			ds[i].Word = &oracle.Word{Asked: 9, ToldHeld: 1}
+		}
+		return ds
+	}
+	an := Analysis{Claims: c, Record: &Record{Kind: results.LockSale}}
+	for _, tt := range []struct {
+		name  string
+		cell  Cell
+		want  Accord
+		words string
+	}{
+		{"the library's wrong word", Cell{Fault: "evict", Draws: told(20, 6)}, Contradicts, "TOLD-HELD 6/20 (15%-52%)"},
+		{"the key lost, the holder told so", Cell{Fault: "evict", Draws: told(20, 0)}, Undocumented, "OVERSOLD 20/20 (84%-100%)"},
+		{"admitted with the lost lock", Cell{Fault: "redis-restart", Draws: told(20, 20)}, AsDocumented, "OVERSOLD 20/20 (84%-100%)"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got, words := an.Accord(tt.cell); got != tt.want || words != tt.words {
+				t.Errorf("Accord = %q %q, want %q %q", got, words, tt.want, tt.words)
+			}
+		})
+	}
+	c.Claims[0].Never = []string{"TOLD-YES"}
+	if err := c.check(); err == nil || !strings.Contains(err.Error(), `unknown class "TOLD-YES"`) || !strings.Contains(err.Error(), oracle.KindToldHeld) {
+		t.Errorf("an unknown name: want one naming it and listing TOLD-HELD, got %v", err)
+	}
+}

@@ -170,13 +170,36 @@ type Seen struct {
 	Judgement
 }
 
+// Names are what a claim names and a cell's draws are judged by, most severe first:
+// every class of finding, and the lock library's own wrong word (TOLD-HELD, a holder
+// told "you hold it" once the next had the lock), next to the broken lock it is the
+// library's share of, so that a claim on what the library's answer means speaks to it.
+func Names() []oracle.Class {
+	var out []oracle.Class
+	for _, class := range slices.Backward(oracle.Classes()) {
+		if class == oracle.ClassBroken {
+			out = append(out, oracle.KindToldHeld)
+		}
+		if class != oracle.ClassSafe {
+			out = append(out, class)
+		}
+	}
+	return out
+}
+
+// severityOf places what Names lists in the order of severity, TOLD-HELD with LOCK-BROKEN.
+func severityOf(c oracle.Class) int {
+	if c == oracle.KindToldHeld {
+		c = oracle.ClassBroken
+	}
+	r, _ := c.Rank()
+	return r
+}
+
 // Seen are the classes the cell's draws showed, most severe first, each judged by c.
 func (cell Cell) Seen(c *Claims) []Seen {
 	var out []Seen
-	for _, class := range slices.Backward(oracle.Classes()) {
-		if class == oracle.ClassSafe {
-			continue
-		}
+	for _, class := range Names() {
 		if k := cell.count(class); k > 0 {
 			out = append(out, Seen{class, k, c.JudgeCell(cell.Fault, class)})
 		}

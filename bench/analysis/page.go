@@ -191,7 +191,7 @@ func (an Analysis) Worst() string {
 	for _, cell := range an.Record.Cells {
 		judged := cell.Judged()
 		for _, s := range cell.Seen(an.Claims) {
-			r, _ := s.Class.Rank()
+			r := severityOf(s.Class)
 			if s.Standing.Finding() && (worst == "" || s.K*n > k*judged || s.K*n == k*judged && r > rank) {
 				worst = fmt.Sprintf("%s %s under %s", s.Class, cell.Rate(s.K), cell.Fault)
 				k, n, rank = s.K, judged, r
