@@ -177,19 +177,20 @@ func (a *analysis) run(ctx context.Context, ph explore.Phase, s results.Sale) (r
 	return run, err
 }
 
-// groupWeight is how many slots a sale on a Sentinel group or a Cluster takes: five or
-// six containers started, watched and removed by the engine. Counted as one sale each,
-// asynq's sixteen at once (its sales mostly wait on its recoverer) put sixteen Sentinel
-// groups on two CPUs: 12 of its 20 sentinel-kill draws did not finish (containers not
-// ready in time, the failover client silent for 7 s), where four at once, the other
-// libraries' default, finished every one.
-const groupWeight = 4
+// maxGroups is how many sales on a Sentinel group or a Cluster run at once, at most:
+// five or six containers each, started, watched and removed by the engine. Counted as
+// one sale each, asynq's sixteen at once (its sales mostly wait on its recoverer) put
+// sixteen Sentinel groups on two CPUs: 12 of its 20 sentinel-kill draws did not finish
+// (containers not ready in time, the failover client silent for 7 s), where four at
+// once, the other libraries' default, finished every one.
+const maxGroups = 4
 
-// weight is the slots sale s takes.
+// weight is the slots sale s takes: a share of them that lets at most maxGroups such
+// sales run at once.
 func (a *analysis) weight(s results.Sale) int64 {
 	plan, err := faults.Parse(s.Faults)
 	if n := plan.Needs(); err == nil && (n.Sentinel || n.Cluster) {
-		return int64(min(groupWeight, a.parallel))
+		return int64(max(1, a.parallel/maxGroups))
 	}
 	return 1
 }

@@ -369,8 +369,8 @@ func TestCellsLeaveOutUnstruckDraws(t *testing.T) {
 	}
 }
 
-// TestWeight: a sale on a Sentinel group or a Cluster takes several of the analysis's
-// slots, never more than there are; any other sale one.
+// TestWeight: sales on a Sentinel group or a Cluster take a share of the analysis's
+// slots that lets at most four of them run at once, and at least one; any other sale one.
 func TestWeight(t *testing.T) {
 	for _, tt := range []struct {
 		faults   string
@@ -380,10 +380,11 @@ func TestWeight(t *testing.T) {
 		{"none", 16, 1},
 		{"worker-crash", 16, 1},
 		{"redis-restart:persist=aof-everysec", 16, 1},
-		{"sentinel-kill", 16, groupWeight},
-		{"sentinel-partition", 16, groupWeight},
-		{"cluster-kill", 16, groupWeight},
-		{"sentinel-kill", 2, 2},
+		{"sentinel-kill", 16, 4},
+		{"sentinel-partition", 8, 2},
+		{"cluster-kill", 16, 4},
+		{"sentinel-kill", 4, 1},
+		{"sentinel-kill", 2, 1},
 	} {
 		a := &analysis{parallel: tt.parallel}
 		if got := a.weight(results.Sale{Faults: tt.faults}); got != tt.want {
