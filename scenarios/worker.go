@@ -102,6 +102,13 @@ func (qs *queueRun) handle(ctx context.Context, name string, task queueimpl.Task
 	if err := v.Wait(ctx); err != nil {
 		return append(takes, t)
 	}
+	if w, ok := task.(waker); ok && held && !v.FreezeUntil.IsZero() {
+		if err := w.Wake(ctx); errors.Is(err, queueimpl.ErrWorkerGone) {
+			qs.inj.Strike(faults.WorkerPause, fmt.Sprintf("the process of the worker with order %s ended itself as it woke (its library's own timeout): the task's work died with it", o.ID))
+			t.Result = oracle.TakeCrashed
+			return append(takes, t)
+		}
+	}
 	wait.Sleep(ctx, qs.Work)
 	if tm.over() {
 		qs.termEnded(o, tm.how())
@@ -285,6 +292,14 @@ func (qs *queueRun) settle(id string, at time.Duration, fulfilled bool) {
 // frozen is a task held by a process that a fault can stop or kill.
 type frozen interface {
 	Freeze(until time.Time)
+}
+
+// waker is a task whose process, stopped by a stall, answers once it runs again, before
+// the task's work: the job's code runs in that process, so a worker that ends itself on
+// waking (a timeout that fell due while it was stopped) never does that work. It reports
+// queueimpl.ErrWorkerGone for one that did.
+type waker interface {
+	Wake(ctx context.Context) error
 }
 
 // terminable is a task held by a process that a deploy can stop: SIGTERM, then SIGKILL

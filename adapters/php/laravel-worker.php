@@ -8,7 +8,9 @@
 // has asked this process for one (a dequeue pending), as a worker process's loop takes
 // a job when it is free; the job's handler, StockbenchOrder@fire, answers that dequeue
 // and returns once the harness's worker acks, deleting the job as Laravel's own job
-// handler does when it returns.
+// handler does when it returns. It answers wake too (supports wake): a process stopped
+// past its --timeout runs its alarm's handler as it reads that request, and dies before
+// the harness's worker does the job's work, as a frozen job's code would.
 //
 // Settings: --tries 3, the docs' own example (Laravel's CLI default is 1: a job that
 // comes back after a dead worker would then be failed, not run); --timeout retry_after
@@ -83,6 +85,13 @@ final class StockbenchOrder {
         $task = $job->getJobId() . ':' . $job->attempts();
         $r->answer(['order' => (string)$data['order'], 'seq' => (int)$data['seq'], 'task' => $task]);
         while (($req = $r->next()) !== null) {
+            if (($req['op'] ?? '') === 'wake' && ($req['task'] ?? '') === $task) {
+                // Asked as a stall ends: a --timeout alarm that fell due while the
+                // process was stopped runs its handler here, before this answer, and
+                // kills the process as it would a frozen job's.
+                say(['id' => $req['id'], 'ok' => true]);
+                continue;
+            }
             if (($req['op'] ?? '') === 'ack' && ($req['task'] ?? '') === $task) {
                 try {
                     $job->delete();
@@ -159,7 +168,7 @@ function option(string $name, int $default): int {
 // status: 0 once stdin ends, else what Laravel's worker stopped with (its SIGTERM).
 function work(array $naive, array $idempotent): int {
     do {
-        $hello = hello(['queue', 'ack'], documented($naive, $idempotent), again: true);
+        $hello = hello(['queue', 'ack', 'wake'], documented($naive, $idempotent), again: true);
         $keys = $hello['keys'];
         $retryAfter = retry_after($hello);
         $container = new Container();

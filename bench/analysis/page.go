@@ -227,6 +227,24 @@ type tally struct{ held, broken, unexercised, admitsOnly int }
 // couldFail counts the claims a sale could have broken: those that forbid a class.
 func (t tally) couldFail() int { return t.held + t.broken + t.unexercised }
 
+// qualified lists what another claim admitted of what cl forbids, in cl's cells ("LOST
+// under worker-term by kill-9"): a claim held only because another qualifies it says so,
+// rather than reading as held outright.
+func (an Analysis) qualified(cl Claim) []string {
+	var out []string
+	for _, cell := range an.Record.Cells {
+		if !an.Claims.Covers(cl, cell.Fault) {
+			continue
+		}
+		for _, s := range cell.Seen(an.Claims) {
+			if s.Standing == Admitted && slices.Contains(cl.Never, string(s.Class)) {
+				out = append(out, fmt.Sprintf("%s under %s by %s", s.Class, cell.Fault, strings.Join(s.Claims, ", ")))
+			}
+		}
+	}
+	return out
+}
+
 // confirmed counts the findings of fs the rule confirms.
 func (an Analysis) confirmed(fs []Judged) int {
 	n := 0
@@ -337,7 +355,11 @@ func (an Analysis) claims(b *md) {
 	p("Each claim is quoted from the library as shipped, and mapped to the classes it forbids (never) and allows (admits) under the faults it speaks to. Where it says nothing of a fault, the library is held to no %s.", joinClasses(HeldTo))
 	p("")
 	for _, cl := range an.Claims.Claims {
-		p("- **%s** (%s). %s", cl.ID, an.ClaimStatus(cl), quote(cl.Quote))
+		status := string(an.ClaimStatus(cl))
+		if q := an.qualified(cl); len(q) > 0 {
+			status += "; qualified: " + strings.Join(q, ", ")
+		}
+		p("- **%s** (%s). %s", cl.ID, status, quote(cl.Quote))
 		src := cl.Source
 		if cl.URL != "" {
 			src = fmt.Sprintf("[%s](%s)", cl.Source, cl.URL)

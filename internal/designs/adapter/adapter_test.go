@@ -347,6 +347,45 @@ func TestQueueAsksEveryProcess(t *testing.T) {
 	}
 }
 
+// A stalled worker's process that ends itself as it wakes (its library's own timeout,
+// fallen due while it was stopped) takes its task's work with it, as it would the job's
+// code it runs: the harness's worker does not do it. One that answers the wake does.
+func TestQueueWakesStalledProcess(t *testing.T) {
+	need(t, "Debian's Python with redis-py (python3-redis)", python...)
+	script, _ := filepath.Abs("testdata/ackqueue.py")
+	h := rigtest.Harness(t)
+	sale, err := scenarios.LookupQueue("queue-sale")
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan := faults.Plan{{Kind: faults.WorkerPause}}
+	for _, tc := range []struct {
+		args            string
+		fulfilled, lost int
+		woke            bool // the sale records the process's end as it woke
+	}{
+		{"", 20, 0, false},
+		{"--exit-on-wake", 19, 1, true},
+	} {
+		t.Run("args="+tc.args, func(t *testing.T) {
+			s := sale
+			s.Faults, s.Prefix, s.Conns, s.Buyers, s.Stock = plan, fmt.Sprintf("{adapter:wake:%s}", tc.args), testProcs, 20, 20
+			impl := Queue(Config{Name: "ackqueue", Command: "/usr/bin/python3 " + script + " " + tc.args})
+			run := rigtest.On(t, h, rig.Need{Nodes: 1, Faults: plan, Conns: s.WithDefaults().Conns}, func(ctx context.Context, red scenarios.Redis) (results.Run, error) {
+				return s.Run(ctx, red, impl)
+			})
+			q := run.Queue
+			if !run.Complete || q.Fulfilled != tc.fulfilled || q.Lost != tc.lost {
+				t.Errorf("want %d fulfilled and %d lost, got %s (%s), complete %v, %s: %+v", tc.fulfilled, tc.lost, run.Verdict.Cell(), run.Verdict, run.Complete, run.Error, q)
+			}
+			woke := slices.ContainsFunc(run.Events, func(e faults.Event) bool { return strings.Contains(e.Detail, "ended itself as it woke") })
+			if woke != tc.woke {
+				t.Errorf("want the process's end as it woke recorded %v, got %v: %+v", tc.woke, woke, run.Events)
+			}
+		})
+	}
+}
+
 var rqLib = []string{"/usr/bin/python3", "-c", "import rq"}
 
 var celeryLib = []string{"/usr/bin/python3", "-c", "import celery, kombu"}

@@ -111,8 +111,9 @@ func TestLaravelQueue(t *testing.T) {
 	}
 	// Laravel's own worker loop (--worker): a job that comes back after a dead worker is
 	// its second attempt, run (--tries 3); a worker stopped past its --timeout kills
-	// itself once it runs again, and the sale goes on with a fresh one (no lost order,
-	// the run complete). At retry_after 5, as the analysis runs it.
+	// itself as it wakes, before the job's work, and the sale goes on with a fresh one
+	// (no lost order, the run complete, and the job another worker took once retry_after
+	// passed done once: SAFE). At retry_after 5, as the analysis runs it.
 	for _, k := range []faults.Kind{"", faults.WorkerCrash, faults.WorkerCrashLate, faults.WorkerPause, faults.WorkerTerm} {
 		var plan faults.Plan
 		if k != "" {
@@ -127,6 +128,9 @@ func TestLaravelQueue(t *testing.T) {
 			})
 			if !run.Complete || run.AsExpected == nil || !*run.AsExpected || run.Queue.Lost > 0 || run.Queue.Oversold > 0 {
 				t.Errorf("want a complete run of a documented class, nothing lost: %s (%s), complete %v, %s", run.Verdict.Cell(), run.Verdict, run.Complete, run.Error)
+			}
+			if k == faults.WorkerPause && run.Verdict.Class != oracle.ClassSafe {
+				t.Errorf("want SAFE: the paused worker dies as it wakes, past its --timeout; got %s (%s)", run.Verdict.Cell(), run.Verdict)
 			}
 		})
 	}

@@ -24,6 +24,7 @@ const (
 	SupportsBuy      = "buy"      // a whole purchase, instead of lock
 	SupportsQueue    = "queue"    // enqueue, dequeue and len
 	SupportsAck      = "ack"      // ack: a task stays with its process until acknowledged
+	SupportsWake     = "wake"     // wake: a stalled process answers as it runs again, before its task's work
 )
 
 // request is every request, each op using its own fields.

@@ -289,6 +289,27 @@ func (t *task) Ack(ctx context.Context) error {
 	return err
 }
 
+// Wake asks the process that holds the task, stopped by a stall, to answer once it runs
+// again, when the adapter supports wake: a library's worker acts on what fell due while
+// it was stopped (Laravel's --timeout alarm) as it wakes, before the job's next step.
+// One that ended itself then took its task's work with it, and is replaced
+// (queueimpl.ErrWorkerGone); an error reply is a live process's, and an adapter that
+// does not say wake is not asked.
+func (t *task) Wake(ctx context.Context) error {
+	if t.pr == nil || t.dead || !t.q.pool.can(SupportsWake) {
+		return nil
+	}
+	_, err := t.q.ask(ctx, t.pr, request{Op: "wake", Task: t.id})
+	if err == nil || t.terminated {
+		return nil
+	}
+	if gone, rerr := t.q.gone(ctx, t.pr, err); gone {
+		t.dead = true
+		return cmp.Or(rerr, fmt.Errorf("%s: order %s: %w as it woke (%v)", t.q.cfg.Name, t.o.ID, queueimpl.ErrWorkerGone, err))
+	}
+	return nil
+}
+
 // Terminate sends the process that holds the task SIGTERM, and SIGKILL once grace has
 // passed if it is still there, as a deploy does; a fresh process then takes its place.
 // The channel returned closes once it is gone. What becomes of the task is what the

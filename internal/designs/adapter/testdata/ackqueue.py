@@ -14,7 +14,9 @@ starts next refuses hello once, as one that cannot connect before the failover e
 With --hoard each process keeps the orders it is sent in a buffer of its own and hands
 them out only when it is asked, as a library's worker holds a task it took (Celery's,
 RQ's); with --slow-empty-ms N it answers a dequeue that finds nothing N ms late, as a
-process does on a loaded machine."""
+process does on a loaded machine. With --exit-on-wake it says wake, and exits 0 when
+woken from a stall, as a worker whose own timeout fell due while it was stopped
+(Laravel's --timeout alarm); without it, it answers a wake it was not promised."""
 import json
 import os
 import signal
@@ -46,7 +48,7 @@ if "--once" in sys.argv and os.path.exists(mark + "-refuse"):
     os.remove(mark + "-refuse")
     say({"ok": False, "error": "connect: No master found for 'stockbench'"})
     sys.exit(1)
-said = {"ok": True, "supports": ["queue", "ack"]}
+said = {"ok": True, "supports": ["queue", "ack"] + (["wake"] if "--exit-on-wake" in sys.argv else [])}
 if flag("--redelivery-ms"):
     said["redelivery_ms"] = flag("--redelivery-ms")
 say(said)
@@ -101,5 +103,9 @@ for line in sys.stdin:
             os._exit(0)
         if stopping and not held:
             os._exit(0)
+    elif op == "wake":
+        if "--exit-on-wake" in sys.argv:
+            os._exit(0)
+        say({"id": rid, "ok": True})
     elif op == "len":
         say({"id": rid, "len": r.llen(keys["queue"]) + r.llen(keys["processing"])})
