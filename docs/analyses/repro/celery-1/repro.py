@@ -23,8 +23,13 @@ task never ran and is in no queue or hash (lost); 2: the setup itself failed.
 """
 import argparse, os, shutil, signal, socket, subprocess, sys, tempfile, time
 
-import redis
-from redis.sentinel import Sentinel
+try:
+    import celery  # noqa: F401  (each worker imports it again)
+    import redis
+    from redis.sentinel import Sentinel
+except ImportError as e:  # not a break: the setup cannot run (python3-celery, python3-redis)
+    print("cannot run: %s" % e)
+    sys.exit(2)
 
 MASTER = "stockbench"  # the name the sentinels know the master by
 TIMEOUTS = dict(socket_timeout=2, socket_connect_timeout=1)
