@@ -290,16 +290,10 @@ func TestBuyInPHP(t *testing.T) {
 // out until its ack, so a worker's crash is SIGKILL of that process, and a fresh one
 // takes its place; with no reaper, the crashed workers' tasks are lost, exactly those.
 func TestQueueWithAck(t *testing.T) {
-	need(t, "Debian's Python with redis-py (python3-redis)", python...)
-	script, _ := filepath.Abs("testdata/ackqueue.py")
+	script, h, sale := onAckqueue(t)
 	// The pool's default size, the sale's connections, which the count below checks;
 	// eight of them, as testProcs: the sale's 32 spent most of the test starting Pythons.
 	impl := Queue(Config{Name: "ackqueue", Command: "/usr/bin/python3 " + script})
-	h := rigtest.Harness(t)
-	sale, err := scenarios.LookupQueue("queue-sale")
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, plan := range []faults.Plan{nil, {{Kind: faults.WorkerCrash}}} {
 		s := sale
 		s.Faults, s.Prefix, s.Conns = plan, fmt.Sprintf("{adapter:ack:%s}", plan), testProcs
@@ -329,14 +323,8 @@ func TestQueueWithAck(t *testing.T) {
 // answers an empty ask 400 ms late, to one worker: the quiet period timed at 100 ms an
 // ask (0.9 s) ended the sale with orders still held (LOST 1 to 6 in 4 of 5 runs).
 func TestQueueAsksEveryProcess(t *testing.T) {
-	need(t, "Debian's Python with redis-py (python3-redis)", python...)
-	script, _ := filepath.Abs("testdata/ackqueue.py")
+	script, h, sale := onAckqueue(t)
 	impl := Queue(Config{Name: "ackqueue", Command: "/usr/bin/python3 " + script + " --hoard --slow-empty-ms 400"})
-	h := rigtest.Harness(t)
-	sale, err := scenarios.LookupQueue("queue-sale")
-	if err != nil {
-		t.Fatal(err)
-	}
 	s := sale
 	s.Prefix, s.Conns, s.Workers, s.Buyers, s.Stock = "{adapter:hoard}", 4, 1, 20, 20
 	run := rigtest.On(t, h, rig.Need{Nodes: 1, Conns: s.WithDefaults().Conns}, func(ctx context.Context, red scenarios.Redis) (results.Run, error) {
@@ -351,13 +339,7 @@ func TestQueueAsksEveryProcess(t *testing.T) {
 // fallen due while it was stopped) takes its task's work with it, as it would the job's
 // code it runs: the harness's worker does not do it. One that answers the wake does.
 func TestQueueWakesStalledProcess(t *testing.T) {
-	need(t, "Debian's Python with redis-py (python3-redis)", python...)
-	script, _ := filepath.Abs("testdata/ackqueue.py")
-	h := rigtest.Harness(t)
-	sale, err := scenarios.LookupQueue("queue-sale")
-	if err != nil {
-		t.Fatal(err)
-	}
+	script, h, sale := onAckqueue(t)
 	plan := faults.Plan{{Kind: faults.WorkerPause}}
 	for _, tc := range []struct {
 		args            string
@@ -386,6 +368,19 @@ func TestQueueWakesStalledProcess(t *testing.T) {
 	}
 }
 
+// onAckqueue is what a test of testdata/ackqueue.py starts from: the script's path, the
+// harness and the queue sale; it skips without Debian's Python and redis-py.
+func onAckqueue(t *testing.T) (script string, h *rig.Harness, sale scenarios.QueueSale) {
+	t.Helper()
+	need(t, "Debian's Python with redis-py (python3-redis)", python...)
+	script, _ = filepath.Abs("testdata/ackqueue.py")
+	sale, err := scenarios.LookupQueue("queue-sale")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return script, rigtest.Harness(t), sale
+}
+
 var rqLib = []string{"/usr/bin/python3", "-c", "import rq"}
 
 var celeryLib = []string{"/usr/bin/python3", "-c", "import celery, kombu"}
@@ -396,13 +391,7 @@ var celeryLib = []string{"/usr/bin/python3", "-c", "import celery, kombu"}
 // ack), or between tasks (after one), is replaced as a supervisor would, the task its
 // library's affair: the sale goes on, complete, and sells its stock.
 func TestQueueProcessesOwnClock(t *testing.T) {
-	need(t, "Debian's Python with redis-py (python3-redis)", python...)
-	script, _ := filepath.Abs("testdata/ackqueue.py")
-	h := rigtest.Harness(t)
-	sale, err := scenarios.LookupQueue("queue-sale")
-	if err != nil {
-		t.Fatal(err)
-	}
+	script, h, sale := onAckqueue(t)
 	for _, tc := range []struct {
 		args    string
 		plan    faults.Plan

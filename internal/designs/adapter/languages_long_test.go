@@ -171,13 +171,7 @@ func TestSeedQueueInPHP(t *testing.T) {
 // grace when the task is longer (lost too, with no reaper), and finishes and acks a task
 // that fits in the grace. Each time a fresh process takes its place and none is left.
 func TestWorkerTerm(t *testing.T) {
-	need(t, "Debian's Python with redis-py (python3-redis)", python...)
-	script, _ := filepath.Abs("testdata/ackqueue.py")
-	h := rigtest.Harness(t)
-	sale, err := scenarios.LookupQueue("queue-sale")
-	if err != nil {
-		t.Fatal(err)
-	}
+	script, h, sale := onAckqueue(t)
 	// A visibility of 1 s: a grace of 500 ms, a task of 750 ms by default, and 50 ms for
 	// the one that fits, well inside the grace on a loaded machine.
 	sale.Visibility = time.Second

@@ -277,10 +277,9 @@ func (t *task) Ack(ctx context.Context) error {
 		return nil
 	}
 	_, err := t.q.ask(ctx, t.pr, request{Op: "ack", Task: t.id})
-	if err != nil && !t.terminated {
-		if gone, rerr := t.q.gone(ctx, t.pr, err); gone {
-			t.dead = true
-			return cmp.Or(rerr, fmt.Errorf("%s: order %s: %w (%v)", t.q.cfg.Name, t.o.ID, queueimpl.ErrWorkerGone, err))
+	if err != nil {
+		if gone := t.wentItself(ctx, err, ""); gone != nil {
+			return gone
 		}
 	}
 	if !t.terminated {
@@ -299,15 +298,27 @@ func (t *task) Wake(ctx context.Context) error {
 	if t.pr == nil || t.dead || !t.q.pool.can(SupportsWake) {
 		return nil
 	}
-	_, err := t.q.ask(ctx, t.pr, request{Op: "wake", Task: t.id})
-	if err == nil || t.terminated {
-		return nil
-	}
-	if gone, rerr := t.q.gone(ctx, t.pr, err); gone {
-		t.dead = true
-		return cmp.Or(rerr, fmt.Errorf("%s: order %s: %w as it woke (%v)", t.q.cfg.Name, t.o.ID, queueimpl.ErrWorkerGone, err))
+	if _, err := t.q.ask(ctx, t.pr, request{Op: "wake", Task: t.id}); err != nil {
+		return t.wentItself(ctx, err, " as it woke")
 	}
 	return nil
+}
+
+// wentItself handles a call on the task's process that failed with err: where the
+// process exited of its own accord, it is replaced, the task dies with it, and the error
+// returned wraps queueimpl.ErrWorkerGone (or is the replacement's failure). It returns
+// nil where the process did not go, or went by a deploy's SIGTERM, which the sale counts
+// itself.
+func (t *task) wentItself(ctx context.Context, err error, when string) error {
+	if t.terminated {
+		return nil
+	}
+	gone, rerr := t.q.gone(ctx, t.pr, err)
+	if !gone {
+		return nil
+	}
+	t.dead = true
+	return cmp.Or(rerr, fmt.Errorf("%s: order %s: %w%s (%v)", t.q.cfg.Name, t.o.ID, queueimpl.ErrWorkerGone, when, err))
 }
 
 // Terminate sends the process that holds the task SIGTERM, and SIGKILL once grace has
