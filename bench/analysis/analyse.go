@@ -237,6 +237,10 @@ func (a *analysis) cells(ctx context.Context) {
 			if nodes > 1 && s.Source != nil {
 				s.Source.Nodes = nodes
 			}
+			for _, set := range CellSettings(fault) {
+				n, v, _ := strings.Cut(set, "=")
+				s.Set(n, v)
+			}
 			s.Set("seed", strconv.FormatUint(results.DrawSeed(a.cfg.Sale.Seed(), k), 10))
 			cw.Go(func() {
 				run, err := a.run(ctx, Cells, s)

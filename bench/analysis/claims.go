@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -96,8 +97,12 @@ type Deployment struct {
 	// Nodes, when set, is how many independent lock servers the design runs over in
 	// this deployment's cells, as --adapter-nodes gives them: from 2 to
 	// catalog.MaxNodes, for a lock adapter that takes several. Default: the design's own.
-	Nodes  int      `json:"nodes,omitempty"`
-	Faults []string `json:"faults"`
+	Nodes int `json:"nodes,omitempty"`
+	// Settings, when set, are the sale's settings its cells change over the claims
+	// file's, by name: a library's own clock ("visibility": "5s"), each cell named with
+	// them ("worker-crash with visibility=5s").
+	Settings map[string]string `json:"settings,omitempty"`
+	Faults   []string          `json:"faults"`
 }
 
 // check refuses a deployment no doc prescribes, or whose faults do not parse as one
@@ -114,6 +119,11 @@ func (d Deployment) check(at string) error {
 	case d.Nodes != 0 && (d.Nodes < 2 || d.Nodes > catalog.MaxNodes):
 		return fmt.Errorf("%s.nodes: from 2 to %d independent lock servers, got %d", at, catalog.MaxNodes, d.Nodes)
 	}
+	for n, v := range d.Settings {
+		if !name.MatchString(n) || v == "" || strings.ContainsAny(v, " =") {
+			return fmt.Errorf("%s.settings: want a sale's setting by name and one value, got %q: %q", at, n, v)
+		}
+	}
 	for _, f := range d.Faults {
 		p, err := faults.Parse(f)
 		switch {
@@ -127,18 +137,26 @@ func (d Deployment) check(at string) error {
 	return nil
 }
 
-// overNodes is the name of a deployment's cell: plan, and the lock servers it runs
-// over when they are several.
-func overNodes(plan string, nodes int) string {
-	if nodes < 2 {
+// cell is the name of deployment d's cell for plan: plan, the lock servers it runs over
+// when they are several, and the settings it changes, in the order of their names.
+func (d Deployment) cell(plan string) string {
+	if d.Nodes > 1 {
+		plan = fmt.Sprintf("%s over %d servers", plan, d.Nodes)
+	}
+	if len(d.Settings) == 0 {
 		return plan
 	}
-	return fmt.Sprintf("%s over %d servers", plan, nodes)
+	var set []string
+	for _, name := range slices.Sorted(maps.Keys(d.Settings)) {
+		set = append(set, name+"="+d.Settings[name])
+	}
+	return plan + " with " + strings.Join(set, " ")
 }
 
 // CellPlan is a cell's fault plan and the lock servers its sales run over (0 for the
 // design's own), read back from its name.
 func CellPlan(cell string) (plan string, nodes int) {
+	cell, _, _ = strings.Cut(cell, " with ")
 	plan, over, ok := strings.Cut(cell, " over ")
 	if !ok {
 		return cell, 0
@@ -147,11 +165,21 @@ func CellPlan(cell string) (plan string, nodes int) {
 	return plan, nodes
 }
 
+// CellSettings are the sale's settings a cell changes, as name=value, read back from
+// its name (none for a cell as most run).
+func CellSettings(cell string) []string {
+	_, set, ok := strings.Cut(cell, " with ")
+	if !ok {
+		return nil
+	}
+	return strings.Fields(set)
+}
+
 // deploymentOf is the name of the deployment cell is one of, "" for a cell as most run.
 func (c *Claims) deploymentOf(cell string) string {
 	for _, d := range c.Deployments {
 		for _, f := range d.Faults {
-			if overNodes(f, d.Nodes) == cell {
+			if d.cell(f) == cell {
 				return d.Name
 			}
 		}
@@ -399,7 +427,7 @@ func (c *Claims) Cells(kind results.SaleKind) ([]string, error) {
 			if k := FaultsOf(f)[0]; k != faults.None && !slices.Contains(deployed, faults.Kind(k)) {
 				return nil, fmt.Errorf("deployment %s: %s is not a fault of %s sales", d.Name, k, kind)
 			}
-			cells = append(cells, overNodes(f, d.Nodes))
+			cells = append(cells, d.cell(f))
 		}
 	}
 	return cells, nil

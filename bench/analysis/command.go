@@ -110,6 +110,15 @@ func (f *Flags) Prepare(pos []string, cat *catalog.Catalog, design func(*flag.Fl
 	if _, err := bench.JobOf(&sale); err != nil {
 		return nil, fmt.Errorf("%s: settings: %w", pos[0], err)
 	}
+	for _, d := range cl.Deployments {
+		s := sale.Clone()
+		for name, v := range d.Settings {
+			s.Set(name, v)
+		}
+		if _, err := bench.JobOf(&s); err != nil {
+			return nil, fmt.Errorf("%s: deployment %s: settings: %w", pos[0], d.Name, err)
+		}
+	}
 	p := &Plan{Config: Config{Claims: cl, Sale: sale, Runs: cmp.Or(f.Runs, cl.Runs, DefaultRuns), Parallel: cmp.Or(f.Parallel, cl.Parallel, 2*runtime.NumCPU()), Shrink: f.Shrink, Explore: x}, file: pos[0], pages: f.Pages}
 	if p.Cells, err = cl.Cells(sale.Kind); err != nil {
 		return nil, fmt.Errorf("%s: %w", pos[0], err)

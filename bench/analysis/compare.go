@@ -98,12 +98,14 @@ func Comparison(all []Analysis, kind results.SaleKind) string {
 // records measured: the libraries in rows, the faults in columns.
 func comparisonTable(b *md, all []Analysis, kind results.SaleKind) {
 	libs := ofKind(all, kind)
-	var cols, over []string // the faults of every record, in the order its cells ran
+	var cols, over, set []string // the faults of every record, in the order its cells ran
 	for _, an := range libs {
 		for _, c := range an.Record.Cells {
 			to := &cols
 			if _, nodes := CellPlan(c.Fault); nodes > 1 {
 				to = &over
+			} else if len(CellSettings(c.Fault)) > 0 {
+				to = &set
 			}
 			if !slices.Contains(*to, c.Fault) {
 				*to = append(*to, c.Fault)
@@ -141,7 +143,8 @@ func comparisonTable(b *md, all []Analysis, kind results.SaleKind) {
 		b.p("")
 		b.p("Read alike in every column both measured (the same word, decided by the same class, rates aside): %s. These faults do not tell them apart; their pages say what their docs claim of each.", strings.Join(pairs, "; "))
 	}
-	overNodesTable(b, libs, over)
+	apartTable(b, libs, over, "Over several independent lock servers, in the deployments of the libraries whose docs prescribe them (Redlock's three or five); `servers=k` strikes the first k of them at once, `for=` keeps a restarted server down that long first:")
+	apartTable(b, libs, set, "With settings of a library's own, in the deployments whose claims file names them (its page says why: a library's own clock, say), for the libraries that have them:")
 }
 
 // alikeRows are the pairs of libraries whose rows of cols read alike: in every column
@@ -177,14 +180,15 @@ func alikeRows(libs []Analysis, cols []string) []string {
 	return pairs
 }
 
-// overNodesTable writes the cells run over several independent lock servers (Redlock's
-// deployments), for the libraries that have them, apart from the table of one server.
-func overNodesTable(b *md, libs []Analysis, cols []string) {
+// apartTable writes cols, cells that only some libraries' deployments have (over
+// several independent lock servers, Redlock's; with settings of their own), for the
+// libraries that have them, under head, apart from the table every library shares.
+func apartTable(b *md, libs []Analysis, cols []string, head string) {
 	if len(cols) == 0 {
 		return
 	}
 	b.p("")
-	b.p("Over several independent lock servers, in the deployments of the libraries whose docs prescribe them (Redlock's three or five); `servers=k` strikes the first k of them at once, `for=` keeps a restarted server down that long first:")
+	b.p("%s", head)
 	b.p("")
 	b.p("| Library | %s |\n|---|%s", strings.Join(cols, " | "), strings.Repeat("---|", len(cols)))
 	for _, an := range libs {

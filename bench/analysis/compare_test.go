@@ -1,8 +1,10 @@
 package analysis
 
 import (
+	"context"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stockbench/stockbench/oracle"
@@ -330,5 +332,69 @@ func TestToldHeld(t *testing.T) {
 	c.Claims[0].Never = []string{"TOLD-YES"}
 	if err := c.check(); err == nil || !strings.Contains(err.Error(), `unknown class "TOLD-YES"`) || !strings.Contains(err.Error(), oracle.KindToldHeld) {
 		t.Errorf("an unknown name: want one naming it and listing TOLD-HELD, got %v", err)
+	}
+}
+
+// A deployment at settings of its own (a library's own clock) runs each of its cells
+// with them, named with them, judged by the claims of its fault, set apart in the
+// comparison; a setting that is no name and one value is refused.
+func TestDeploymentSettings(t *testing.T) {
+	c := *lockClaims
+	c.Faults = []string{"none", "client-pause"}
+	c.Deployments = []Deployment{{Name: "own-clock", Quote: "q", Source: "s", Settings: map[string]string{"ttl": "5s", "buyers": "8"},
+		Faults: []string{"client-pause"}}}
+	if err := c.check(); err != nil {
+		t.Fatal(err)
+	}
+	cells, err := c.Cells(results.LockSale)
+	const cell = "client-pause with buyers=8 ttl=5s"
+	if err != nil || strings.Join(cells, "|") != "none|client-pause|"+cell {
+		t.Fatalf("Cells = %q, %v", cells, err)
+	}
+	if plan, nodes := CellPlan(cell); plan != "client-pause" || nodes != 0 {
+		t.Errorf("CellPlan(%q) = %q, %d", cell, plan, nodes)
+	}
+	if set := CellSettings(cell); !slices.Equal(set, []string{"buyers=8", "ttl=5s"}) || CellSettings("client-pause") != nil {
+		t.Errorf("CellSettings(%q) = %q", cell, set)
+	}
+	if d := c.deploymentOf(cell); d != "own-clock" {
+		t.Errorf("deploymentOf(%q) = %q", cell, d)
+	}
+	if got := c.JudgeCell(cell, oracle.ClassOversold); got.Standing != Admitted || !slices.Equal(got.Claims, []string{"expiry"}) {
+		t.Errorf("JudgeCell(%s, OVERSOLD) = %v, want admitted by expiry, the claim of its fault", cell, got)
+	}
+
+	sale := results.Sale{Kind: results.LockSale, Scenario: "fault-sale", Design: "token", Faults: "none",
+		Settings: []results.Setting{{Name: "buyers", Value: "4"}, {Name: "ttl", Value: "300ms"}, {Name: "seed", Value: "7"}}}
+	var mu sync.Mutex
+	ran := map[string][]string{}
+	run := func(_ context.Context, s results.Sale) (results.Run, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		ran[s.Faults] = append(ran[s.Faults], s.Get("buyers")+" "+s.Get("ttl"))
+		return results.Run{Sale: &s, Complete: true, Verdict: oracle.Verdict{Class: oracle.ClassSafe}}, nil
+	}
+	rec := Analyse(context.Background(), Config{Claims: &c, Sale: sale, Cells: []string{"client-pause", cell}, Runs: 2, Parallel: 2, Run: run})
+	if got := strings.Join(ran["client-pause"], ","); got != "4 300ms,4 300ms,8 5s,8 5s" {
+		t.Errorf("the sales of client-pause and of %s ran with %q", cell, got)
+	}
+	if rec.Cells[1].Fault != cell || len(rec.Cells[1].Draws) != 2 {
+		t.Errorf("the deployment's cell: %+v", rec.Cells[1])
+	}
+	an := Analysis{Claims: &c, Record: rec}
+	if page := an.Page(); !strings.Contains(page, "Deployment **own-clock**: client-pause with buyers=8 ttl=5s, as s prescribes") {
+		t.Errorf("the page does not say the deployment's settings:\n%s", page)
+	}
+	cmp := Comparison([]Analysis{an}, results.LockSale)
+	if !strings.Contains(cmp, "With settings of a library's own") || !strings.Contains(cmp, "| Library | "+cell+" |") ||
+		strings.Contains(cmp, "| Library | client-pause | "+cell) {
+		t.Errorf("the comparison does not set the cell with settings apart:\n%s", cmp)
+	}
+
+	for _, bad := range []map[string]string{{"ttl": ""}, {"ttl": "5 s"}, {"Ttl": "5s"}, {"ttl": "a=b"}} {
+		c.Deployments[0].Settings = bad
+		if err := c.check(); err == nil {
+			t.Errorf("check took settings %q", bad)
+		}
 	}
 }

@@ -342,6 +342,9 @@ func (an Analysis) header(b *md) {
 		if d.Nodes > 1 {
 			over = fmt.Sprintf(" over %d independent lock servers (servers=k: the first k of them struck at once)", d.Nodes)
 		}
+		if set := CellSettings(d.cell("")); len(set) > 0 {
+			over += " with " + strings.Join(set, " ")
+		}
 		p("Deployment **%s**: %s%s, as %s prescribes: %s", d.Name, strings.Join(d.Faults, ", "), over, src, quote(d.Quote))
 		p("")
 	}
@@ -452,6 +455,7 @@ func (an Analysis) findings(b *md) {
 				p("| %s | %s | %s | %s | `stockbench %s --runs %d` |", planWords(f.Faults), f.Timing, f.Class, results.Proportion(f.Shown, f.Reruns), bench.ShellLine(f.Smallest.Args()), Reruns)
 			}
 		}
+		p("")
 	}
 }
 

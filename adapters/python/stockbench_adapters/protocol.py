@@ -76,13 +76,16 @@ def hello():
     return first, client
 
 
-def ready(supports, documented, idempotent=None, steps=None, lease_keys=None, job_keys=None, again=False):
+def ready(supports, documented, idempotent=None, steps=None, lease_keys=None, job_keys=None, again=False,
+          redelivery_ms=None):
     """Answers hello: what the adapter supports, and the verdict classes it documents by
     fault, which the harness judges its sales by (a queue's, for an idempotent fulfil
     too when those differ), the steps of its library's worker loop it can report, and
     its library's keys that record who holds a task until when and the tasks
     themselves (which evict-lease and evict-job evict). again: the adapter serves
-    another sale after bye (protocol 3), when the harness speaks it."""
+    another sale after bye (protocol 3), when the harness speaks it. redelivery_ms: the
+    longest its library takes to hand a dead worker's task on, by a clock of its own,
+    when that is later than the visibility timeout (the sale waits that long)."""
     SALE["again"] = again and 3 in SALE["versions"]
     said = {"ok": True, "protocol": 3 if SALE["again"] else 2, "supports": supports, "documented": documented}
     if idempotent is not None:
@@ -93,6 +96,8 @@ def ready(supports, documented, idempotent=None, steps=None, lease_keys=None, jo
         said["lease_keys"] = lease_keys
     if job_keys is not None:
         said["job_keys"] = job_keys
+    if redelivery_ms is not None:
+        said["redelivery_ms"] = redelivery_ms
     say(said)
 
 

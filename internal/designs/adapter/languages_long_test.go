@@ -273,6 +273,38 @@ func TestCelery(t *testing.T) {
 		})
 }
 
+// Celery at kombu's own clock: at a visibility timeout longer than a worker's restart
+// takes, a crashed worker's messages come back only at a restore pass, every 100 s; the
+// adapter's hello says so (redelivery_ms) and the sale waits for the pass: the task is
+// done, not lost. Below a second the sale does not wait (TestCelery), and with the
+// hello silent this sale would end 2 visibility timeouts after its last take, LOST.
+func TestCeleryOwnClock(t *testing.T) {
+	need(t, "Debian's Python with Celery (python3-celery)", celeryLib...)
+	h := rigtest.Harness(t)
+	impl := Queue(Config{Name: "celery", Command: "/usr/bin/python3 ../../../adapters/python/celery_queue.py", Procs: testProcs})
+	s, err := scenarios.LookupQueue("queue-sale")
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan := faults.Plan{{Kind: faults.WorkerCrash}}
+	s.Faults, s.Visibility, s.Prefix = plan, 5*time.Second, fmt.Sprintf("{adapter:celery-clock:%d}", time.Now().UnixNano())
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute) // past rigtest.On's minute: the pass is 100 s
+	defer cancel()
+	run, err := rig.On(ctx, h, rig.Need{Nodes: 1, Faults: plan, Conns: s.WithDefaults().Conns}, func(ctx context.Context, red scenarios.Redis) (results.Run, error) {
+		return s.Run(ctx, red, impl)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := run.Queue
+	if !run.Complete || q.Crashed == 0 || q.Lost > 0 || q.Oversold > 0 || !slices.Contains([]oracle.Class{oracle.ClassSafe, oracle.ClassDuplicated}, run.Verdict.Class) {
+		t.Errorf("want the crashed workers' tasks back at kombu's pass, none lost: %s (%s), complete %v: %+v", run.Verdict.Cell(), run.Verdict, run.Complete, q)
+	}
+	if run.Duration < 80*time.Second {
+		t.Errorf("the sale ended after %s, before kombu's restore pass (100 s from the workers' start) gave the tasks back", run.Duration)
+	}
+}
+
 // Sidekiq's own push, Manager, Processor and BasicFetch earn what its adapter documents,
 // at most once: a worker killed mid-job loses exactly its job (reliable fetch is Sidekiq
 // Pro's), one killed after the job loses nothing, one sent SIGTERM pushes its job back

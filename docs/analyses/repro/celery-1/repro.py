@@ -4,15 +4,17 @@ promotes the replica while solo workers are busy, or only hold them back until k
 next restore pass?  Celery + kombu only (written against python3-celery 5.2.6,
 python3-kombu 5.2.4, redis-py 4.3.4, redis-server 7.0.15).
 
-  python3 repro.py [-n 150] [-k 16] [--job-ms 2] [--kill-at 0.3] [--visibility 0.3] [--wait 110]
+  python3 repro.py [-n 300] [-k 16] [--job-ms 2] [--kill-at 0.3] [--visibility 0.3] [--wait 110]
 
 Starts its own master, one replica and three sentinels (redis-server processes on free
 loopback ports, temp dir, no persistence), as Sentinel's docs set one up
 (down-after-milliseconds 1000). The broker URL is kombu's sentinel:// transport with
-master_name, as its docstring configures it. It sends N tasks declared acks_late, waits
-until the replica has every one of them (WAIT 1), runs K workers of the solo pool (a
-subprocess each, restarted whenever it exits, as a supervisor would), SIGKILLs the master
-once kill-at*N tasks ran, and waits for the promotion. Then it says where each task that
+master_name, as its docstring configures it. It sends N tasks declared acks_late and
+moves Celery's queue aside (RENAME), runs K workers of the solo pool (a subprocess each,
+restarted whenever it exits, as a supervisor would) and waits until every one of them is
+consuming; then it moves the queue back, so that the kill finds all K busy, not the first
+few up on a loaded machine. It waits until the replica has every task (WAIT 1), SIGKILLs
+the master once kill-at*N tasks ran, and waits for the promotion. Then it says where each task that
 has not run is: in the queue, in kombu's unacked hash (which only a restore pass hands
 back: a worker's start, and every 100 s after), or nowhere. Once the sale's scale is
 over (nothing ran for 5 s) it reads them a first time; then it keeps the workers running
@@ -34,6 +36,7 @@ except ImportError as e:  # not a break: the setup cannot run (python3-celery, p
 MASTER = "stockbench"  # the name the sentinels know the master by
 TIMEOUTS = dict(socket_timeout=2, socket_connect_timeout=1)
 QUEUE, UNACKED, INDEX = "celery", "unacked", "unacked_index"  # kombu's keys, no prefix
+ASIDE = "repro:held"  # Celery's queue, moved aside while the workers start
 
 
 def make_app(sentinel_ports, visibility, done_path, job_ms):
@@ -58,7 +61,7 @@ def make_app(sentinel_ports, visibility, done_path, job_ms):
 def worker_main(argv):
     """One worker process, as the stockbench adapter runs it: a Celery worker of the solo
     pool, concurrency 1, Celery's default prefetch (4)."""
-    from celery.signals import task_received
+    from celery.signals import task_received, worker_ready
     ports, visibility, done_path, job_ms = [int(p) for p in argv[0].split(",")], float(argv[1]), argv[2], float(argv[3])
     app, _ = make_app(ports, visibility, done_path, job_ms)
 
@@ -66,6 +69,11 @@ def worker_main(argv):
         with open(done_path + ".received", "a") as f:
             f.write("%s %d %.3f\n" % (request.id, os.getpid(), time.time()))
     task_received.connect(received, weak=False)
+
+    def ready(**_):  # the consumer is up: this worker takes the next message sent
+        with open(done_path + ".ready", "a") as f:
+            f.write("%d\n" % os.getpid())
+    worker_ready.connect(ready, weak=False)
     app.Worker(pool="solo", concurrency=1, without_heartbeat=True, without_gossip=True, without_mingle=True,
                loglevel="INFO").start()
 
@@ -158,7 +166,7 @@ def tally(label, conn, ids, runs):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("-n", type=int, default=150, help="tasks to send")
+    ap.add_argument("-n", type=int, default=300, help="tasks to send")
     ap.add_argument("-k", type=int, default=16, help="worker processes")
     ap.add_argument("--job-ms", type=float, default=2, help="how long each task works")
     ap.add_argument("--kill-at", type=float, default=0.3, help="kill the master once this share of the tasks ran")
@@ -204,9 +212,21 @@ def main():
         ids = ["t%0*d" % (len(str(args.n)), i) for i in range(args.n)]
         for t in ids:
             work.apply_async(args=(t,), task_id=t)  # returned: the master has the message
+        conn.rename(QUEUE, ASIDE)  # the messages as Celery wrote them, out of the workers' reach
+        up = lambda: len(set(open(done_path + ".ready").read().split())) if os.path.exists(done_path + ".ready") else 0
+        started = time.monotonic()
+        while up() < args.k and time.monotonic() - started < 150:
+            supervise()
+            time.sleep(0.1)
+        if up() < args.k:
+            print("only %d of %d workers came up in 150 s; see worker-*.log" % (up(), args.k))
+            return 2
+        conn.rename(ASIDE, QUEUE)  # every worker blocked on the queue is served at once
         if not until(lambda: direct.execute_command("WAIT", 1, 1000) == 1, 10):
             print("the replica never acknowledged the sends")
             return 2
+        print("%d workers up in %.1f s; %d tasks sent, all on the replica before the kill"
+              % (args.k, time.monotonic() - started, args.n))
 
         killed, killed_at, deadline = False, 0.0, time.monotonic() + 60
         last, last_change = -1, time.monotonic()
