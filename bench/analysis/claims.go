@@ -146,11 +146,16 @@ func (d Deployment) cell(plan string) string {
 	if len(d.Settings) == 0 {
 		return plan
 	}
+	return plan + " with " + d.settings()
+}
+
+// settings are d's settings as its cells' names say them: name=value, by name.
+func (d Deployment) settings() string {
 	var set []string
 	for _, name := range slices.Sorted(maps.Keys(d.Settings)) {
 		set = append(set, name+"="+d.Settings[name])
 	}
-	return plan + " with " + strings.Join(set, " ")
+	return strings.Join(set, " ")
 }
 
 // CellPlan is a cell's fault plan and the lock servers its sales run over (0 for the

@@ -342,8 +342,8 @@ func (an Analysis) header(b *md) {
 		if d.Nodes > 1 {
 			over = fmt.Sprintf(" over %d independent lock servers (servers=k: the first k of them struck at once)", d.Nodes)
 		}
-		if set := CellSettings(d.cell("")); len(set) > 0 {
-			over += " with " + strings.Join(set, " ")
+		if len(d.Settings) > 0 {
+			over += " with " + d.settings()
 		}
 		p("Deployment **%s**: %s%s, as %s prescribes: %s", d.Name, strings.Join(d.Faults, ", "), over, src, quote(d.Quote))
 		p("")
